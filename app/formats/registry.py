@@ -1,0 +1,112 @@
+"""The table of formats, content sniffing, and loading several files as one model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from app.model import Model
+
+#: Bytes read from the start of a file for sniffing.
+SNIFF_BYTES = 4096
+
+
+class ReadError(Exception):
+    """A file that cannot be read: the file, where (line or byte offset) and what was expected."""
+
+    def __init__(self, path: str | Path, message: str, *, line: int | None = None,
+                 offset: int | None = None):
+        self.path = str(path)
+        self.message = message
+        self.line = line
+        self.offset = offset
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.path}:{self.line}: {self.message}"
+        if self.offset is not None:
+            return f"{self.path}: at byte {self.offset} (0x{self.offset:x}): {self.message}"
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class LoadOptions:
+    """Reader options a user can set. ``fps``: frames per second for formats that store frames
+    without times (None: the format's default). ``conjugate_quaternions``: for ``.anm`` files
+    written by a tool with the opposite quaternion sign."""
+
+    fps: float | None = None
+    conjugate_quaternions: bool = False
+
+
+@dataclass(frozen=True)
+class SniffedFile:
+    """A file with the format and role (e.g. 'structure', 'animation') its content showed."""
+
+    path: Path
+    format: str
+    role: str
+
+
+@dataclass
+class Format:
+    """One readable format.
+
+    sniff(head, path) → a role name when the first bytes are this format's, else None.
+    load(files, options) → Model, for all files of this format (and of ``accepts``) opened together.
+    accepts: other formats whose files this one takes as companions (e.g. an OBJ with faces).
+    """
+
+    name: str
+    description: str
+    sniff: Callable[[bytes, Path], str | None]
+    load: Callable[[list[SniffedFile], LoadOptions], Model]
+    accepts: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = field(default=())
+
+
+formats: dict[str, Format] = {}
+
+
+def register(fmt: Format) -> Format:
+    formats[fmt.name] = fmt
+    return fmt
+
+
+def sniff(path: str | Path) -> SniffedFile:
+    """Recognise one file by its content."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    if not head:
+        raise ReadError(path, "the file is empty", offset=0)
+    for fmt in formats.values():
+        role = fmt.sniff(head, path)
+        if role:
+            return SniffedFile(path, fmt.name, role)
+    known = ", ".join(f.description for f in formats.values())
+    raise ReadError(path, f"not a recognised model or animation file (expected one of: {known})", offset=0)
+
+
+def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
+    """Read ``paths`` as one model. Raises ``ReadError`` for anything that cannot be read."""
+    if not paths:
+        raise ValueError("no files given")
+    options = options or LoadOptions()
+    sniffed = [sniff(path) for path in paths]
+    names = {s.format for s in sniffed}
+    owners = [name for name in names if names <= {name, *formats[name].accepts}]
+    if not owners:
+        listing = "; ".join(f"{s.path.name}: {formats[s.format].description}" for s in sniffed)
+        raise ReadError(sniffed[0].path, f"these files do not belong to one model ({listing})")
+    try:
+        model = formats[owners[0]].load(sniffed, options)
+    except ValueError as error:  # a model-consistency check failed on what the reader built
+        raise ReadError(sniffed[0].path, str(error)) from None
+    model.files = [str(s.path) for s in sniffed]
+    return model

@@ -1,0 +1,444 @@
+"""The in-memory model every reader produces and everything downstream consumes.
+
+Conventions (docs/formats/README.md): column vectors, quaternions ``(x, y, z, w)``, the file's own
+units and axes, vertices in file order. Arrays are checked in ``__post_init__`` so that a reader
+bug fails at load time with both shapes quoted, and frozen (read-only) once checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+
+from app import maths
+
+#: Longest bone stub (as a fraction of the model's extent) when a tail cannot be derived.
+STUB_FRACTION = 0.05
+
+
+def _frozen(array, dtype, shape: tuple, what: str) -> np.ndarray:
+    """``array`` as a read-only contiguous array of ``dtype``, its shape checked against ``shape``.
+
+    ``shape`` holds ints for fixed sizes and ``None`` for free ones.
+    """
+    result = np.ascontiguousarray(array, dtype=dtype)
+    if result.ndim != len(shape) or any(
+        expected is not None and actual != expected for actual, expected in zip(result.shape, shape)
+    ):
+        wanted = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{what}: expected shape {wanted}, got {result.shape}")
+    if result is array:
+        result = result.copy()
+    result.flags.writeable = False
+    return result
+
+
+def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
+    """Bone indices grouped by depth (roots first), for level-by-level composition.
+
+    Parents may come after their children. Raises ``ValueError`` naming a bone on a cycle or a
+    parent index out of range.
+    """
+    parents = np.asarray(parents)
+    count = len(parents)
+    bad = np.flatnonzero((parents < -1) | (parents >= count))
+    if bad.size:
+        raise ValueError(f"bone {bad[0]} has parent {parents[bad[0]]}, outside 0..{count - 1}")
+    depth = np.full(count, -1)
+    depth[parents == -1] = 0
+    levels = []
+    current = np.flatnonzero(parents == -1)
+    while current.size:
+        levels.append(current)
+        children = np.flatnonzero(np.isin(parents, current))
+        depth[children] = len(levels)
+        current = children
+        if len(levels) > count:
+            break
+    unplaced = np.flatnonzero(depth < 0)
+    if unplaced.size:
+        raise ValueError(f"bone {unplaced[0]} is on a parent cycle")
+    return levels
+
+
+@dataclass(eq=False)
+class Skeleton:
+    """Bones with their bind (rest) frames.
+
+    names: (B,) str; parents: (B,) int, −1 for roots; bind_world: (B, 4, 4) bind matrices ``B_b``;
+    heads, tails: (B, 3) joint and bone-end positions in bind space; derived_tails: (B,) bool,
+    True where the tail was derived rather than read; extras: per-bone format data for the
+    inspector (a dict per bone, may be empty).
+    """
+
+    names: list[str]
+    parents: np.ndarray
+    bind_world: np.ndarray
+    heads: np.ndarray
+    tails: np.ndarray
+    derived_tails: np.ndarray
+    extras: list[dict] = field(default_factory=list)
+
+    def __post_init__(self):
+        count = len(self.names)
+        self.names = [str(name) for name in self.names]
+        self.parents = _frozen(self.parents, np.int32, (count,), "skeleton parents")
+        self.bind_world = _frozen(self.bind_world, np.float64, (count, 4, 4), "skeleton bind_world")
+        self.heads = _frozen(self.heads, np.float64, (count, 3), "skeleton heads")
+        self.tails = _frozen(self.tails, np.float64, (count, 3), "skeleton tails")
+        self.derived_tails = _frozen(self.derived_tails, bool, (count,), "skeleton derived_tails")
+        if not self.extras:
+            self.extras = [{} for _ in range(count)]
+        if len(self.extras) != count:
+            raise ValueError(f"skeleton extras: expected {count} entries, got {len(self.extras)}")
+        self.levels  # validates the hierarchy now rather than at first use
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @cached_property
+    def levels(self) -> list[np.ndarray]:
+        return hierarchy_levels(self.parents)
+
+    @cached_property
+    def bind_inverse(self) -> np.ndarray:
+        """(B, 4, 4) ``inv(B_b)``."""
+        inverse = maths.affine_inverse(self.bind_world) if len(self) else np.zeros((0, 4, 4))
+        inverse.flags.writeable = False
+        return inverse
+
+    @cached_property
+    def bind_local(self) -> np.ndarray:
+        """(B, 4, 4) each bone's bind frame relative to its parent's (roots: relative to the model)."""
+        local = self.bind_world.copy()
+        children = np.flatnonzero(self.parents >= 0)
+        local[children] = self.bind_inverse[self.parents[children]] @ self.bind_world[children]
+        local.flags.writeable = False
+        return local
+
+    def index(self, name: str) -> int:
+        """The index of the bone called ``name`` (exact match, then case-insensitive)."""
+        if name in self.names:
+            return self.names.index(name)
+        lowered = [n.lower() for n in self.names]
+        if name.lower() in lowered:
+            return lowered.index(name.lower())
+        raise KeyError(name)
+
+
+@dataclass(eq=False)
+class Mesh:
+    """One mesh, vertices in file order, positions in model space at bind time.
+
+    positions: (V, 3); normals: (V, 3) or None; uvs: (V, 2) or None; triangles: (T, 3) int or None
+    (None: the format has no faces, draw points); joints, weights: (V, K) bone indices and weights,
+    K ≥ 1. A vertex whose weights sum to 0 is rigid: it stays at its bind position. A mesh rigidly
+    attached to one bone has weight 1 on that bone for every vertex.
+    """
+
+    name: str
+    positions: np.ndarray
+    joints: np.ndarray
+    weights: np.ndarray
+    normals: np.ndarray | None = None
+    uvs: np.ndarray | None = None
+    triangles: np.ndarray | None = None
+    material: str = ""
+    texture: str = ""
+    color: tuple[float, float, float] = (0.8, 0.8, 0.8)
+
+    def __post_init__(self):
+        count = len(np.asarray(self.positions))
+        self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
+        self.joints = _frozen(self.joints, np.int32, (count, None), f"mesh {self.name!r} joints")
+        self.weights = _frozen(self.weights, np.float32, self.joints.shape, f"mesh {self.name!r} weights")
+        if self.normals is not None:
+            self.normals = _frozen(self.normals, np.float32, (count, 3), f"mesh {self.name!r} normals")
+        if self.uvs is not None:
+            self.uvs = _frozen(self.uvs, np.float32, (count, 2), f"mesh {self.name!r} uvs")
+        if self.triangles is not None:
+            self.triangles = _frozen(self.triangles, np.int32, (None, 3), f"mesh {self.name!r} triangles")
+            if self.triangles.size and (self.triangles.min() < 0 or self.triangles.max() >= count):
+                raise ValueError(f"mesh {self.name!r}: a triangle index lies outside 0..{count - 1}")
+
+    @property
+    def vertex_count(self) -> int:
+        return len(self.positions)
+
+    @property
+    def triangle_count(self) -> int:
+        return 0 if self.triangles is None else len(self.triangles)
+
+    @cached_property
+    def smooth_normals(self) -> np.ndarray:
+        """(V, 3) the stored normals, else area-weighted vertex normals from the triangles."""
+        if self.normals is not None:
+            return self.normals
+        normals = np.zeros((self.vertex_count, 3))
+        if self.triangles is not None and len(self.triangles):
+            corners = self.positions[self.triangles].astype(np.float64)
+            face_normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+            for corner in range(3):
+                np.add.at(normals, self.triangles[:, corner], face_normals)
+        unit, valid = maths.normalize(normals)
+        unit[~valid] = (0.0, 0.0, 1.0)
+        result = unit.astype(np.float32)
+        result.flags.writeable = False
+        return result
+
+
+@dataclass(eq=False)
+class Track:
+    """Keyed local channels of one bone; an absent channel keeps the bind-local value.
+
+    Each channel is ``(times (K,), values (K, n))``: translation n=3, rotation n=4 quaternions
+    (slerp), scale n=3. ``interpolation`` is 'linear' (slerp for rotations) or 'step'.
+    """
+
+    bone: int
+    translation: tuple[np.ndarray, np.ndarray] | None = None
+    rotation: tuple[np.ndarray, np.ndarray] | None = None
+    scale: tuple[np.ndarray, np.ndarray] | None = None
+    interpolation: Literal["linear", "step"] = "linear"
+
+    def __post_init__(self):
+        for channel, width in (("translation", 3), ("rotation", 4), ("scale", 3)):
+            keys = getattr(self, channel)
+            if keys is None:
+                continue
+            times = _frozen(keys[0], np.float64, (None,), f"bone {self.bone} {channel} times")
+            values = _frozen(keys[1], np.float64, (len(times), width), f"bone {self.bone} {channel} values")
+            if len(times) == 0:
+                raise ValueError(f"bone {self.bone} {channel}: a channel needs at least one key")
+            if np.any(np.diff(times) < 0):
+                raise ValueError(f"bone {self.bone} {channel}: key times go backwards")
+            if channel == "rotation":
+                values = maths.quat_normalize(values)
+                values.flags.writeable = False
+            setattr(self, channel, (times, values))
+
+
+@dataclass(eq=False)
+class Clip:
+    """One animation. Exactly one of three payloads is set, by ``kind``:
+
+    - 'keyed': ``tracks`` — local TRS keys per bone, each channel with its own key times.
+    - 'matrices': ``times`` (F,) and ``world`` (F, B, 4, 4) bone world matrices per frame.
+    - 'vertex': ``times`` (F,) and ``positions`` (F, N, 3) every mesh's vertices per frame
+      (meshes in model order); ``world`` may also be given for the bones, else they stay at bind.
+
+    Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
+    ``note`` explains a clip that cannot play (e.g. it needs a partner file).
+    """
+
+    name: str
+    kind: Literal["keyed", "matrices", "vertex"]
+    tracks: list[Track] = field(default_factory=list)
+    times: np.ndarray | None = None
+    world: np.ndarray | None = None
+    positions: np.ndarray | None = None
+    events: list[tuple[float, str]] = field(default_factory=list)
+    note: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("keyed", "matrices", "vertex"):
+            raise ValueError(f"clip {self.name!r}: unknown kind {self.kind!r}")
+        if self.kind != "keyed":
+            self.times = _frozen(self.times, np.float64, (None,), f"clip {self.name!r} times")
+            if len(self.times) == 0:
+                raise ValueError(f"clip {self.name!r}: a clip needs at least one frame")
+            if np.any(np.diff(self.times) <= 0):
+                raise ValueError(f"clip {self.name!r}: frame times must increase")
+            frames = len(self.times)
+            if self.world is not None:
+                self.world = _frozen(self.world, np.float64, (frames, None, 4, 4), f"clip {self.name!r} world")
+            if self.kind == "matrices" and self.world is None:
+                raise ValueError(f"clip {self.name!r}: a matrices clip needs world matrices")
+            if self.kind == "vertex":
+                self.positions = _frozen(self.positions, np.float32, (frames, None, 3),
+                                         f"clip {self.name!r} positions")
+        self.events = sorted((float(t), str(n)) for t, n in self.events)
+
+    @property
+    def skeletal(self) -> bool:
+        return self.kind != "vertex"
+
+    @cached_property
+    def frame_times(self) -> np.ndarray:
+        """(F,) the times of the stored frames, or of every distinct key for keyed clips."""
+        if self.kind != "keyed":
+            return self.times
+        times = [keys[0] for track in self.tracks
+                 for keys in (track.translation, track.rotation, track.scale) if keys is not None]
+        return np.unique(np.concatenate(times)) if times else np.zeros(1)
+
+    @property
+    def frame_count(self) -> int:
+        return len(self.frame_times)
+
+    @property
+    def start(self) -> float:
+        return float(self.frame_times[0])
+
+    @property
+    def duration(self) -> float:
+        return float(self.frame_times[-1] - self.frame_times[0])
+
+
+@dataclass(eq=False)
+class Helper:
+    """A point that follows a bone: posed as ``W_parent(t) @ offset``. ``parent`` −1 is the model."""
+
+    name: str
+    parent: int
+    offset: np.ndarray
+
+    def __post_init__(self):
+        self.offset = _frozen(self.offset, np.float64, (4, 4), f"helper {self.name!r} offset")
+
+
+@dataclass(eq=False)
+class Model:
+    """Everything read from one set of files."""
+
+    name: str
+    skeleton: Skeleton
+    meshes: list[Mesh] = field(default_factory=list)
+    clips: list[Clip] = field(default_factory=list)
+    helpers: list[Helper] = field(default_factory=list)
+    format: str = ""
+    files: list[str] = field(default_factory=list)
+    up_axis: Literal["Y", "Z"] = "Z"
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        bones = len(self.skeleton)
+        for mesh in self.meshes:
+            used = mesh.weights != 0
+            if np.any(used & ((mesh.joints < 0) | (mesh.joints >= bones))):
+                raise ValueError(f"mesh {mesh.name!r} refers to a bone outside 0..{bones - 1}")
+        for clip in self.clips:
+            if clip.world is not None and clip.world.shape[1] != bones:
+                raise ValueError(f"clip {clip.name!r} has {clip.world.shape[1]} bones, the model {bones}")
+            if clip.kind == "vertex" and clip.positions.shape[1] != self.vertex_count:
+                raise ValueError(f"clip {clip.name!r} has {clip.positions.shape[1]} vertices, "
+                                 f"the model {self.vertex_count}")
+            for track in clip.tracks:
+                if not 0 <= track.bone < bones:
+                    raise ValueError(f"clip {clip.name!r} animates bone {track.bone}, outside 0..{bones - 1}")
+        for helper in self.helpers:
+            if not -1 <= helper.parent < bones:
+                raise ValueError(f"helper {helper.name!r} follows bone {helper.parent}, outside -1..{bones - 1}")
+
+    @property
+    def vertex_count(self) -> int:
+        return sum(mesh.vertex_count for mesh in self.meshes)
+
+    @property
+    def triangle_count(self) -> int | None:
+        """Total triangles, or None when no mesh has faces (point-only formats)."""
+        if self.meshes and all(mesh.triangles is None for mesh in self.meshes):
+            return None
+        return sum(mesh.triangle_count for mesh in self.meshes)
+
+    @cached_property
+    def bind_positions(self) -> np.ndarray:
+        """(N, 3) every mesh's bind positions, meshes in model order."""
+        if not self.meshes:
+            return np.zeros((0, 3), np.float32)
+        return np.concatenate([mesh.positions for mesh in self.meshes])
+
+    def clip_index(self, selector: str | int | None) -> int:
+        """The clip a user means by name or 0-based index (default: the first)."""
+        if selector is None or selector == "":
+            if not self.clips:
+                raise KeyError("the model has no clips")
+            return 0
+        names = [clip.name for clip in self.clips]
+        if isinstance(selector, str) and selector in names:
+            return names.index(selector)
+        try:
+            index = int(selector)
+        except (TypeError, ValueError):
+            raise KeyError(f"no clip named {selector!r}; clips: {', '.join(names) or 'none'}") from None
+        if not 0 <= index < len(self.clips):
+            raise KeyError(f"clip index {index} outside 0..{len(self.clips) - 1}")
+        return index
+
+    def extent(self) -> float:
+        """The diagonal of the bind bounds of vertices and joints (1 when empty)."""
+        points = [self.bind_positions.astype(np.float64), self.skeleton.heads, self.skeleton.tails]
+        points = np.concatenate([p for p in points if len(p)]) if any(len(p) for p in points) else None
+        if points is None:
+            return 1.0
+        size = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
+        return size if size > 0 else 1.0
+
+
+def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh],
+                 heads: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Heads and derived tails for formats that store none (docs/formats/README.md).
+
+    head = the translation of ``B_b`` (unless given); tail = the head of the only child, else the
+    far end of the vertices weighted mostly to the bone, measured along the bone's direction, else
+    head plus a short stub pointing away from the parent (or along the bone's own +Y axis).
+    Returns (heads (B, 3), tails (B, 3)).
+    """
+    bind_world = np.asarray(bind_world, dtype=np.float64)
+    parents = np.asarray(parents)
+    count = len(parents)
+    heads = bind_world[:, :3, 3].copy() if heads is None else np.asarray(heads, dtype=np.float64)
+    tails = np.zeros_like(heads)
+    child_counts = np.bincount(parents[parents >= 0], minlength=count)
+    only_child = np.full(count, -1)
+    children = np.flatnonzero(parents >= 0)
+    single = children[child_counts[parents[children]] == 1]
+    only_child[parents[single]] = single
+
+    positions = [mesh.positions.astype(np.float64) for mesh in meshes]
+    owners = [mesh.joints[np.arange(mesh.vertex_count), np.argmax(mesh.weights, axis=1)]
+              if mesh.vertex_count and mesh.weights.size else np.zeros(0, int)
+              for mesh in meshes]
+    owned_weight = [mesh.weights.max(axis=1) if mesh.weights.size else np.zeros(0) for mesh in meshes]
+    all_positions = np.concatenate(positions) if positions else np.zeros((0, 3))
+    all_owners = np.concatenate(owners) if owners else np.zeros(0, int)
+    all_owned = np.concatenate(owned_weight) if owned_weight else np.zeros(0)
+    mostly = all_owned >= 0.5
+
+    extent_points = np.concatenate([all_positions, heads]) if len(all_positions) else heads
+    extent = float(np.linalg.norm(np.ptp(extent_points, axis=0))) if len(extent_points) else 1.0
+    stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
+
+    for bone in range(count):
+        if only_child[bone] >= 0 and np.linalg.norm(heads[only_child[bone]] - heads[bone]) > 1e-9:
+            tails[bone] = heads[only_child[bone]]
+            continue
+        direction = _bone_direction(bone, bind_world, parents, heads)
+        owned = all_positions[mostly & (all_owners == bone)]
+        if len(owned):
+            reach = (owned - heads[bone]) @ direction
+            far = float(reach.max())
+            if far > 1e-9:
+                tails[bone] = heads[bone] + far * direction
+                continue
+            centre = owned.mean(axis=0) - heads[bone]
+            if np.linalg.norm(centre) > 1e-9:
+                tails[bone] = heads[bone] + 2.0 * centre
+                continue
+        tails[bone] = heads[bone] + stub * direction
+    return heads, tails
+
+
+def _bone_direction(bone: int, bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """A unit direction for a bone with no child to point at: away from its parent, else its +Y."""
+    parent = parents[bone]
+    if parent >= 0:
+        away = heads[bone] - heads[parent]
+        if np.linalg.norm(away) > 1e-9:
+            return away / np.linalg.norm(away)
+    axis = bind_world[bone, :3, 1]
+    norm = np.linalg.norm(axis)
+    return axis / norm if norm > 1e-12 else np.array([0.0, 0.0, 1.0])

@@ -1,0 +1,262 @@
+"""Poses: bone world matrices at one instant, and the CPU reference skinning.
+
+A Pose is what every source of motion produces (clip playback here, the ragdoll elsewhere) and
+what the renderer, the exporters and ``boneyard pose`` consume.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from app import maths
+from app.model import Clip, Mesh, Model, Skeleton
+
+#: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
+GPU_INFLUENCES = 4
+
+SkinningMethod = Literal["lbs", "dqs"]
+
+
+@dataclass(eq=False)
+class Pose:
+    """world: (B, 4, 4) bone world matrices ``W_b``; skin: (B, 4, 4) ``W_b @ inv(B_b)``;
+    positions: (N, 3) vertex positions that replace skinning (vertex-animated clips) or None;
+    helpers: (H, 4, 4) helper world matrices. Column vectors throughout."""
+
+    world: np.ndarray
+    skin: np.ndarray
+    positions: np.ndarray | None
+    helpers: np.ndarray
+
+    def heads_tails(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
+        """Posed joint positions and bone ends, (B, 3) each."""
+        return (maths.transform_points(self.skin, skeleton.heads),
+                maths.transform_points(self.skin, skeleton.tails))
+
+
+def bind_pose(model: Model) -> Pose:
+    return pose_from_world(model, model.skeleton.bind_world.copy())
+
+
+def pose_from_world(model: Model, world: np.ndarray, positions: np.ndarray | None = None) -> Pose:
+    """A Pose from bone world matrices (B, 4, 4): skinning and helper matrices follow."""
+    skin = world @ model.skeleton.bind_inverse if len(world) else np.zeros((0, 4, 4))
+    helpers = np.array([world[h.parent] @ h.offset if h.parent >= 0 else h.offset
+                        for h in model.helpers]).reshape(-1, 4, 4)
+    return Pose(world=world, skin=skin, positions=positions, helpers=helpers)
+
+
+def frame_time(clip: Clip, frame: int) -> float:
+    """The time in seconds of the clip's ``frame``-th stored frame or key (0-based)."""
+    if not 0 <= frame < clip.frame_count:
+        raise IndexError(f"frame {frame} outside 0..{clip.frame_count - 1} of clip {clip.name!r}")
+    return float(clip.frame_times[frame])
+
+
+def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
+    """The model's pose at ``time`` seconds of ``clip`` (the bind pose when ``clip`` is None).
+
+    Before the first key or frame the first is held, after the last the last.
+    """
+    if clip is None:
+        return bind_pose(model)
+    if clip.kind == "keyed":
+        return pose_from_world(model, compose_world(model.skeleton, _sample_keyed(model.skeleton, clip, time)))
+    frame, fraction = _bracket(clip.times, time)
+    world = model.skeleton.bind_world.copy() if clip.world is None else _lerp_frames(clip.world, frame, fraction)
+    positions = None
+    if clip.kind == "vertex":
+        positions = _lerp_frames(clip.positions, frame, fraction).astype(np.float32)
+    return pose_from_world(model, world, positions)
+
+
+def compose_world(skeleton: Skeleton, local: np.ndarray) -> np.ndarray:
+    """(B, 4, 4) world matrices from local ones, level by level down the hierarchy."""
+    world = local.copy()
+    for level in skeleton.levels[1:]:
+        world[level] = world[skeleton.parents[level]] @ local[level]
+    return world
+
+
+def _bracket(times: np.ndarray, time: float) -> tuple[int, float]:
+    """The frame at or before ``time`` and the fraction of the way to the next one."""
+    if time <= times[0]:
+        return 0, 0.0
+    if time >= times[-1]:
+        return len(times) - 1, 0.0
+    frame = int(np.searchsorted(times, time, side="right")) - 1
+    return frame, float((time - times[frame]) / (times[frame + 1] - times[frame]))
+
+
+def _lerp_frames(frames: np.ndarray, frame: int, fraction: float) -> np.ndarray:
+    """Componentwise blend of stored frames; exact at stored frames (fraction 0)."""
+    if fraction == 0.0:
+        return frames[frame].astype(np.float64)
+    return (1.0 - fraction) * frames[frame].astype(np.float64) + fraction * frames[frame + 1]
+
+
+# --- keyed clips --------------------------------------------------------------------------------
+
+@dataclass
+class _PackedChannel:
+    """One channel (translation, rotation or scale) of every track that has it, padded to a
+    common key count so a whole clip samples with array operations.
+
+    bones: (n,); times: (n, K) padded by repeating the last time; values: (n, K, w);
+    counts: (n,) real key counts; step: (n,) bool.
+    """
+
+    bones: np.ndarray
+    times: np.ndarray
+    values: np.ndarray
+    counts: np.ndarray
+    step: np.ndarray
+
+    def sample(self, time: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per track: the values at and after ``time`` and the blend fraction between them."""
+        rows = np.arange(len(self.bones))
+        before = np.clip((self.times <= time).sum(axis=1) - 1, 0, self.counts - 1)
+        after = np.minimum(before + 1, self.counts - 1)
+        start, end = self.times[rows, before], self.times[rows, after]
+        span = np.where(end > start, end - start, 1.0)
+        fraction = np.where((end > start) & ~self.step, np.clip((time - start) / span, 0.0, 1.0), 0.0)
+        return self.values[rows, before], self.values[rows, after], fraction, self.bones
+
+
+_packed_clips: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _pack(clip: Clip) -> dict[str, _PackedChannel]:
+    packed = _packed_clips.get(clip)
+    if packed is not None:
+        return packed
+    packed = {}
+    for channel, width in (("translation", 3), ("rotation", 4), ("scale", 3)):
+        tracks = [t for t in clip.tracks if getattr(t, channel) is not None]
+        if not tracks:
+            continue
+        counts = np.array([len(getattr(t, channel)[0]) for t in tracks])
+        longest = counts.max()
+        times = np.empty((len(tracks), longest))
+        values = np.empty((len(tracks), longest, width))
+        for row, track in enumerate(tracks):
+            key_times, key_values = getattr(track, channel)
+            times[row, : len(key_times)] = key_times
+            times[row, len(key_times):] = key_times[-1]
+            values[row, : len(key_times)] = key_values
+            values[row, len(key_times):] = key_values[-1]
+        packed[channel] = _PackedChannel(
+            bones=np.array([t.bone for t in tracks]), times=times, values=values, counts=counts,
+            step=np.array([t.interpolation == "step" for t in tracks]))
+    _packed_clips[clip] = packed
+    return packed
+
+
+_bind_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _bind_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if skeleton not in _bind_trs:
+        translations, rotations, scales, _ = maths.decompose_trs(skeleton.bind_local)
+        _bind_trs[skeleton] = (translations, rotations, scales)
+    return _bind_trs[skeleton]
+
+
+def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
+    """(B, 4, 4) local matrices at ``time``: keyed channels over the bind-local TRS.
+
+    Bones with no track keep their bind-local matrix exactly (shear included).
+    """
+    packed = _pack(clip)
+    translations, rotations, scales = (a.copy() for a in _bind_local_trs(skeleton))
+    for channel, target in (("translation", translations), ("scale", scales)):
+        if channel in packed:
+            first, second, fraction, bones = packed[channel].sample(time)
+            target[bones] = first + fraction[:, None] * (second - first)
+    if "rotation" in packed:
+        first, second, fraction, bones = packed["rotation"].sample(time)
+        rotations[bones] = maths.slerp(first, second, fraction)
+    local = skeleton.bind_local.copy()
+    animated = np.unique(np.concatenate([channel.bones for channel in packed.values()])) if packed else []
+    if len(animated):
+        local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])
+    return local
+
+
+# --- skinning -----------------------------------------------------------------------------------
+
+def top_influences(joints: np.ndarray, weights: np.ndarray,
+                   count: int = GPU_INFLUENCES) -> tuple[np.ndarray, np.ndarray]:
+    """The ``count`` largest influences per vertex, renormalised; (V, count) joints and weights.
+
+    Rows whose weights sum to 0 (rigid vertices) stay all-zero. Missing lanes get joint 0, weight 0.
+    """
+    vertices, lanes = joints.shape
+    if lanes > count:
+        order = np.argsort(-weights, axis=1, kind="stable")[:, :count]
+        joints = np.take_along_axis(joints, order, axis=1)
+        weights = np.take_along_axis(weights, order, axis=1)
+    elif lanes < count:
+        joints = np.concatenate([joints, np.zeros((vertices, count - lanes), joints.dtype)], axis=1)
+        weights = np.concatenate([weights, np.zeros((vertices, count - lanes), weights.dtype)], axis=1)
+    weights = np.where(weights > 0, weights, 0).astype(np.float32)
+    joints = np.where(weights > 0, joints, 0).astype(np.int32)
+    totals = weights.sum(axis=1, keepdims=True)
+    weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0).astype(np.float32)
+    return joints, weights
+
+
+def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",
+              influences: int | None = None) -> np.ndarray:
+    """(V, 3) posed positions of one mesh under skinning matrices ``skin`` (B, 4, 4).
+
+    Weights are normalised per vertex; vertices with no weight stay at their bind position.
+    ``influences`` limits each vertex to its largest influences, as the GPU does.
+    """
+    joints, weights = top_influences(mesh.joints, mesh.weights, influences or mesh.joints.shape[1])
+    positions = mesh.positions.astype(np.float64)
+    if mesh.vertex_count == 0:
+        return positions
+    rigid = weights.sum(axis=1) == 0
+    if method == "dqs":
+        posed = _dual_quaternion_skin(positions, joints, weights, skin)
+    else:
+        blended = np.einsum("vk,vkij->vij", weights.astype(np.float64), skin[joints][..., :3, :])
+        posed = np.einsum("vij,vj->vi", blended[..., :3], positions) + blended[..., 3]
+    posed[rigid] = positions[rigid]
+    return posed
+
+
+def _dual_quaternion_skin(positions: np.ndarray, joints: np.ndarray, weights: np.ndarray,
+                          skin: np.ndarray) -> np.ndarray:
+    """Dual-quaternion blend (Kavan et al.): antipodal quaternions aligned with the first lane."""
+    dual_quaternions = maths.dual_quaternions_from_matrices(skin)[joints]  # (V, K, 2, 4)
+    signs = np.sign(np.sum(dual_quaternions[:, :, 0] * dual_quaternions[:, :1, 0], axis=-1))
+    signs[signs == 0] = 1.0
+    blended = np.einsum("vk,vkij->vij", weights * signs, dual_quaternions)
+    norms = np.linalg.norm(blended[:, 0], axis=-1)
+    norms[norms == 0] = 1.0
+    blended /= norms[:, None, None]
+    return maths.transform_points(maths.dual_quaternions_to_matrices(blended), positions)
+
+
+def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
+                    influences: int | None = None) -> np.ndarray:
+    """(N, 3) every mesh's posed vertices, meshes in model order, vertices in file order."""
+    if pose.positions is not None:
+        return pose.positions.astype(np.float64)
+    if not model.meshes:
+        return np.zeros((0, 3))
+    return np.concatenate([skin_mesh(mesh, pose.skin, method, influences) for mesh in model.meshes])
+
+
+def posed_bounds(model: Model, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max corners (3,) of the posed vertices and joints."""
+    heads, tails = pose.heads_tails(model.skeleton)
+    points = [posed_positions(model, pose), heads, tails, pose.helpers[:, :3, 3]]
+    points = np.concatenate([p for p in points if len(p)] or [np.zeros((1, 3))])
+    return points.min(axis=0), points.max(axis=0)
