@@ -1,0 +1,106 @@
+"""The ``boneyard`` command: the desktop app, or a headless sub-command (docs/cli.md).
+
+Sub-commands never import Qt, so they run without a display and start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app import __version__
+
+SUBCOMMANDS = ("info", "pose", "render", "convert")
+VIEWS = ("front", "side", "top", "iso")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}") from None
+    if not (1 <= width <= 16384 and 1 <= height <= 16384):
+        raise argparse.ArgumentTypeError(f"size {text!r} outside 1..16384 on a side")
+    return width, height
+
+
+def _add_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", metavar="FILE", help="model and animation files (one model)")
+    parser.add_argument("--demo", action="store_true", help="use the built-in demo character")
+    parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+    parser.add_argument("--conjugate-quaternions", action="store_true",
+                        help="conjugate .anm quaternions (files from a tool with the opposite sign)")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
+
+
+def _add_instant(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clip", help="clip name or 0-based index (default: the first clip)")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--frame", type=int, help="the N-th stored frame or key of the clip (0-based)")
+    when.add_argument("--time", type=float, help="seconds on the clip's timeline")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="boneyard", description="Viewer and ragdoll sandbox for "
+                                     "legacy skinned meshes and skeletal animation.")
+    parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    info = commands.add_parser("info", help="what is in the files")
+    _add_files(info)
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+
+    pose = commands.add_parser("pose", help="write the posed bones and vertices at one instant")
+    _add_files(pose)
+    _add_instant(pose)
+    pose.add_argument("-o", "--output", required=True, help="OUT.npz, OUT.json or OUT.obj")
+
+    render = commands.add_parser("render", help="render a PNG without a window")
+    _add_files(render)
+    _add_instant(render)
+    render.add_argument("-o", "--output", required=True, help="OUT.png")
+    render.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT (default 1280x720)")
+    render.add_argument("--bones", action="store_true", help="draw the skeleton")
+    render.add_argument("--wireframe", action="store_true", help="draw the wireframe over the shading")
+    render.add_argument("--transparent", action="store_true", help="transparent background")
+    render.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default iso)")
+    render.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
+                        help="linear blend or dual quaternion skinning")
+
+    convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
+    _add_files(convert)
+    convert.add_argument("-o", "--output", required=True, help="OUT.glb or OUT.gltf")
+    convert.add_argument("--clip", action="append", help="export only these clips (name or index)")
+    return parser
+
+
+def build_app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="boneyard", description="Open the desktop app.", epilog=(
+        "Headless commands: " + ", ".join(SUBCOMMANDS) + " (boneyard COMMAND --help)."))
+    parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to open (default: the demo)")
+    parser.add_argument("--screenshot", metavar="OUT.png",
+                        help="save a screenshot of the window after the first full frame, then quit")
+    parser.add_argument("--size", type=_size, help="window size for --screenshot, WIDTHxHEIGHT")
+    parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+    parser.add_argument("--conjugate-quaternions", action="store_true",
+                        help="conjugate .anm quaternions (files from a tool with the opposite sign)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
+        args = build_parser().parse_args(argv)
+        from app import commands
+
+        return commands.run(args)
+    args = build_app_parser().parse_args(argv)
+    from app.launch import launch_app
+
+    return launch_app(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

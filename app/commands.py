@@ -1,0 +1,183 @@
+"""The headless sub-commands: info, pose, render, convert (docs/cli.md). No Qt here."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from argparse import Namespace
+from pathlib import Path
+
+import numpy as np
+
+from app import formats
+from app.model import Model
+from app.pose import Pose, evaluate, frame_time, posed_positions
+from app.resources import demo_paths
+
+EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing (exit 2)."""
+
+
+def run(args: Namespace) -> int:
+    handlers = {"info": info, "pose": pose, "render": render, "convert": convert}
+    try:
+        return handlers[args.command](args)
+    except formats.ReadError as error:
+        return _fail(args, f"error: {error}", EXIT_UNREADABLE)
+    except UsageError as error:
+        return _fail(args, f"boneyard {args.command}: error: {error}", EXIT_USAGE)
+
+
+def _fail(args: Namespace, message: str, status: int) -> int:
+    if getattr(args, "debug", False):
+        traceback.print_exc()
+    print(message, file=sys.stderr)
+    return status
+
+
+def load_model(args: Namespace) -> Model:
+    if args.demo and args.files:
+        raise UsageError("give FILEs or --demo, not both")
+    paths = demo_paths() if args.demo else args.files
+    if not paths:
+        raise UsageError("no FILE given (or use --demo for the built-in character)")
+    options = formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions)
+    if args.fps is not None and not args.fps > 0:
+        raise UsageError(f"--fps must be positive, got {args.fps}")
+    return formats.load(paths, options)
+
+
+def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
+    """The pose ``--clip``/``--frame``/``--time`` select. With neither --frame nor --time: the bind
+    pose (``pose``) or frame 0 of the clip (``render``)."""
+    wants_instant = args.frame is not None or args.time is not None
+    if not model.clips:
+        if args.clip is not None or wants_instant:
+            raise UsageError("the model has no clips; only the bind pose exists")
+        return evaluate(model, None, 0.0)
+    if not wants_instant and not default_first_clip:
+        return evaluate(model, None, 0.0)
+    try:
+        clip = model.clips[model.clip_index(args.clip)]
+    except KeyError as error:
+        raise UsageError(error.args[0]) from None
+    if clip.note:
+        print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
+    if args.time is not None:
+        return evaluate(model, clip, args.time)
+    try:
+        return evaluate(model, clip, frame_time(clip, args.frame or 0))
+    except IndexError as error:
+        raise UsageError(str(error)) from None
+
+
+def describe(model: Model) -> dict:
+    skeleton = model.skeleton
+    return {
+        "files": model.files,
+        "format": model.format,
+        "warnings": model.warnings,
+        "bones": len(skeleton),
+        "vertices": model.vertex_count,
+        "triangles": model.triangle_count,
+        "meshes": len(model.meshes),
+        "helpers": len(model.helpers),
+        "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
+                   "kind": "skeletal" if clip.skeletal else "vertex"} for clip in model.clips],
+        "bone_names": skeleton.names,
+        "parents": skeleton.parents.tolist(),
+        "derived_tails": [name for name, derived in zip(skeleton.names, skeleton.derived_tails) if derived],
+    }
+
+
+def info(args: Namespace) -> int:
+    facts = describe(load_model(args))
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return EXIT_OK
+    triangles = "none (points)" if facts["triangles"] is None else facts["triangles"]
+    lines = [
+        f"files:      {', '.join(facts['files'])}",
+        f"format:     {facts['format']}",
+        f"bones:      {facts['bones']}",
+        f"meshes:     {facts['meshes']}  vertices: {facts['vertices']}  triangles: {triangles}",
+        f"helpers:    {facts['helpers']}",
+        f"clips:      {len(facts['clips'])}",
+    ]
+    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s)"
+              for i, c in enumerate(facts["clips"])]
+    if facts["derived_tails"]:
+        lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
+    lines += [f"warning: {w}" for w in facts["warnings"]]
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def pose_arrays(model: Model, current: Pose) -> dict[str, np.ndarray]:
+    """The arrays of the ``pose`` contract (docs/cli.md)."""
+    heads, tails = current.heads_tails(model.skeleton)
+    return {
+        "positions": posed_positions(model, current).reshape(-1, 3),
+        "bone_names": np.array(model.skeleton.names, dtype=str),
+        "parents": model.skeleton.parents.astype(np.int64),
+        "world": current.world,
+        "skin": current.skin,
+        "heads": heads,
+        "tails": tails,
+    }
+
+
+def pose(args: Namespace) -> int:
+    output = Path(args.output)
+    suffix = output.suffix.lower()
+    if suffix not in (".npz", ".json", ".obj"):
+        raise UsageError(f"-o must end in .npz, .json or .obj, got {output.name!r}")
+    model = load_model(args)
+    current = pose_at(model, args, default_first_clip=False)
+    arrays = pose_arrays(model, current)
+    if suffix == ".npz":
+        np.savez(output, **arrays)
+    elif suffix == ".json":
+        output.write_text(json.dumps({key: value.tolist() for key, value in arrays.items()}))
+    else:
+        from app.export.obj import write_obj
+
+        write_obj(output, model, arrays["positions"])
+    return EXIT_OK
+
+
+def render(args: Namespace) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() != ".png":
+        raise UsageError(f"-o must end in .png, got {output.name!r}")
+    model = load_model(args)
+    current = pose_at(model, args, default_first_clip=True)
+    from app.render.offscreen import OffscreenRenderer, save_png
+    from app.render.renderer import DisplayOptions
+
+    options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
+                             wireframe=args.wireframe, transparent=args.transparent)
+    with OffscreenRenderer() as renderer:
+        image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
+    save_png(image, output)
+    return EXIT_OK
+
+
+def convert(args: Namespace) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() not in (".glb", ".gltf"):
+        raise UsageError(f"-o must end in .glb or .gltf, got {output.name!r}")
+    model = load_model(args)
+    try:
+        clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
+    except KeyError as error:
+        raise UsageError(error.args[0]) from None
+    from app.export.gltf import export_gltf
+
+    for warning in export_gltf(model, output, clips=clips):
+        print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,78 @@
+"""QApplication set-up, the command line's files, and ``--screenshot``."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QSurfaceFormat
+from PySide6.QtWidgets import QApplication
+
+from app import formats
+from app.resources import demo_paths
+
+#: How long --screenshot waits for the first full frame before giving up.
+SCREENSHOT_TIMEOUT_MS = 60_000
+
+
+def _surface_format() -> QSurfaceFormat:
+    surface = QSurfaceFormat()
+    surface.setVersion(3, 3)
+    surface.setProfile(QSurfaceFormat.OpenGLContextProfile.CoreProfile)
+    surface.setDepthBufferSize(24)
+    surface.setSamples(4)
+    return surface
+
+
+def run_app(args: Namespace) -> int:
+    QSurfaceFormat.setDefaultFormat(_surface_format())
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Boneyard")
+    app.setOrganizationName("Boneyard")
+    from app.ui.main_window import MainWindow
+
+    options = formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions)
+    paths = [Path(p) for p in args.files] or demo_paths()
+    try:
+        model = formats.load(paths, options)
+    except formats.ReadError as error:
+        if args.screenshot:
+            print(f"error: {error}", file=sys.stderr)
+            return 3
+        model = None
+        failure = error
+    window = MainWindow(load_options=options)
+    if args.size:
+        window.resize(*args.size)
+    result = {"status": 0}
+    if args.screenshot:
+        _screenshot_when_drawn(app, window, Path(args.screenshot), result)
+    window.show()
+    if model is not None:
+        window.set_model(model)
+    else:
+        window.set_model(formats.load(demo_paths()))
+        window.show_read_error(failure)
+    status = app.exec()
+    return result["status"] if args.screenshot else status
+
+
+def _screenshot_when_drawn(app: QApplication, window, target: Path, result: dict) -> None:
+    """Once the viewport has drawn the model, save the window and quit; give up after a while."""
+    result["status"] = 1
+
+    def save() -> None:
+        if window.grab().save(str(target)):
+            result["status"] = 0
+        else:
+            print(f"error: could not write {target}", file=sys.stderr)
+        app.quit()
+
+    def give_up() -> None:
+        print("error: the viewport drew no frame (is OpenGL 3.3 available?)", file=sys.stderr)
+        app.quit()
+
+    window.viewport.first_frame_drawn.connect(lambda: QTimer.singleShot(100, save))
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)

@@ -1,0 +1,125 @@
+"""``make bench``: every benchmark, printed as figures and as ratios against a baseline measured in
+the same process (these machines are noisy, so absolute times alone mean little).
+
+Run as ``python -m tests.bench`` (or ``python -m tests.bench pose render`` for some of them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from app import maths
+from app.model import Clip, Model, Skeleton, Track
+from app.pose import evaluate
+
+
+def best_of(function, repeats: int = 5, number: int = 1) -> float:
+    """The fastest of ``repeats`` runs of ``number`` calls, in seconds per call."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            function()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def _long_skeleton_model(count: int) -> tuple[Model, Clip]:
+    rng = np.random.default_rng(0)
+    parents = np.array([-1] + [int(rng.integers(0, b)) for b in range(1, count)])
+    bind = maths.translation(rng.normal(size=(count, 3)))
+    heads = bind[:, :3, 3]
+    skeleton = Skeleton([f"b{i}" for i in range(count)], parents, bind, heads, heads + 0.1,
+                        np.zeros(count, bool))
+    tracks = [Track(b, rotation=(np.linspace(0, 1, 30), maths.quat_normalize(rng.normal(size=(30, 4)))),
+                    translation=(np.linspace(0, 1, 10), rng.normal(size=(10, 3)))) for b in range(count)]
+    clip = Clip("random", "keyed", tracks=tracks)
+    return Model("bench", skeleton, clips=[clip]), clip
+
+
+def _per_bone_reference(model: Model, clip: Clip, time_: float) -> np.ndarray:
+    """A straightforward per-bone loop: the baseline the vectorised evaluator is measured against."""
+    world = np.zeros((len(model.skeleton), 4, 4))
+    local = model.skeleton.bind_local.copy()
+    for track in clip.tracks:
+        times, values = track.rotation
+        i = min(max(int(np.searchsorted(times, time_, side="right")) - 1, 0), len(times) - 2)
+        f = float(np.clip((time_ - times[i]) / (times[i + 1] - times[i]), 0, 1))
+        rotation = maths.slerp(values[i], values[i + 1], f)
+        times, values = track.translation
+        j = min(max(int(np.searchsorted(times, time_, side="right")) - 1, 0), len(times) - 2)
+        g = float(np.clip((time_ - times[j]) / (times[j + 1] - times[j]), 0, 1))
+        offset = values[j] + g * (values[j + 1] - values[j])
+        local[track.bone] = maths.compose_trs(offset, rotation, np.ones(3))
+    for level in model.skeleton.levels:
+        for bone in level:
+            parent = model.skeleton.parents[bone]
+            world[bone] = local[bone] if parent < 0 else world[parent] @ local[bone]
+    return world
+
+
+def bench_pose() -> dict:
+    model, clip = _long_skeleton_model(200)
+    assert np.allclose(evaluate(model, clip, 0.37).world, _per_bone_reference(model, clip, 0.37))
+    vectorised = best_of(lambda: evaluate(model, clip, 0.37), number=20)
+    reference = best_of(lambda: _per_bone_reference(model, clip, 0.37), number=3)
+    return {"pose eval, 200 bones (ms)": vectorised * 1e3,
+            "per-bone loop baseline (ms)": reference * 1e3,
+            "ratio vectorised / loop": vectorised / reference}
+
+
+def _wall(args: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, check=True, capture_output=True, timeout=300)
+    return time.perf_counter() - start
+
+
+def bench_render_process() -> dict:
+    python = sys.executable
+    bare = min(_wall([python, "-c", "pass"]) for _ in range(3))
+    imports = min(_wall([python, "-c", "import app.commands, app.render.offscreen, app.formats"])
+                  for _ in range(3))
+    with tempfile.TemporaryDirectory() as folder:
+        out = str(Path(folder) / "demo.png")
+        render = min(_wall([python, "-m", "app", "render", "--demo", "--time", "0.5", "-o", out])
+                     for _ in range(3))
+    return {"python start (s)": bare, "import app (s)": imports, "render --demo process (s)": render,
+            "ratio import / bare python": imports / bare, "ratio render / bare python": render / bare}
+
+
+def _optional(module: str, function: str):
+    def run() -> dict:
+        try:
+            return getattr(importlib.import_module(module), function)()
+        except ImportError as error:
+            return {"skipped": f"{module} unavailable ({error})"}
+    return run
+
+
+BENCHES = {
+    "gpu": _optional("tests.bench_render", "bench_skinned_vs_static"),
+    "pose": bench_pose,
+    "render": bench_render_process,
+    "text": _optional("tests.bench_text", "bench_text_load"),
+    "binary": _optional("tests.bench_binary", "bench_binary_load"),
+}
+
+
+def main(names: list[str]) -> int:
+    for name in names or list(BENCHES):
+        print(f"== {name}")
+        for key, value in BENCHES[name]().items():
+            shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+            print(f"  {key:<40} {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,34 @@
+"""Small hand-built models shared by tests."""
+
+import numpy as np
+
+from app.model import Mesh, Model, Skeleton
+
+
+def translation(x, y, z):
+    matrix = np.eye(4)
+    matrix[:3, 3] = (x, y, z)
+    return matrix
+
+
+def rotation_z(angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+
+
+def skeleton(bind_world, parents, names=None):
+    bind_world = np.asarray(bind_world, dtype=float)
+    heads = bind_world[:, :3, 3]
+    return Skeleton(names=names or [f"bone{i}" for i in range(len(parents))], parents=parents,
+                    bind_world=bind_world, heads=heads, tails=heads + [0, 0, 1],
+                    derived_tails=np.zeros(len(parents), bool))
+
+
+def chain_model(clips=(), meshes=None):
+    """Two bones along +X: bone0 at the origin, bone1 at (1, 0, 0) parented to bone0."""
+    skel = skeleton([np.eye(4), translation(1, 0, 0)], [-1, 0])
+    if meshes is None:
+        meshes = [Mesh("arm", positions=[[0.5, 0, 0], [2, 0, 0], [1, 1, 0]],
+                       joints=[[0, 1], [1, 0], [0, 1]], weights=[[1, 0], [1, 0], [0.5, 0.5]],
+                       triangles=[[0, 1, 2]])]
+    return Model("chain", skel, meshes=meshes, clips=list(clips))
