@@ -159,8 +159,10 @@ def render(args: Namespace) -> int:
     from app.render.offscreen import OffscreenRenderer, save_png
     from app.render.renderer import DisplayOptions
 
+    # A transparent picture is for compositing: the floor grid would only get in the way.
     options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             wireframe=args.wireframe, transparent=args.transparent)
+                             wireframe=args.wireframe, transparent=args.transparent,
+                             grid=not args.transparent)
     with OffscreenRenderer() as renderer:
         image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
     save_png(image, output)

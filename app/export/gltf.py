@@ -1,0 +1,415 @@
+"""glTF 2.0 writer: skinned meshes, the skeleton as nodes, clips as animations.
+
+Layout of a written file (nodes in this order):
+
+- For a Z-up model, node 0 is ``Z_up_to_Y_up``, rotating −90° about X, parent of everything else, so
+  Blender and three.js show the model upright; ``asset.extras.up_root`` names it. For a Y-up model
+  with rigid vertices or several root bones, node 0 is ``boneyard_root``, an identity node. Either is
+  the anchor: the skin's common root (the validator requires one) and the joint that rigid vertices
+  are bound to with weight 1 (glTF weights must sum to 1) and identity inverse bind, so they stay
+  put; nothing animates it.
+- One node per bone, in bone order, local TRS from ``Skeleton.bind_local`` (a ``matrix`` where the bind
+  frame has shear and the bone is not animated), children from the parents.
+- One node per helper, under its parent bone, its offset as TRS or matrix.
+- One node per mesh (positions in model space, node at identity; at the scene root when skinned, else
+  under the up root); every mesh shares one skin whose joints are the bones (then the anchor) and
+  whose inverse bind matrices are ``Skeleton.bind_inverse``.
+
+Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
+Keyed clips keep their keys; 'matrices' clips become linear TRS channels at every frame; 'vertex'
+clips become morph targets (one per frame, positions relative to bind) with a weights animation that
+steps from one-hot to one-hot, linearly, which is exactly the player's blend between frames.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pygltflib as gl
+
+from app import maths
+from app.model import Clip, Helper, Mesh, Model, Skeleton
+from app.pose import Pose, top_influences
+
+#: Largest TRS residual (relative to the matrix's size) written as TRS rather than as a matrix.
+SHEAR_TOLERANCE = 1e-6
+#: Residual shear above which a sampled frame is reported as not representable in TRS.
+SAMPLED_SHEAR_WARNING = 1e-4
+
+UP_ROOT_NAME = "Z_up_to_Y_up"
+ANCHOR_NAME = "boneyard_root"
+#: −90° about X: model +Z becomes glTF +Y.
+Z_UP_TO_Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
+
+FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5121, 5123, 5125
+ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
+
+
+@dataclass
+class _Blob:
+    """The binary buffer under construction, with its buffer views and accessors."""
+
+    gltf: gl.GLTF2
+    data: bytearray = field(default_factory=bytearray)
+
+    def add(self, array: np.ndarray, accessor_type: str, component: int, *, target: int | None = None,
+            bounds: bool = False) -> int:
+        """Append (count, width) or (count,) ``array`` as one tightly packed view; the accessor index."""
+        dtype = {FLOAT: "<f4", UNSIGNED_BYTE: "u1", UNSIGNED_SHORT: "<u2", UNSIGNED_INT: "<u4"}[component]
+        array = np.ascontiguousarray(array, dtype=dtype)
+        self.data.extend(b"\0" * (-len(self.data) % 4))
+        self.gltf.bufferViews.append(gl.BufferView(buffer=0, byteOffset=len(self.data),
+                                                   byteLength=array.nbytes, target=target))
+        self.data.extend(array.tobytes())
+        rows = array.reshape(len(array), -1)
+        accessor = gl.Accessor(bufferView=len(self.gltf.bufferViews) - 1, componentType=component,
+                               count=len(array), type=accessor_type)
+        if bounds:
+            accessor.min = rows.min(axis=0).tolist()
+            accessor.max = rows.max(axis=0).tolist()
+        self.gltf.accessors.append(accessor)
+        return len(self.gltf.accessors) - 1
+
+
+@dataclass
+class _Layout:
+    """Where things are in the node list: the first bone node, the rigid anchor (or None), and the
+    list that top-level nodes join (the scene's, or the up root's children)."""
+
+    bones: int
+    anchor: int | None
+    roots: list[int]
+
+
+def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose: Pose | None = None,
+                *, embed_buffer: bool = False) -> list[str]:
+    """Write ``model`` to ``path`` (.glb, or .gltf with a sidecar .bin unless ``embed_buffer``).
+
+    clips: Clip objects or names/indices (default: every clip). pose: when given, the nodes' rest
+    transforms are this pose's (the skin still binds at ``Skeleton.bind_world``), so the file opens posed.
+    Returns warnings about what glTF could not hold exactly.
+    """
+    path = Path(path)
+    warnings: list[str] = []
+    selected = _select_clips(model, clips)
+    gltf = gl.GLTF2(asset=gl.Asset(generator="Boneyard", version="2.0"), scene=0, scenes=[gl.Scene(nodes=[])],
+                    nodes=[], meshes=[], accessors=[], bufferViews=[], buffers=[], materials=[], skins=[],
+                    animations=[], images=[], textures=[])
+    gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis}
+    blob = _Blob(gltf)
+    animated = {track.bone for clip in selected if clip.kind == "keyed" for track in clip.tracks}
+    animated |= set(range(len(model.skeleton))) if any(c.kind == "matrices" for c in selected) else set()
+    layout = _add_nodes(gltf, model, pose, animated, warnings)
+    morph_frames = [clip for clip in selected if clip.kind == "vertex"]
+    mesh_nodes = _add_meshes(gltf, blob, model, layout, morph_frames, warnings)
+    for clip in selected:
+        _add_animation(gltf, blob, model, clip, layout, mesh_nodes, morph_frames, pose, warnings)
+    _save(gltf, blob, path, embed_buffer)
+    return warnings
+
+
+def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
+                     embed_buffer: bool = False) -> list[str]:
+    """Write a static, unskinned mesh of posed ``positions`` (N, 3) (every mesh's vertices in order)."""
+    positions = np.asarray(positions, dtype=np.float64)
+    if positions.shape != (model.vertex_count, 3):
+        raise ValueError(f"positions: expected shape ({model.vertex_count}, 3), got {positions.shape}")
+    starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
+    meshes = [Mesh(name=mesh.name, positions=positions[start:end], joints=np.zeros((end - start, 1)),
+                   weights=np.zeros((end - start, 1)), uvs=mesh.uvs, triangles=mesh.triangles,
+                   material=mesh.material, texture=mesh.texture, color=mesh.color)
+              for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:])]
+    empty = Skeleton(names=[], parents=np.zeros(0), bind_world=np.zeros((0, 4, 4)), heads=np.zeros((0, 3)),
+                     tails=np.zeros((0, 3)), derived_tails=np.zeros(0, bool))
+    static = Model(name=model.name, skeleton=empty, meshes=meshes, format=model.format, up_axis=model.up_axis)
+    return export_gltf(static, path, clips=[], embed_buffer=embed_buffer)
+
+
+def _select_clips(model: Model, clips) -> list[Clip]:
+    if clips is None:
+        return list(model.clips)
+    return [clip if isinstance(clip, Clip) else model.clips[model.clip_index(clip)] for clip in clips]
+
+
+# --- nodes --------------------------------------------------------------------------------------
+
+def _add_nodes(gltf: gl.GLTF2, model: Model, pose: Pose | None, animated: set[int],
+               warnings: list[str]) -> _Layout:
+    """The up root, anchor, bone and helper nodes; returns where they are."""
+    skeleton = model.skeleton
+    top = gltf.scenes[0].nodes
+    anchor = None
+    if model.up_axis == "Z":
+        anchor = len(gltf.nodes)
+        gltf.nodes.append(gl.Node(name=UP_ROOT_NAME, rotation=Z_UP_TO_Y_UP.tolist(), children=[]))
+        gltf.asset.extras["up_root"] = UP_ROOT_NAME
+    elif len(skeleton) and (_has_rigid_vertices(model) or np.sum(skeleton.parents < 0) > 1):
+        anchor = len(gltf.nodes)
+        gltf.nodes.append(gl.Node(name=ANCHOR_NAME, children=[]))
+    if anchor is not None:
+        top.append(anchor)
+        top = gltf.nodes[anchor].children
+    bones = len(gltf.nodes)
+    local = skeleton.bind_local if pose is None else _local_from_world(skeleton, pose.world)
+    for bone in range(len(skeleton)):
+        node = gl.Node(name=skeleton.names[bone], children=[])
+        _set_transform(node, local[bone], bone in animated, f"bone {skeleton.names[bone]!r}", warnings)
+        gltf.nodes.append(node)
+    for bone, parent in enumerate(skeleton.parents):
+        (gltf.nodes[bones + parent].children if parent >= 0 else top).append(bones + bone)
+    for helper in model.helpers:
+        _add_helper(gltf, helper, bones, top, warnings)
+    return _Layout(bones=bones, anchor=anchor, roots=top)
+
+
+def _has_rigid_vertices(model: Model) -> bool:
+    return any(np.any(mesh.weights.sum(axis=1) <= 0) for mesh in model.meshes)
+
+
+def _add_helper(gltf: gl.GLTF2, helper: Helper, bones: int, top: list[int], warnings: list[str]) -> None:
+    node = gl.Node(name=helper.name)
+    _set_transform(node, helper.offset, False, f"helper {helper.name!r}", warnings)
+    (gltf.nodes[bones + helper.parent].children if helper.parent >= 0 else top).append(len(gltf.nodes))
+    gltf.nodes.append(node)
+
+
+def _set_transform(node: gl.Node, matrix: np.ndarray, animated: bool, what: str, warnings: list[str]) -> None:
+    """TRS when ``matrix`` (4, 4) decomposes, else a column-major ``matrix`` (TRS if animated)."""
+    translation, rotation, scale, residual = maths.decompose_trs(matrix)
+    if residual <= SHEAR_TOLERANCE * max(1.0, float(np.abs(matrix).max())) or animated:
+        if residual > SAMPLED_SHEAR_WARNING:
+            warnings.append(f"{what}: its rest frame has shear glTF TRS cannot hold "
+                            f"(residual {residual:.3g})")
+        node.translation, node.rotation, node.scale = translation.tolist(), rotation.tolist(), scale.tolist()
+    else:
+        node.matrix = np.asarray(matrix, dtype=np.float64).T.ravel().tolist()
+
+
+def _local_from_world(skeleton: Skeleton, world: np.ndarray) -> np.ndarray:
+    """(…, B, 4, 4) parent-relative matrices from world matrices (roots: relative to the model)."""
+    local = np.array(world, dtype=np.float64)
+    children = np.flatnonzero(skeleton.parents >= 0)
+    local[..., children, :, :] = maths.affine_inverse(world[..., skeleton.parents[children], :, :]) \
+        @ world[..., children, :, :]
+    return local
+
+
+# --- meshes -------------------------------------------------------------------------------------
+
+def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morph_clips: list[Clip],
+                warnings: list[str]) -> list[int | None]:
+    """A node, mesh and material per Mesh, all sharing one skin; returns each mesh's node (or None)."""
+    skin = _add_skin(gltf, blob, model, layout) if len(model.skeleton) else None
+    starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
+    targets = sum(len(clip.times) for clip in morph_clips)
+    nodes: list[int | None] = []
+    for index, mesh in enumerate(model.meshes):
+        if mesh.vertex_count == 0:
+            warnings.append(f"mesh {mesh.name!r} has no vertices and was left out")
+            nodes.append(None)
+            continue
+        primitive = _primitive(gltf, blob, mesh, model, layout)
+        if morph_clips:
+            primitive.targets = [gl.Attributes(POSITION=blob.add(frame, "VEC3", FLOAT, target=ARRAY_BUFFER,
+                                                                bounds=True))
+                                 for frame in _morph_frames(model, mesh, morph_clips, starts[index])]
+        gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[primitive],
+                                   weights=[0.0] * targets if targets else None))
+        node = gl.Node(name=mesh.name, mesh=len(gltf.meshes) - 1, skin=skin)
+        # A skinned mesh ignores its parents, so it sits at the scene root
+        # (else the validator warns NODE_SKINNED_MESH_NON_ROOT).
+        (gltf.scenes[0].nodes if skin is not None else layout.roots).append(len(gltf.nodes))
+        nodes.append(len(gltf.nodes))
+        gltf.nodes.append(node)
+    return nodes
+
+
+def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout) -> int:
+    """One skin: the bones (then the rigid anchor) with ``bind_inverse`` as inverse bind matrices."""
+    inverse = model.skeleton.bind_inverse
+    joints = list(range(layout.bones, layout.bones + len(model.skeleton)))
+    if layout.anchor is not None:
+        # The anchor (identity, or the up root) is the skin's common root and holds rigid vertices.
+        joints.append(layout.anchor)
+        inverse = np.concatenate([inverse, np.eye(4)[None]])
+    # glTF stores each matrix column-major: the transpose's rows, flattened.
+    matrices = blob.add(np.swapaxes(inverse, 1, 2).reshape(-1, 16), "MAT4", FLOAT)
+    gltf.skins.append(gl.Skin(joints=joints, inverseBindMatrices=matrices))
+    return len(gltf.skins) - 1
+
+
+def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _Layout) -> gl.Primitive:
+    attributes = gl.Attributes(POSITION=blob.add(mesh.positions, "VEC3", FLOAT, target=ARRAY_BUFFER,
+                                                 bounds=True))
+    if mesh.triangles is not None:
+        normals, valid = maths.normalize(mesh.smooth_normals)
+        normals[~valid] = (0.0, 0.0, 1.0)
+        attributes.NORMAL = blob.add(normals, "VEC3", FLOAT, target=ARRAY_BUFFER)
+    if mesh.uvs is not None:
+        attributes.TEXCOORD_0 = blob.add(mesh.uvs, "VEC2", FLOAT, target=ARRAY_BUFFER)
+    if len(model.skeleton):
+        joints, weights = _influences(mesh, layout, len(model.skeleton))
+        component = UNSIGNED_BYTE if joints.max() < 256 else UNSIGNED_SHORT
+        attributes.JOINTS_0 = blob.add(joints, "VEC4", component, target=ARRAY_BUFFER)
+        attributes.WEIGHTS_0 = blob.add(weights, "VEC4", FLOAT, target=ARRAY_BUFFER)
+    primitive = gl.Primitive(attributes=attributes, mode=4 if mesh.triangles is not None else 0)
+    if mesh.triangles is not None and mesh.triangle_count:
+        component = UNSIGNED_SHORT if mesh.vertex_count <= 65535 else UNSIGNED_INT
+        primitive.indices = blob.add(mesh.triangles.ravel(), "SCALAR", component, target=ELEMENT_ARRAY_BUFFER)
+    primitive.material = _add_material(gltf, mesh)
+    return primitive
+
+
+def _influences(mesh: Mesh, layout: _Layout, bones: int) -> tuple[np.ndarray, np.ndarray]:
+    """(V, 4) skin joint indices and weights; rigid vertices go to the anchor (skin joint ``bones``)."""
+    joints, weights = top_influences(mesh.joints, mesh.weights)
+    rigid = weights.sum(axis=1) == 0
+    joints[rigid, 0] = bones
+    weights[rigid, 0] = 1.0
+    # Renormalise in float32 so each row sums to 1 as closely as float32 allows.
+    weights[:, 0] = 1.0 - weights[:, 1:].sum(axis=1, dtype=np.float32)
+    return joints, weights
+
+
+def _add_material(gltf: gl.GLTF2, mesh: Mesh) -> int:
+    pbr = gl.PbrMetallicRoughness(baseColorFactor=[*map(float, mesh.color), 1.0], metallicFactor=0.0,
+                                  roughnessFactor=1.0)
+    if mesh.texture:
+        gltf.images.append(gl.Image(uri=mesh.texture.replace("\\", "/"), name=Path(mesh.texture).name))
+        gltf.textures.append(gl.Texture(source=len(gltf.images) - 1))
+        pbr.baseColorTexture = gl.TextureInfo(index=len(gltf.textures) - 1)
+    gltf.materials.append(gl.Material(name=mesh.material or mesh.name, pbrMetallicRoughness=pbr))
+    return len(gltf.materials) - 1
+
+
+def _morph_frames(model: Model, mesh: Mesh, clips: list[Clip], start: int) -> list[np.ndarray]:
+    """Per frame of every vertex clip: (V, 3) displacement of this mesh's vertices from bind."""
+    bind = mesh.positions.astype(np.float64)
+    return [frame[start: start + mesh.vertex_count] - bind for clip in clips for frame in clip.positions]
+
+
+# --- animations ---------------------------------------------------------------------------------
+
+def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, layout: _Layout,
+                   mesh_nodes: list[int | None], morph_clips: list[Clip], pose: Pose | None,
+                   warnings: list[str]) -> None:
+    animation = gl.Animation(name=clip.name, channels=[], samplers=[])
+    if clip.kind == "keyed":
+        _keyed_channels(animation, blob, model, clip, layout, pose)
+    elif clip.kind == "matrices":
+        _matrix_channels(animation, blob, model.skeleton, clip, layout, warnings)
+    else:
+        _weight_channels(animation, blob, clip, mesh_nodes, morph_clips)
+        if clip.world is not None:
+            warnings.append(f"clip {clip.name!r}: bone motion of a vertex clip is not exported "
+                            "(its vertex positions already include it)")
+    if animation.channels:
+        gltf.animations.append(animation)
+
+
+def _channel(animation: gl.Animation, blob: _Blob, node: int, path: str, times: np.ndarray,
+             values: np.ndarray, interpolation: str) -> None:
+    """One sampler and channel: times (K,), values (K, 3|4), or (K, M) morph weights."""
+    values = np.asarray(values, dtype=np.float64)
+    if path == "weights":
+        output = blob.add(values.ravel(), "SCALAR", FLOAT)
+    else:
+        output = blob.add(values, {3: "VEC3", 4: "VEC4"}[values.shape[1]], FLOAT)
+    sampler = gl.AnimationSampler(input=blob.add(np.asarray(times), "SCALAR", FLOAT, bounds=True),
+                                  output=output, interpolation=interpolation)
+    animation.samplers.append(sampler)
+    animation.channels.append(gl.AnimationChannel(sampler=len(animation.samplers) - 1,
+                                                  target=gl.AnimationChannelTarget(node=node, path=path)))
+
+
+def _keyed_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Clip, layout: _Layout,
+                    pose: Pose | None) -> None:
+    """Each track's channels as they are; with a rest ``pose``, bind-local values fill the gaps."""
+    bind = maths.decompose_trs(model.skeleton.bind_local)[:3]
+    covered = set()
+    for track in clip.tracks:
+        interpolation = "STEP" if track.interpolation == "step" else "LINEAR"
+        for path in ("translation", "rotation", "scale"):
+            keys = getattr(track, path)
+            if keys is not None:
+                values = _continuous(keys[1]) if path == "rotation" else keys[1]
+                _channel(animation, blob, layout.bones + track.bone, path, keys[0], values, interpolation)
+                covered.add((track.bone, path))
+    if pose is None:
+        return
+    start = np.array([clip.start])
+    for bone in range(len(model.skeleton)):
+        for path, values in zip(("translation", "rotation", "scale"), bind):
+            if (bone, path) not in covered:
+                _channel(animation, blob, layout.bones + bone, path, start, values[bone][None], "STEP")
+
+
+def _matrix_channels(animation: gl.Animation, blob: _Blob, skeleton: Skeleton, clip: Clip, layout: _Layout,
+                     warnings: list[str]) -> None:
+    """Linear TRS channels for every bone, sampled at every frame of a 'matrices' clip."""
+    local = _local_from_world(skeleton, clip.world)  # (F, B, 4, 4)
+    translations, rotations, scales, residuals = maths.decompose_trs(local)
+    sheared = np.flatnonzero(residuals.max(axis=0) > SAMPLED_SHEAR_WARNING)
+    if sheared.size:
+        warnings.append(f"clip {clip.name!r}: bones {[skeleton.names[b] for b in sheared]} have shear TRS "
+                        f"cannot hold (largest residual {residuals.max():.3g})")
+    for bone in range(len(skeleton)):
+        node = layout.bones + bone
+        _channel(animation, blob, node, "translation", clip.times, translations[:, bone], "LINEAR")
+        _channel(animation, blob, node, "rotation", clip.times, _continuous(rotations[:, bone]), "LINEAR")
+        _channel(animation, blob, node, "scale", clip.times, scales[:, bone], "LINEAR")
+
+
+def _weight_channels(animation: gl.Animation, blob: _Blob, clip: Clip, mesh_nodes: list[int | None],
+                     morph_clips: list[Clip]) -> None:
+    """Weights stepping one-hot from the clip's first target to its last, linearly between frames."""
+    first = sum(len(other.times) for other in morph_clips[: morph_clips.index(clip)])
+    targets = sum(len(other.times) for other in morph_clips)
+    frames = len(clip.times)
+    weights = np.zeros((frames, targets))
+    weights[np.arange(frames), first + np.arange(frames)] = 1.0
+    for node in mesh_nodes:
+        if node is not None:
+            _channel(animation, blob, node, "weights", clip.times, weights, "LINEAR")
+
+
+def _continuous(quaternions: np.ndarray) -> np.ndarray:
+    """(K, 4) unit quaternions with signs flipped so consecutive keys lie in one hemisphere."""
+    quaternions = maths.quat_normalize(quaternions)
+    flips = np.sum(quaternions[1:] * quaternions[:-1], axis=1) < 0
+    signs = np.concatenate([[1.0], np.cumprod(np.where(flips, -1.0, 1.0))])
+    return quaternions * signs[:, None]
+
+
+# --- output -------------------------------------------------------------------------------------
+
+def _save(gltf: gl.GLTF2, blob: _Blob, path: Path, embed_buffer: bool) -> None:
+    """Write .glb (binary chunk) or .gltf (sidecar .bin, or a data URI when ``embed_buffer``)."""
+    for table in ("materials", "skins", "animations", "images", "textures", "meshes", "accessors",
+                  "bufferViews"):
+        if not getattr(gltf, table):
+            setattr(gltf, table, [])
+    for node in gltf.nodes:
+        if node.children == []:
+            node.children = None
+    data = bytes(blob.data) + b"\0" * (-len(blob.data) % 4)
+    if not data:
+        gltf.buffers = []
+    elif path.suffix.lower() == ".glb":
+        gltf.buffers = [gl.Buffer(byteLength=len(data))]
+        gltf.set_binary_blob(data)
+    elif embed_buffer:
+        encoded = base64.b64encode(data).decode("ascii")
+        uri = f"data:application/octet-stream;base64,{encoded}"
+        gltf.buffers = [gl.Buffer(byteLength=len(data), uri=uri)]
+    else:
+        sidecar = path.with_suffix(".bin")
+        sidecar.write_bytes(data)
+        gltf.buffers = [gl.Buffer(byteLength=len(data), uri=sidecar.name)]
+    if path.suffix.lower() == ".glb":
+        gltf.save_binary(str(path))
+    else:
+        gltf.save_json(str(path))

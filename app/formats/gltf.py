@@ -1,0 +1,659 @@
+"""glTF 2.0 reader (``.glb`` and ``.gltf`` with embedded, data-URI or sidecar ``.bin`` buffers).
+
+Interpretation (docs/formats/README.md conventions):
+
+- Every node is a bone, in node order; parents come from the ``children`` lists. ``bind_world`` is the
+  node's world matrix at rest (its TRS or matrix), so rigid meshes and helpers follow their nodes.
+- Each primitive of mode TRIANGLES (or POINTS) is one Mesh, positions in model space at rest. For a
+  skinned primitive the model-space bind position is ``Σ w · (world_rest(joint) @ IBM(joint)) @ p``
+  (IBM: the skin's inverse bind matrix, identity when absent), which is exact at rest and for any pose
+  whenever the vertex's joints agree on ``world_rest @ IBM`` (the usual case); otherwise a warning.
+  A mesh without a skin is bound rigidly (weight 1) to its node. Skin joint indices are remapped to
+  node (bone) indices; JOINTS_1/WEIGHTS_1 give up to 8 influences.
+- Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
+  resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
+  An animation that drives morph weights becomes a 'vertex' clip sampled at every key time.
+- Uvs are kept as they are: glTF's origin is the image's top-left corner, the project's convention.
+
+Every malformed input raises ``ReadError`` naming the file and the JSON path (and, inside a GLB, the
+file byte offset); sizes are checked against the bytes present before any array is read.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+import numpy as np
+from pygltflib import GLTF2
+
+from app import maths
+from app import pose as posing
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.model import Clip, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
+
+#: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
+CUBIC_SUBSTEPS = 8
+#: Largest difference between two joints' ``world_rest @ IBM`` still treated as one bind pose.
+BIND_AGREEMENT = 1e-5
+
+GLB_MAGIC = b"glTF"
+CHUNK_JSON = 0x4E4F534A
+CHUNK_BIN = 0x004E4942
+
+COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
+TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+
+
+@dataclass
+class _Buffer:
+    """One buffer's bytes; ``file_offset``: where they start in the file (GLB chunk), else None."""
+
+    data: bytes
+    file_offset: int | None
+
+
+class _Reader:
+    """Reads one glTF document into a Model; every check raises ReadError naming ``path``."""
+
+    def __init__(self, path: Path, gltf: GLTF2, buffers: list[_Buffer]):
+        self.path = path
+        self.gltf = gltf
+        self.buffers = buffers
+        self.warnings: list[str] = []
+
+    def fail(self, message: str, offset: int | None = None) -> ReadError:
+        return ReadError(self.path, message, offset=offset)
+
+    # --- references and small values ---------------------------------------------------------
+
+    def item(self, table: str, index, where: str):
+        """``gltf.<table>[index]``, checking the index."""
+        items = getattr(self.gltf, table) or []
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(items):
+            raise self.fail(f"{where}: {table} index {index!r} outside 0..{len(items) - 1}")
+        return items[index]
+
+    def floats(self, values, width: int, default, where: str) -> np.ndarray:
+        """(width,) finite floats from a JSON list, or ``default`` when absent."""
+        if values is None:
+            return np.asarray(default, dtype=np.float64)
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise self.fail(f"{where}: expected {width} numbers, got {values!r}") from None
+        if array.shape != (width,) or not np.all(np.isfinite(array)):
+            raise self.fail(f"{where}: expected {width} finite numbers, got {values!r}")
+        return array
+
+    # --- accessors ---------------------------------------------------------------------------
+
+    def accessor(self, index, where: str, types: tuple[str, ...], components: tuple[int, ...]) -> np.ndarray:
+        """(count, width) float64 (or integer) array of accessor ``index``, bounds checked first.
+
+        Normalised integer accessors become floats in [0, 1] (or [−1, 1]); float data must be finite.
+        """
+        where = f"{where} (accessors[{index}])"
+        accessor = self.item("accessors", index, where)
+        if accessor.type not in types or accessor.componentType not in components:
+            raise self.fail(f"{where}: expected type {'/'.join(types)} with component types "
+                            f"{components}, got {accessor.type} / {accessor.componentType}")
+        count = accessor.count
+        if not isinstance(count, int) or count < 0:
+            raise self.fail(f"{where}: count {count!r} is not a non-negative integer")
+        if accessor.sparse is not None:
+            raise self.fail(f"{where}: sparse accessors are not supported")
+        dtype = np.dtype(COMPONENT_DTYPES[accessor.componentType])
+        width = TYPE_WIDTHS[accessor.type]
+        if accessor.bufferView is None:
+            values = np.zeros((count, width), dtype)
+        else:
+            values = self._view_values(accessor, dtype, width, where)
+        return self._convert(values, accessor, where)
+
+    def _view_values(self, accessor, dtype: np.dtype, width: int, where: str) -> np.ndarray:
+        view = self.item("bufferViews", accessor.bufferView, where)
+        view_where = f"bufferViews[{accessor.bufferView}]"
+        buffer = self.buffers[self._buffer_index(view.buffer, view_where)]
+        element = dtype.itemsize * width
+        stride = view.byteStride or element
+        view_offset, view_length, offset = view.byteOffset or 0, view.byteLength, accessor.byteOffset or 0
+        for name, value in (("byteOffset", view_offset), ("byteLength", view_length),
+                            ("byteStride", stride), ("accessor byteOffset", offset)):
+            if not isinstance(value, int) or value < 0:
+                raise self.fail(f"{where}: {name} {value!r} is not a non-negative integer")
+        if stride < element or stride % dtype.itemsize or offset % dtype.itemsize:
+            raise self.fail(f"{where}: stride {stride} / offset {offset} do not fit {element}-byte elements")
+        start = view_offset + offset
+        file_offset = None if buffer.file_offset is None else buffer.file_offset + start
+        if view_offset + view_length > len(buffer.data):
+            raise self.fail(f"{view_where} spans bytes {view_offset}..{view_offset + view_length} of "
+                            f"buffers[{view.buffer}], which holds {len(buffer.data)}", file_offset)
+        needed = offset + (accessor.count - 1) * stride + element if accessor.count else 0
+        if needed > view_length:
+            raise self.fail(f"{where}: {accessor.count} elements of {element} bytes every {stride} need "
+                            f"{needed} bytes of {view_where}, which holds {view_length}", file_offset)
+        if accessor.count == 0:
+            return np.zeros((0, width), dtype)
+        return np.ndarray((accessor.count, width), dtype, buffer.data, start, (stride, dtype.itemsize))
+
+    def _convert(self, values: np.ndarray, accessor, where: str) -> np.ndarray:
+        if values.dtype.kind == "f":
+            result = values.astype(np.float64)
+            bad = np.flatnonzero(~np.all(np.isfinite(result), axis=1))
+            if bad.size:
+                raise self.fail(f"{where}: element {bad[0]} is not finite ({result[bad[0]].tolist()})")
+            return result
+        if accessor.normalized:
+            top = float(np.iinfo(values.dtype).max)
+            return np.maximum(values.astype(np.float64) / top, -1.0)
+        return values.astype(np.int64)
+
+    def _buffer_index(self, index, where: str) -> int:
+        if not isinstance(index, int) or not 0 <= index < len(self.buffers):
+            raise self.fail(f"{where}: buffer index {index!r} outside 0..{len(self.buffers) - 1}")
+        return index
+
+    # --- nodes -------------------------------------------------------------------------------
+
+    def skeleton_frames(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Names (B,), parents (B,) and rest world matrices (B, 4, 4)."""
+        nodes = self.gltf.nodes or []
+        parents = np.full(len(nodes), -1, np.int64)
+        for index, node in enumerate(nodes):
+            for position, child in enumerate(node.children or []):
+                where = f"nodes[{index}].children[{position}]"
+                self.item("nodes", child, where)
+                if child == index:
+                    raise self.fail(f"{where}: node {index} lists itself as a child")
+                if parents[child] >= 0:
+                    raise self.fail(f"{where}: node {child} is already a child of node {parents[child]}")
+                parents[child] = index
+        try:
+            levels = hierarchy_levels(parents)
+        except ValueError as error:
+            raise self.fail(f"nodes: the children lists form a cycle ({error})") from None
+        local = np.stack([self.node_matrix(i, node) for i, node in enumerate(nodes)]) if nodes \
+            else np.zeros((0, 4, 4))
+        world = local.copy()
+        for level in levels[1:]:
+            world[level] = world[parents[level]] @ local[level]
+        return _unique_names(nodes), parents, world
+
+    def node_matrix(self, index: int, node) -> np.ndarray:
+        """(4, 4) rest local matrix of a node, from ``matrix`` (column-major) or T·R·S."""
+        where = f"nodes[{index}]"
+        if node.matrix is not None:
+            return self.floats(node.matrix, 16, None, f"{where}.matrix").reshape(4, 4).T
+        translation = self.floats(node.translation, 3, (0, 0, 0), f"{where}.translation")
+        rotation = self.floats(node.rotation, 4, (0, 0, 0, 1), f"{where}.rotation")
+        scale = self.floats(node.scale, 3, (1, 1, 1), f"{where}.scale")
+        return maths.compose_trs(translation, maths.quat_normalize(rotation), scale)
+
+    # --- meshes ------------------------------------------------------------------------------
+
+    def meshes(self, world: np.ndarray) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray]]]:
+        """Every primitive of every node's mesh, in node order.
+
+        Returns the meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in model
+        space) per mesh with targets.
+        """
+        meshes, morphs = [], []
+        for index, node in enumerate(self.gltf.nodes or []):
+            if node.mesh is None:
+                continue
+            where = f"nodes[{index}].mesh"
+            source = self.item("meshes", node.mesh, where)
+            for position, primitive in enumerate(source.primitives or []):
+                where = f"meshes[{node.mesh}].primitives[{position}]"
+                mode = 4 if primitive.mode is None else primitive.mode
+                if mode not in (0, 4):
+                    self.warnings.append(f"{where}: mode {mode} skipped (only TRIANGLES and POINTS are read)")
+                    continue
+                name = source.name or f"mesh{node.mesh}"
+                if len(source.primitives) > 1:
+                    name = f"{name}.{position}"
+                mesh, deltas = self.primitive(index, node, primitive, mode, name, where, world)
+                if deltas is not None:
+                    morphs.append((index, len(meshes), deltas))
+                meshes.append(mesh)
+        return meshes, morphs
+
+    def primitive(self, node_index: int, node, primitive, mode: int, name: str, where: str,
+                  world: np.ndarray) -> tuple[Mesh, np.ndarray | None]:
+        attributes = _attributes(primitive.attributes)
+        if attributes.get("POSITION") is None:
+            raise self.fail(f"{where}: no POSITION attribute")
+        positions = self.accessor(attributes["POSITION"], f"{where}.attributes.POSITION", ("VEC3",), (5126,))
+        count = len(positions)
+        normals = self.vertex_attribute(attributes.get("NORMAL"), "NORMAL", where, ("VEC3",), (5126,), count)
+        uvs = self.vertex_attribute(attributes.get("TEXCOORD_0"), "TEXCOORD_0", where, ("VEC2",),
+                                    (5126, 5121, 5123), count)
+        triangles = self.triangles(primitive, count, where) if mode == 4 else None
+        if node.skin is not None and attributes.get("JOINTS_0") is not None:
+            joints, weights, bind = self.skin_binding(node.skin, attributes, count, where, world)
+        else:
+            joints = np.full((count, 1), node_index)
+            weights = np.ones((count, 1))
+            bind = np.broadcast_to(world[node_index], (count, 4, 4))
+        deltas = self.morph_deltas(primitive, count, where)
+        if deltas is not None:
+            defaults = np.asarray(self.item("meshes", node.mesh, where).weights or np.zeros(len(deltas)))
+            if defaults.shape == (len(deltas),):
+                positions = positions + np.einsum("m,mvi->vi", defaults, deltas)
+            deltas = np.einsum("vij,mvj->mvi", bind[:, :3, :3], deltas)
+        positions = np.einsum("vij,vj->vi", bind[:, :3, :3], positions) + bind[:, :3, 3]
+        if normals is not None:
+            normals = _transform_normals(bind, normals)
+        if triangles is not None and count and np.linalg.det(bind[0, :3, :3]) < 0:
+            triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
+        color, texture, material = self.material(primitive.material, where)
+        mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
+                    uvs=uvs, triangles=triangles, material=material, texture=texture, color=color)
+        return mesh, deltas
+
+    def vertex_attribute(self, index, name: str, where: str, types, components, count: int):
+        if index is None:
+            return None
+        values = self.accessor(index, f"{where}.attributes.{name}", types, components)
+        if len(values) != count:
+            raise self.fail(f"{where}.attributes.{name}: {len(values)} elements, POSITION has {count}")
+        return values
+
+    def triangles(self, primitive, count: int, where: str) -> np.ndarray:
+        """(T, 3) vertex indices, checked against the vertex count."""
+        if primitive.indices is None:
+            indices = np.arange(count)
+        else:
+            indices = self.accessor(primitive.indices, f"{where}.indices", ("SCALAR",),
+                                    (5121, 5123, 5125))[:, 0]
+        if len(indices) % 3:
+            raise self.fail(f"{where}.indices: {len(indices)} indices is not a whole number of triangles")
+        if indices.size and indices.max() >= count:
+            bad = int(np.argmax(indices >= count))
+            raise self.fail(f"{where}.indices: index {bad} is {indices[bad]}, outside 0..{count - 1}")
+        return indices.reshape(-1, 3)
+
+    def skin_binding(self, skin_index, attributes, count: int, where: str,
+                     world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Joints (V, K) as node indices, weights (V, K), and per-vertex bind matrices (V, 4, 4)."""
+        skin = self.item("skins", skin_index, f"{where} skin")
+        skin_where = f"skins[{skin_index}]"
+        for position, joint in enumerate(skin.joints or []):
+            self.item("nodes", joint, f"{skin_where}.joints[{position}]")
+        skin_joints = np.array(skin.joints or [], dtype=np.int64)
+        if not len(skin_joints):
+            raise self.fail(f"{skin_where}: a skin needs at least one joint")
+        if skin.inverseBindMatrices is None:
+            inverse_binds = np.broadcast_to(np.eye(4), (len(skin_joints), 4, 4))
+        else:
+            flat = self.accessor(skin.inverseBindMatrices, f"{skin_where}.inverseBindMatrices",
+                                 ("MAT4",), (5126,))
+            if len(flat) < len(skin_joints):
+                raise self.fail(f"{skin_where}.inverseBindMatrices: {len(flat)} matrices for "
+                                f"{len(skin_joints)} joints")
+            inverse_binds = np.swapaxes(flat[: len(skin_joints)].reshape(-1, 4, 4), 1, 2)
+        lanes_joints, lanes_weights = [], []
+        for set_index in (0, 1):
+            joints_index = attributes.get(f"JOINTS_{set_index}")
+            weights_index = attributes.get(f"WEIGHTS_{set_index}")
+            if joints_index is None or weights_index is None:
+                continue
+            lanes_joints.append(self.vertex_attribute(joints_index, f"JOINTS_{set_index}", where, ("VEC4",),
+                                                      (5121, 5123), count))
+            lanes_weights.append(self.vertex_attribute(weights_index, f"WEIGHTS_{set_index}", where,
+                                                       ("VEC4",), (5126, 5121, 5123), count))
+        joints = np.concatenate(lanes_joints, axis=1)
+        weights = np.concatenate(lanes_weights, axis=1)
+        used = weights != 0
+        if np.any(weights < 0) or np.any(used & (joints >= len(skin_joints))):
+            row = int(np.argmax(np.any((weights < 0) | (used & (joints >= len(skin_joints))), axis=1)))
+            raise self.fail(f"{where}: vertex {row} has joints {joints[row].tolist()} / weights "
+                            f"{weights[row].tolist()}; expected joints below {len(skin_joints)} "
+                            "and weights ≥ 0")
+        joints = np.where(used, joints, 0)
+        totals = weights.sum(axis=1, keepdims=True)
+        if np.any(np.abs(totals - 1) > 1e-2):
+            self.warnings.append(f"{where}: some vertex weights do not sum to 1; normalised")
+        weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0)
+        joint_binds = world[skin_joints] @ inverse_binds
+        bind = np.einsum("vk,vkij->vij", weights, joint_binds[joints])
+        bind[totals[:, 0] == 0] = np.eye(4)
+        spread = np.abs(joint_binds[joints] - bind[:, None]).max(axis=(2, 3))
+        if np.any(used & (spread > BIND_AGREEMENT * max(1.0, float(np.abs(bind).max())))):
+            self.warnings.append(f"{where}: the skin's bind pose differs from the nodes' rest pose; "
+                                 "vertices are placed by blending, so poses are approximate")
+        return np.where(used, skin_joints[joints], 0), weights, bind
+
+    def morph_deltas(self, primitive, count: int, where: str) -> np.ndarray | None:
+        """(M, V, 3) POSITION displacements of the primitive's morph targets, or None."""
+        targets = primitive.targets or []
+        if not targets:
+            return None
+        deltas = np.zeros((len(targets), count, 3))
+        for index, target in enumerate(targets):
+            accessor = _attributes(target).get("POSITION")
+            if accessor is not None:
+                deltas[index] = self.vertex_attribute(accessor, f"targets[{index}].POSITION", where,
+                                                      ("VEC3",), (5126,), count)
+        return deltas
+
+    def material(self, index, where: str) -> tuple[tuple[float, float, float], str, str]:
+        """Base colour, base-colour texture image uri (or name) and material name."""
+        if index is None:
+            return (0.8, 0.8, 0.8), "", ""
+        material = self.item("materials", index, f"{where}.material")
+        pbr = material.pbrMetallicRoughness
+        color = self.floats(pbr.baseColorFactor if pbr else None, 4, (0.8, 0.8, 0.8, 1.0),
+                            f"materials[{index}].pbrMetallicRoughness.baseColorFactor")
+        texture = ""
+        if pbr is not None and pbr.baseColorTexture is not None:
+            source = self.item("textures", pbr.baseColorTexture.index, f"materials[{index}].baseColorTexture")
+            if source.source is not None:
+                image = self.item("images", source.source, "textures source")
+                texture = unquote(image.uri) if image.uri and not image.uri.startswith("data:") \
+                    else image.name or ""
+        return tuple(float(c) for c in color[:3]), texture, material.name or f"material{index}"
+
+    # --- animations --------------------------------------------------------------------------
+
+    def clips(self, skeleton: Skeleton, meshes: list[Mesh], morphs) -> list[Clip]:
+        clips = []
+        for index, animation in enumerate(self.gltf.animations or []):
+            name = animation.name or f"animation{index}"
+            tracks, weight_keys = self.animation_channels(index, animation)
+            clip = Clip(name=name, kind="keyed", tracks=tracks)
+            if weight_keys and morphs:
+                clip = self.morph_clip(clip, weight_keys, skeleton, meshes, morphs)
+            elif weight_keys:
+                self.warnings.append(f"animations[{index}]: morph weights animated on a mesh without targets")
+            clips.append(clip)
+        return clips
+
+    def animation_channels(self, index: int, animation) -> tuple[list[Track], dict]:
+        """Tracks (one per node and interpolation) and morph weight keys {node: (times, (K, M))}."""
+        channels: dict[tuple[int, str], dict] = {}
+        weight_keys = {}
+        for position, channel in enumerate(animation.channels or []):
+            where = f"animations[{index}].channels[{position}]"
+            target = channel.target
+            if target is None or target.node is None:
+                continue
+            self.item("nodes", target.node, f"{where}.target.node")
+            sampler = self.item_of(animation.samplers, channel.sampler, f"{where}.sampler")
+            where = f"animations[{index}].samplers[{channel.sampler}]"
+            if target.path == "weights":
+                weight_keys[target.node] = self.sampler_keys(sampler, where, None)
+            elif target.path in TRS_WIDTHS:
+                times, values, mode = self.sampler_keys(sampler, where, TRS_WIDTHS[target.path])
+                channels.setdefault((target.node, mode), {})[target.path] = (times, values)
+        tracks = [Track(bone=node, interpolation=mode, **paths) for (node, mode), paths in channels.items()]
+        return tracks, weight_keys
+
+    def item_of(self, items, index, where: str):
+        if not isinstance(index, int) or not 0 <= index < len(items or []):
+            raise self.fail(f"{where}: index {index!r} outside 0..{len(items or []) - 1}")
+        return items[index]
+
+    def sampler_keys(self, sampler, where: str, width: int | None) -> tuple[np.ndarray, np.ndarray, str]:
+        """Times (K,), values (K, width) and 'linear' or 'step' ('linear' after cubic resampling).
+
+        ``width`` None (morph weights): the values per key are whatever the output holds per key.
+        """
+        times = self.accessor(sampler.input, f"{where}.input", ("SCALAR",), (5126,))[:, 0]
+        types = ("SCALAR",) if width is None else ({3: "VEC3", 4: "VEC4"}[width],)
+        values = self.accessor(sampler.output, f"{where}.output", types, (5126, 5120, 5121, 5122, 5123))
+        if not len(times):
+            raise self.fail(f"{where}.input: a sampler needs at least one key")
+        if np.any(np.diff(times) < 0):
+            raise self.fail(f"{where}.input: key times go backwards")
+        mode = sampler.interpolation or "LINEAR"
+        per_key = 3 if mode == "CUBICSPLINE" else 1
+        if mode not in ("LINEAR", "STEP", "CUBICSPLINE"):
+            raise self.fail(f"{where}.interpolation: unknown {mode!r}")
+        if len(values) % (len(times) * per_key):
+            raise self.fail(f"{where}.output: {len(values)} values do not fit {len(times)} keys ({mode})")
+        values = values.reshape(len(times), per_key, -1)
+        if mode == "CUBICSPLINE":
+            times, values = _resample_cubic(times, values)
+            return times, values, "linear"
+        return times, values[:, 0], mode.lower()
+
+    def morph_clip(self, clip: Clip, weight_keys: dict, skeleton: Skeleton, meshes: list[Mesh],
+                   morphs) -> Clip:
+        """A 'vertex' clip: morphed and skinned positions at every key time of the animation."""
+        model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
+        times = np.unique(np.concatenate([clip.frame_times if clip.tracks else np.zeros(0)]
+                                         + [keys[0] for keys in weight_keys.values()]))
+        frames, worlds = [], []
+        for time in times:
+            pose = posing.evaluate(model, clip if clip.tracks else None, float(time))
+            positions = [mesh.positions.astype(np.float64) for mesh in meshes]
+            for node, mesh_index, deltas in morphs:
+                if node in weight_keys:
+                    weights = _sample_linear(*weight_keys[node][:2], float(time), len(deltas))
+                    positions[mesh_index] = positions[mesh_index] + np.einsum("m,mvi->vi", weights, deltas)
+            posed = [posing.skin_mesh(_with_positions(mesh, p), pose.skin)
+                     for mesh, p in zip(meshes, positions)]
+            frames.append(np.concatenate(posed))
+            worlds.append(pose.world)
+        return Clip(name=clip.name, kind="vertex", times=times, world=np.stack(worlds),
+                    positions=np.stack(frames))
+
+
+def _attributes(attributes) -> dict:
+    """Attribute name → accessor index, whether pygltflib decoded an ``Attributes`` or left a dict."""
+    if isinstance(attributes, dict):
+        return attributes
+    return {name: value for name, value in vars(attributes).items() if value is not None}
+
+
+def _with_positions(mesh: Mesh, positions: np.ndarray) -> Mesh:
+    return Mesh(name=mesh.name, positions=positions, joints=mesh.joints, weights=mesh.weights)
+
+
+def _sample_linear(times: np.ndarray, values: np.ndarray, time: float, width: int) -> np.ndarray:
+    """(width,) morph weights at ``time`` by linear interpolation of (K,) times and (K, width) values."""
+    values = values.reshape(len(times), -1)[:, :width]
+    return np.array([np.interp(time, times, values[:, column]) for column in range(values.shape[1])])
+
+
+def _resample_cubic(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense linear keys from cubic Hermite keys.
+
+    times: (K,); values: (K, 3, w) in-tangent, value, out-tangent per key (glTF layout).
+    Returns times (1 + (K−1)·CUBIC_SUBSTEPS,) and values (…, w).
+    """
+    if len(times) == 1:
+        return times, values[:, 1]
+    fractions = np.arange(CUBIC_SUBSTEPS) / CUBIC_SUBSTEPS
+    spans = np.diff(times)[:, None]
+    t = fractions[None, :]
+    h00, h10 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t
+    h01, h11 = -2 * t**3 + 3 * t**2, t**3 - t**2
+    start, end = values[:-1, 1][:, None], values[1:, 1][:, None]
+    out_tangent, in_tangent = values[:-1, 2][:, None], values[1:, 0][:, None]
+    dense = (h00[..., None] * start + (spans * h10)[..., None] * out_tangent
+             + h01[..., None] * end + (spans * h11)[..., None] * in_tangent)
+    dense_times = times[:-1, None] + spans * t
+    return (np.append(dense_times.ravel(), times[-1]),
+            np.concatenate([dense.reshape(-1, values.shape[2]), values[-1:, 1]]))
+
+
+def _transform_normals(bind: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(V, 3) unit normals under per-vertex (V, 4, 4) matrices (inverse transpose of the 3×3 part)."""
+    linear = bind[:, :3, :3]
+    determinants = np.linalg.det(linear)
+    safe = np.where(np.abs(determinants)[:, None, None] > 1e-20, linear, np.eye(3))
+    inverse_transpose = np.swapaxes(np.linalg.inv(safe), 1, 2)
+    unit, valid = maths.normalize(np.einsum("vij,vj->vi", inverse_transpose, normals))
+    unit[~valid] = (0.0, 0.0, 1.0)
+    return unit
+
+
+def _unique_names(nodes) -> list[str]:
+    """Node names, made unique (a suffix ``#index``) so bones can be found by name."""
+    names = [node.name or f"node{index}" for index, node in enumerate(nodes)]
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    return [name if seen[name] == 1 else f"{name}#{index}" for index, name in enumerate(names)]
+
+
+# --- container --------------------------------------------------------------------------------
+
+def _parse_glb(path: Path, data: bytes) -> tuple[dict, _Buffer | None]:
+    """The JSON document and the BIN chunk of a GLB file, every length checked."""
+    if len(data) < 20:
+        raise ReadError(path, "a GLB file needs a 12-byte header and a chunk; "
+                        f"the file has {len(data)} bytes", offset=len(data))
+    _, version, length = struct.unpack_from("<4sII", data, 0)
+    if version != 2:
+        raise ReadError(path, f"GLB version {version}; expected 2", offset=4)
+    if length > len(data):
+        raise ReadError(path, f"the header says {length} bytes, the file has {len(data)} (truncated?)",
+                        offset=8)
+    chunks, offset = [], 12
+    while offset < length:
+        if offset + 8 > length:
+            raise ReadError(path, "a chunk header runs past the end of the file", offset=offset)
+        chunk_length, chunk_type = struct.unpack_from("<II", data, offset)
+        if offset + 8 + chunk_length > length:
+            raise ReadError(path, f"a chunk of {chunk_length} bytes runs past the end of the file "
+                            f"({length} bytes)", offset=offset)
+        chunks.append((chunk_type, offset + 8, data[offset + 8: offset + 8 + chunk_length]))
+        offset += 8 + chunk_length
+    if not chunks or chunks[0][0] != CHUNK_JSON:
+        raise ReadError(path, "the first chunk is not JSON", offset=12)
+    document = _parse_json(path, chunks[0][2], chunks[0][1])
+    binary = next((_Buffer(body, start) for kind, start, body in chunks[1:] if kind == CHUNK_BIN), None)
+    return document, binary
+
+
+def _parse_json(path: Path, text: bytes, base: int) -> dict:
+    try:
+        document = json.loads(text.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise ReadError(path, "the JSON is not UTF-8", offset=base + error.start) from None
+    except json.JSONDecodeError as error:
+        raise ReadError(path, f"bad JSON: {error.msg}", offset=base + error.pos) from None
+    except RecursionError:
+        raise ReadError(path, "the JSON nests too deeply", offset=base) from None
+    if not isinstance(document, dict) or not isinstance(document.get("asset"), dict):
+        raise ReadError(path, "the JSON has no \"asset\" object: not a glTF document", offset=base)
+    return document
+
+
+def _to_gltf(path: Path, document: dict) -> GLTF2:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return GLTF2.from_dict(document)
+    except Exception as error:  # pygltflib raises whatever its decoder meets on a malformed document
+        raise ReadError(path, f"the JSON does not follow the glTF schema: {error}") from None
+
+
+def _load_buffers(path: Path, gltf: GLTF2, binary: _Buffer | None) -> list[_Buffer]:
+    """Every buffer's bytes: the GLB chunk, a data: URI or a file beside ``path``."""
+    result = []
+    for index, buffer in enumerate(gltf.buffers or []):
+        where = f"buffers[{index}]"
+        uri = buffer.uri
+        if uri is None:
+            if index != 0 or binary is None:
+                raise ReadError(path, f"{where} has no uri and there is no GLB binary chunk")
+            loaded = binary
+        elif not isinstance(uri, str):
+            raise ReadError(path, f"{where}.uri is not a string")
+        elif uri.startswith("data:"):
+            loaded = _Buffer(_decode_data_uri(path, uri, where), None)
+        else:
+            loaded = _Buffer(_read_sidecar(path, uri, where), None)
+        length = buffer.byteLength
+        if not isinstance(length, int) or length < 0 or length > len(loaded.data):
+            raise ReadError(path, f"{where}.byteLength is {length!r} but {len(loaded.data)} bytes "
+                            "are present", offset=loaded.file_offset)
+        result.append(_Buffer(loaded.data[:length], loaded.file_offset))
+    return result
+
+
+def _decode_data_uri(path: Path, uri: str, where: str) -> bytes:
+    header, _, payload = uri.partition(",")
+    if not header.endswith(";base64"):
+        raise ReadError(path, f"{where}.uri: only base64 data URIs are supported")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ReadError(path, f"{where}.uri: bad base64 data") from None
+
+
+def _read_sidecar(path: Path, uri: str, where: str) -> bytes:
+    target = path.parent / unquote(uri)
+    try:
+        return target.read_bytes()
+    except OSError as error:
+        raise ReadError(path, f"{where}.uri: cannot read {target.name}: {error.strerror or error}") from None
+
+
+# --- entry points -----------------------------------------------------------------------------
+
+def sniff(head: bytes, path: Path) -> str | None:
+    """'model' for a GLB (magic ``glTF``) or a JSON object with a glTF top-level key in its head
+    (writers may put ``"asset"`` after kilobytes of accessors; the reader then requires it)."""
+    if head[:4] == GLB_MAGIC:
+        return "model"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"{") and JSON_KEYS.search(head):
+        return "model"
+    return None
+
+
+def read(path: str | Path) -> Model:
+    """Read one ``.glb`` or ``.gltf`` file into a Model (Y up, format 'gltf')."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    if data[:4] == GLB_MAGIC:
+        document, binary = _parse_glb(path, data)
+    else:
+        document, binary = _parse_json(path, data, 0), None
+    gltf = _to_gltf(path, document)
+    reader = _Reader(path, gltf, _load_buffers(path, gltf, binary))
+    try:
+        return _build(reader, path)
+    except ValueError as error:  # a model check on what was read (shapes, bone indices)
+        raise ReadError(path, str(error)) from None
+    except (TypeError, AttributeError, KeyError, IndexError) as error:
+        raise ReadError(path, f"unexpected structure: {error!r}") from None
+
+
+def _build(reader: _Reader, path: Path) -> Model:
+    names, parents, world = reader.skeleton_frames()
+    meshes, morphs = reader.meshes(world)
+    heads, tails = derive_tails(world, parents, meshes)
+    skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
+                        derived_tails=np.ones(len(names), bool))
+    clips = reader.clips(skeleton, meshes, morphs)
+    return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, format="gltf",
+                 files=[str(path)], up_axis="Y", warnings=reader.warnings)
+
+
+def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
+    if len(files) > 1:
+        raise ReadError(files[1].path, "open one glTF file at a time (it holds the whole model)")
+    return read(files[0].path)
+
+
+register(Format(name="gltf", description="glTF 2.0 (.glb / .gltf)", sniff=sniff, load=_load,
+                extensions=(".glb", ".gltf")))
