@@ -1,0 +1,166 @@
+"""An orbit camera that knows which way the model's up axis points.
+
+Angles live in a canonical Z-up frame in which the model faces −Y (3ds Max / Blender); a Y-up model
+(glTF: facing +Z) maps canonical (x, y, z) to world (x, z, −y), so every view shows both kinds of
+model the same way. Yaw 0, pitch 0 looks at the model's front; positive yaw moves the camera towards
++X (the model's left side), positive pitch moves it up. Matrices are column-vector 4×4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+UpAxis = Literal["Y", "Z"]
+
+#: Canonical Z-up → world, per up axis (columns: where canonical X, Y, Z go).
+_BASIS = {
+    "Z": np.eye(3),
+    "Y": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]),
+}
+#: Named views as (yaw, pitch) in degrees.
+VIEWS = {"front": (0.0, 0.0), "side": (90.0, 0.0), "top": (0.0, 90.0), "iso": (35.0, 25.0)}
+#: Room left around a framed model, as a factor on the needed field of view.
+FRAME_MARGIN = 1.1
+#: Closest framing distance, in bounding radii (keeps the whole box beyond the near plane).
+MIN_FRAME_DISTANCE = 1.2
+#: Near and far planes as fractions of the distance, plus the scene radius beyond the target.
+NEAR_FRACTION = 0.02
+FAR_FRACTION = 4.0
+
+
+@dataclass
+class Camera:
+    """Orbit camera: the eye sits ``distance`` from ``target`` at ``yaw`` / ``pitch`` (radians).
+
+    ``fov`` is the vertical field of view in radians; ``radius`` the framed scene's radius
+    (sets the far plane).
+    """
+
+    target: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    distance: float = 5.0
+    yaw: float = math.radians(VIEWS["iso"][0])
+    pitch: float = math.radians(VIEWS["iso"][1])
+    fov: float = math.radians(40.0)
+    up_axis: UpAxis = "Z"
+    radius: float = 1.0
+
+    def __post_init__(self):
+        if self.up_axis not in _BASIS:
+            raise ValueError(f"up_axis must be 'Y' or 'Z', got {self.up_axis!r}")
+        self.target = np.asarray(self.target, dtype=np.float64).copy()
+
+    # --- frame of the eye -----------------------------------------------------------------------
+
+    def _canonical_axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(offset from target to eye, right, up), unit (3,) each, canonical Z-up frame."""
+        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
+        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
+        offset = np.array([sy * cp, -cy * cp, sp])
+        right = np.array([cy, sy, 0.0])
+        return offset, right, np.cross(right, -offset)
+
+    def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """World (3,) unit vectors: forward (eye → target), right and up of the screen."""
+        basis = _BASIS[self.up_axis]
+        offset, right, up = self._canonical_axes()
+        return basis @ -offset, basis @ right, basis @ up
+
+    @property
+    def world_up(self) -> np.ndarray:
+        """(3,) the model's up axis in world coordinates."""
+        return _BASIS[self.up_axis][:, 2].copy()
+
+    @property
+    def eye(self) -> np.ndarray:
+        """(3,) the eye position."""
+        forward, _, _ = self.axes()
+        return self.target - forward * self.distance
+
+    def view_matrix(self) -> np.ndarray:
+        """(4, 4) world → eye; the eye looks along its −Z."""
+        forward, right, up = self.axes()
+        rotation = np.stack([right, up, -forward])
+        view = np.eye(4)
+        view[:3, :3] = rotation
+        view[:3, 3] = -rotation @ self.eye
+        return view
+
+    def clip_planes(self) -> tuple[float, float]:
+        """(near, far) distances from the eye."""
+        near = max(self.distance * NEAR_FRACTION, 1e-6)
+        return near, self.distance * FAR_FRACTION + 4.0 * self.radius
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        """(4, 4) OpenGL perspective projection for ``aspect`` = width / height."""
+        near, far = self.clip_planes()
+        focal = 1.0 / math.tan(0.5 * self.fov)
+        projection = np.zeros((4, 4))
+        projection[0, 0] = focal / aspect
+        projection[1, 1] = focal
+        projection[2, 2] = (far + near) / (near - far)
+        projection[2, 3] = 2.0 * far * near / (near - far)
+        projection[3, 2] = -1.0
+        return projection
+
+    # --- moving ---------------------------------------------------------------------------------
+
+    def set_view(self, name: str) -> None:
+        """Turn to a named view: 'front', 'side', 'top' or 'iso'."""
+        if name not in VIEWS:
+            raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
+        self.yaw, self.pitch = (math.radians(angle) for angle in VIEWS[name])
+
+    def frame(self, bounds_min: np.ndarray, bounds_max: np.ndarray, aspect: float = 1.0) -> None:
+        """Aim at the centre of the bounds (3,) and back off, along the current view direction,
+        until all eight corners fit the view at ``aspect`` with a margin."""
+        bounds_min = np.asarray(bounds_min, dtype=np.float64)
+        bounds_max = np.asarray(bounds_max, dtype=np.float64)
+        self.target = 0.5 * (bounds_min + bounds_max)
+        self.radius = max(0.5 * float(np.linalg.norm(bounds_max - bounds_min)), 1e-6)
+        corners = np.array(np.meshgrid(*zip(bounds_min, bounds_max))).reshape(3, -1).T - self.target
+        forward, right, up = self.axes()
+        tan_vertical = math.tan(0.5 * self.fov) / FRAME_MARGIN
+        # A corner at offset c fits when |c·right| ≤ depth·tan_h and |c·up| ≤ depth·tan_v,
+        # its depth from the eye being distance + c·forward.
+        needed = np.maximum(np.abs(corners @ right) / (tan_vertical * aspect),
+                            np.abs(corners @ up) / tan_vertical) - corners @ forward
+        self.distance = max(float(needed.max()), MIN_FRAME_DISTANCE * self.radius)
+
+    def orbit(self, dx: float, dy: float) -> None:
+        """Turn by ``dx`` radians of yaw and ``dy`` of pitch (pitch stays within ±90°)."""
+        self.yaw = math.remainder(self.yaw + dx, 2.0 * math.pi)
+        self.pitch = min(max(self.pitch + dy, -0.5 * math.pi), 0.5 * math.pi)
+
+    def pan(self, dx: float, dy: float, aspect: float = 1.0) -> None:
+        """Slide the target so the scene follows a drag of (dx, dy) in NDC units (2 = full view)."""
+        _, right, up = self.axes()
+        half_height = self.distance * math.tan(0.5 * self.fov)
+        self.target = self.target - right * (dx * half_height * aspect) - up * (dy * half_height)
+
+    def zoom(self, factor: float, toward: np.ndarray | None = None) -> None:
+        """Scale the distance by ``factor`` (< 1 moves closer), optionally closing in on a point (3,)."""
+        if factor <= 0:
+            raise ValueError(f"zoom factor must be positive, got {factor}")
+        if toward is not None:
+            self.target = self.target + (np.asarray(toward, dtype=np.float64) - self.target) * (1.0 - factor)
+        self.distance *= factor
+
+    def ray(self, x_ndc: float, y_ndc: float, aspect: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Picking ray through a point of the view: (origin (3,), unit direction (3,))."""
+        forward, right, up = self.axes()
+        half_height = math.tan(0.5 * self.fov)
+        direction = forward + right * (x_ndc * half_height * aspect) + up * (y_ndc * half_height)
+        return self.eye, direction / np.linalg.norm(direction)
+
+
+def camera_for(bounds_min: np.ndarray, bounds_max: np.ndarray, up_axis: UpAxis = "Z",
+               view: str = "iso", aspect: float = 1.0) -> Camera:
+    """A camera turned to ``view`` that frames the bounds (3,) at ``aspect``."""
+    camera = Camera(up_axis=up_axis)
+    camera.set_view(view)
+    camera.frame(bounds_min, bounds_max, aspect)
+    return camera

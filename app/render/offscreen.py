@@ -1,0 +1,153 @@
+"""Headless rendering: an EGL context, a multisampled framebuffer resolved to a single-sample one,
+and RGBA readback for ``boneyard render`` and the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import moderngl
+import numpy as np
+
+from app.model import Model
+from app.pose import Pose, bind_pose
+from app.render.camera import Camera, camera_for
+from app.render.renderer import DisplayOptions, Renderer
+
+#: Multisampling tried first; fewer samples are tried when the driver refuses.
+DEFAULT_SAMPLES = 4
+
+
+def create_context() -> moderngl.Context:
+    """A standalone OpenGL 3.3+ context: EGL (no display needed), else the platform default."""
+    try:
+        return moderngl.create_standalone_context(require=330, backend="egl")
+    except Exception:  # noqa: BLE001 - glcontext raises plain Exceptions for a missing backend
+        return moderngl.create_standalone_context(require=330)
+
+
+class _Targets:
+    """A multisampled colour + depth framebuffer and the single-sample one it resolves into."""
+
+    def __init__(self, ctx: moderngl.Context, size: tuple[int, int], samples: int):
+        self.size = size
+        self.samples = samples
+        self.objects = []
+        if samples > 1:
+            color = ctx.renderbuffer(size, 4, samples=samples)
+            depth = ctx.depth_renderbuffer(size, samples=samples)
+            self.objects += [color, depth]
+            self.draw_target = ctx.framebuffer([color], depth)
+            self.objects.append(self.draw_target)
+        resolved = ctx.renderbuffer(size, 4)
+        self.objects.append(resolved)
+        if samples > 1:
+            self.resolved = ctx.framebuffer([resolved])
+        else:
+            depth = ctx.depth_renderbuffer(size)
+            self.objects.append(depth)
+            self.resolved = ctx.framebuffer([resolved], depth)
+            self.draw_target = self.resolved
+        self.objects.append(self.resolved)
+
+    def release(self) -> None:
+        for gl_object in reversed(self.objects):
+            gl_object.release()
+        self.objects = []
+
+
+class OffscreenRenderer:
+    """Owns a headless context and a Renderer; use as a context manager.
+
+    >>> with OffscreenRenderer() as offscreen:
+    ...     image = offscreen.render_image(model, pose, size=(800, 600))
+    """
+
+    def __init__(self, ctx: moderngl.Context | None = None):
+        self.owns_context = ctx is None
+        self.ctx = ctx or create_context()
+        self.renderer = Renderer(self.ctx)
+        self._targets: _Targets | None = None
+
+    def __enter__(self) -> OffscreenRenderer:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+    def _targets_for(self, size: tuple[int, int]) -> _Targets:
+        """Framebuffers of ``size``, reused while the size stays; fewer samples if refused."""
+        limit = min(self.ctx.info["GL_MAX_RENDERBUFFER_SIZE"], *self.ctx.info["GL_MAX_VIEWPORT_DIMS"])
+        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
+            raise ValueError(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+        if self._targets is not None and self._targets.size == size:
+            return self._targets
+        if self._targets is not None:
+            self._targets.release()
+            self._targets = None
+        samples = min(DEFAULT_SAMPLES, self.ctx.max_samples)
+        while True:
+            try:
+                self._targets = _Targets(self.ctx, size, samples)
+                return self._targets
+            except moderngl.Error:
+                if samples <= 1:
+                    raise
+                samples //= 2
+
+    def draw_target(self, size: tuple[int, int]) -> moderngl.Framebuffer:
+        """The (multisampled) framebuffer ``render_image`` draws into at ``size`` (benchmarks)."""
+        return self._targets_for(size).draw_target
+
+    def render_image(self, model: Model, pose: Pose | None = None, size: tuple[int, int] = (800, 600),
+                     options: DisplayOptions | None = None, view: str = "iso",
+                     camera: Camera | None = None) -> np.ndarray:
+        """Render ``model`` in ``pose`` (default: bind) to an (H, W, 4) uint8 RGBA image, top row first.
+
+        Without ``camera`` the posed bounds are framed from ``view``. With ``options.transparent``
+        the background has alpha 0 and colours are un-premultiplied (straight alpha, as PNG wants).
+        """
+        options = options or DisplayOptions()
+        pose = pose if pose is not None else bind_pose(model)
+        size = (int(size[0]), int(size[1]))
+        if self.renderer.model is not model:
+            self.renderer.set_model(model, pose)
+        else:
+            self.renderer.set_pose(pose)
+        if camera is None:
+            camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view,
+                                aspect=size[0] / size[1])
+        targets = self._targets_for(size)
+        self.renderer.draw(targets.draw_target, camera, options)
+        if targets.draw_target is not targets.resolved:
+            self.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
+        data = targets.resolved.read(components=4, alignment=1)
+        image = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 4)[::-1].copy()
+        return unpremultiply(image) if options.transparent else image
+
+    def release(self) -> None:
+        """Free the framebuffers, the renderer and (if it made it) the context."""
+        if self._targets is not None:
+            self._targets.release()
+            self._targets = None
+        if self.renderer is not None:
+            self.renderer.release()
+            self.renderer = None
+        if self.owns_context and self.ctx is not None:
+            self.ctx.release()
+        self.ctx = None
+
+
+def unpremultiply(image: np.ndarray) -> np.ndarray:
+    """(H, W, 4) uint8 premultiplied RGBA → straight alpha; fully transparent pixels stay black."""
+    alpha = image[..., 3:].astype(np.float32)
+    rgb = image[..., :3].astype(np.float32) * 255.0 / np.maximum(alpha, 1.0)
+    result = image.copy()
+    result[..., :3] = np.where(alpha > 0, np.clip(np.rint(rgb), 0, 255), 0).astype(np.uint8)
+    return result
+
+
+def save_png(image: np.ndarray, path: str | Path) -> None:
+    """Write an (H, W, 4) or (H, W, 3) uint8 image as PNG."""
+    from PIL import Image
+
+    Image.fromarray(np.ascontiguousarray(image)).save(Path(path), format="PNG")

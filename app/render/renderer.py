@@ -1,0 +1,460 @@
+"""The moderngl renderer: meshes skinned on the GPU, and the overlays (skeleton, grid, wireframe,
+normals, weight heat map).
+
+It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
+share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``); a pose
+only uploads the bone texture (and, for vertex-animated clips, the posed positions).
+
+Depth is split in two layers: meshes and the grid in the back half, the skeleton in the front half,
+so bones show through the skin yet still hide each other.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import moderngl
+import numpy as np
+
+from app import maths
+from app.model import Mesh, Model
+from app.pose import Pose, bind_pose, posed_bounds, top_influences
+from app.render.camera import Camera
+from app.render.shaders import load_program
+
+#: (scale, offset) applied to clip-space z for each depth layer.
+SCENE_LAYER = (0.5, 0.5)
+OVERLAY_LAYER = (0.5, -0.5)
+#: Octahedral bone: the waist's distance along the bone and its radius, as fractions of the length.
+BONE_WAIST = 0.12
+BONE_RADIUS = 0.1
+#: Length of a bone with no extent, as a fraction of the model's extent.
+BONE_STUB = 0.02
+#: Point radius for point clouds and normal line length, as fractions of the model's extent.
+POINT_RADIUS = 0.004
+NORMAL_LENGTH = 0.03
+#: Texels per bone in the bone texture: three matrix rows, the real and the dual quaternion.
+BONE_TEXELS = 5
+
+#: Skinning modes: "none" draws the bind pose (and serves as the static baseline in benchmarks).
+SKINNING_CODES = {"none": 0, "lbs": 1, "dqs": 2}
+BONE_COLOR = (0.62, 0.64, 0.70)
+SELECTED_COLOR = (1.0, 0.55, 0.10)
+WIREFRAME_COLOR = (0.05, 0.05, 0.08, 0.55)
+NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
+
+
+@dataclass
+class DisplayOptions:
+    """What to draw and how. Colours are display (sRGB) values in 0..1."""
+
+    skinning: Literal["lbs", "dqs", "none"] = "lbs"
+    shaded: bool = True
+    wireframe: bool = False
+    bones: bool = False
+    normals: bool = False
+    grid: bool = True
+    heatmap_bone: int | None = None
+    selected_bone: int | None = None
+    background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
+    transparent: bool = False
+    point_size: float = 1.0
+
+    def __post_init__(self):
+        if self.skinning not in SKINNING_CODES:
+            raise ValueError(f"skinning must be 'lbs', 'dqs' or 'none', got {self.skinning!r}")
+
+
+def _linear(color) -> tuple[float, ...]:
+    """Display RGB → linear RGB (the shaders light in linear space)."""
+    return tuple(float(c) ** 2.2 for c in color[:3])
+
+
+def _write(program: moderngl.Program, name: str, value) -> None:
+    """Set a uniform when the compiler kept it (unused uniforms are optimised away)."""
+    if name not in program:
+        return
+    if isinstance(value, np.ndarray) and value.shape == (4, 4):
+        # Column-vector numpy matrices are row-major bytes; GLSL mat4 reads column-major.
+        program[name].write(value.T.astype("f4").tobytes())
+    else:
+        program[name].value = value
+
+
+class GpuMesh:
+    """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
+
+    positions, normals: (V, 3) f4; joints: (V, 4) i4; weights: (V, 4) f4 (the four largest
+    influences, renormalised); indices: (T·3,) i4 or none for point clouds.
+    """
+
+    def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program]):
+        self.ctx = ctx
+        self.mesh = mesh
+        self.vertex_count = mesh.vertex_count
+        self.points = mesh.triangles is None
+        joints, weights = top_influences(mesh.joints, mesh.weights)
+        self.buffers = {
+            "in_position": ctx.buffer(mesh.positions.astype("f4").tobytes()),
+            "in_normal": ctx.buffer(mesh.smooth_normals.astype("f4").tobytes()),
+            "in_joints": ctx.buffer(joints.astype("i4").tobytes()),
+            "in_weights": ctx.buffer(weights.astype("f4").tobytes()),
+        }
+        self.index_buffer = None if self.points else ctx.buffer(mesh.triangles.astype("i4").tobytes())
+        self.animated_buffer: moderngl.Buffer | None = None
+        self.capture_buffer: moderngl.Buffer | None = None
+        self.programs = programs
+        self.vertex_arrays: dict[str, moderngl.VertexArray] = {}
+
+    def _vertex_array(self, program_name: str, animated: bool = False) -> moderngl.VertexArray:
+        key = program_name + (":animated" if animated else "")
+        if key not in self.vertex_arrays:
+            program = self.programs[program_name]
+            formats = {"in_position": "3f", "in_normal": "3f", "in_joints": "4i", "in_weights": "4f"}
+            sources = dict(self.buffers)
+            if animated:
+                sources["in_position"] = self.animated_buffer
+            content = [(sources[name], formats[name], name) for name in formats if name in program]
+            index = None if program_name == "capture" else self.index_buffer
+            self.vertex_arrays[key] = self.ctx.vertex_array(program, content, index_buffer=index,
+                                                            index_element_size=4)
+        return self.vertex_arrays[key]
+
+    def upload_positions(self, positions: np.ndarray) -> None:
+        """Replace the drawn positions (V, 3) (a vertex-animated clip's frame)."""
+        data = np.ascontiguousarray(positions, dtype="f4").tobytes()
+        if self.animated_buffer is None:
+            self.animated_buffer = self.ctx.buffer(data, dynamic=True)
+        else:
+            self.animated_buffer.write(data)
+
+    def draw(self, animated: bool, mode: int) -> None:
+        """Draw with the mesh program (its uniforms already set): triangles or points."""
+        vertex_array = self._vertex_array("mesh", animated)
+        vertex_array.render(mode if not self.points else moderngl.POINTS)
+
+    def capture(self, animated: bool) -> moderngl.Buffer:
+        """Run the skinning vertex stage alone and keep (V, 6) f4 positions and normals."""
+        if self.capture_buffer is None:
+            self.capture_buffer = self.ctx.buffer(reserve=max(self.vertex_count, 1) * 24)
+        self._vertex_array("capture", animated).transform(
+            self.capture_buffer, mode=moderngl.POINTS, vertices=self.vertex_count)
+        return self.capture_buffer
+
+    def release(self) -> None:
+        for vertex_array in self.vertex_arrays.values():
+            vertex_array.release()
+        for buffer in (*self.buffers.values(), self.index_buffer, self.animated_buffer, self.capture_buffer):
+            if buffer is not None:
+                buffer.release()
+        self.vertex_arrays.clear()
+        self.buffers.clear()
+
+
+def bone_octahedra(model: Model) -> Mesh:
+    """The skeleton as one mesh of octahedral bones in bind space, each vertex weighted 1 to its bone.
+
+    Each bone has 8 flat-shaded faces (24 vertices) from head to tail, its waist turned with the
+    bone's bind X axis. Skinned by S_b, the octahedra follow ``Pose.heads_tails``.
+    """
+    skeleton = model.skeleton
+    count = len(skeleton)
+    heads, tails = skeleton.heads, skeleton.tails
+    along = tails - heads
+    lengths = np.linalg.norm(along, axis=1)
+    y_axes, valid = maths.normalize(along)
+    bind_y, _ = maths.normalize(skeleton.bind_world[:, :3, 1])
+    y_axes = np.where(valid[:, None], y_axes, bind_y)
+    lengths = np.where(valid, lengths, BONE_STUB * model.extent())
+    x_axes = skeleton.bind_world[:, :3, 0] - np.sum(skeleton.bind_world[:, :3, 0] * y_axes, axis=1)[:, None] * y_axes
+    x_axes, x_valid = maths.normalize(x_axes)
+    fallback = np.where(np.abs(y_axes[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+    fallback, _ = maths.normalize(np.cross(y_axes, fallback))
+    x_axes = np.where(x_valid[:, None], x_axes, fallback)
+    z_axes = np.cross(x_axes, y_axes)
+    waist = heads + y_axes * (lengths * BONE_WAIST)[:, None]
+    radius = (lengths * BONE_RADIUS)[:, None]
+    ring = np.stack([waist + x_axes * radius, waist + z_axes * radius,
+                     waist - x_axes * radius, waist - z_axes * radius], axis=1)  # (B, 4, 3)
+    following = np.roll(ring, -1, axis=1)
+    head_faces = np.stack([np.repeat(heads[:, None], 4, axis=1), following, ring], axis=2)
+    tail_faces = np.stack([np.repeat(tails[:, None], 4, axis=1), ring, following], axis=2)
+    corners = np.concatenate([head_faces, tail_faces], axis=1)  # (B, 8, 3, 3)
+    normals, _ = maths.normalize(np.cross(corners[:, :, 1] - corners[:, :, 0], corners[:, :, 2] - corners[:, :, 0]))
+    return Mesh(
+        name="skeleton",
+        positions=corners.reshape(-1, 3),
+        normals=np.repeat(normals, 3, axis=1).reshape(-1, 3),
+        joints=np.repeat(np.arange(count), 24)[:, None],
+        weights=np.ones((count * 24, 1)),
+        triangles=np.arange(count * 24).reshape(-1, 3),
+    )
+
+
+def bone_texels(skin: np.ndarray) -> np.ndarray:
+    """(B, 5, 4) f4 texture rows from skinning matrices (B, 4, 4): the top three matrix rows,
+    the real quaternion and the dual quaternion (x, y, z, w)."""
+    texels = np.empty((len(skin), BONE_TEXELS, 4), np.float32)
+    texels[:, :3] = skin[:, :3, :]
+    if len(skin):
+        texels[:, 3:] = maths.dual_quaternions_from_matrices(skin)
+    return texels
+
+
+def nice_cell(extent: float) -> float:
+    """A round grid spacing (1, 2 or 5 × 10^k) about a tenth of ``extent``."""
+    raw = max(extent, 1e-9) / 10.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    return power * min((1.0, 2.0, 5.0, 10.0), key=lambda step: abs(math.log(raw / (power * step))))
+
+
+class Renderer:
+    """Draws one model in one pose into a framebuffer; owns every GL object it creates."""
+
+    def __init__(self, ctx: moderngl.Context):
+        self.ctx = ctx
+        self.programs = {
+            "mesh": load_program(ctx, "mesh.glsl"),
+            "capture": load_program(ctx, "mesh.glsl", varyings=("v_world", "v_normal")),
+            "grid": load_program(ctx, "grid.glsl"),
+            "normals": load_program(ctx, "normals.glsl"),
+        }
+        self.grid_array = ctx.vertex_array(self.programs["grid"], [])
+        self.model: Model | None = None
+        self.pose: Pose | None = None
+        self.meshes: list[GpuMesh] = []
+        self.skeleton_mesh: GpuMesh | None = None
+        self.bone_texture: moderngl.Texture | None = None
+        self.normal_arrays: dict[int, moderngl.VertexArray] = {}
+        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+        self._capture_framebuffer: moderngl.Framebuffer | None = None
+
+    # --- model and pose -------------------------------------------------------------------------
+
+    def set_model(self, model: Model, pose: Pose | None = None) -> None:
+        """Upload ``model``'s meshes and skeleton (once), releasing the previous model's objects,
+        then show ``pose`` (default: the bind pose)."""
+        self._release_model()
+        self.model = model
+        self.meshes = [GpuMesh(self.ctx, mesh, self.programs) for mesh in model.meshes]
+        if len(model.skeleton):
+            self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
+        self.bone_texture = self.ctx.texture((BONE_TEXELS, max(len(model.skeleton), 1)), 4, dtype="f4")
+        self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        self.set_pose(pose if pose is not None else bind_pose(model))
+
+    def set_pose(self, pose: Pose) -> None:
+        """Upload the pose's bone texture, or its vertex positions for a vertex-animated clip."""
+        if self.model is None:
+            raise RuntimeError("set_model before set_pose")
+        self.pose = pose
+        self._bounds = None
+        if len(pose.skin):
+            self.bone_texture.write(bone_texels(pose.skin).tobytes())
+        if pose.positions is not None:
+            offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
+            for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
+                gpu_mesh.upload_positions(pose.positions[start:end])
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posed bounds (min (3,), max (3,)) of the current pose, computed once per pose."""
+        if self._bounds is None:
+            self._bounds = posed_bounds(self.model, self.pose)
+        return self._bounds
+
+    # --- drawing --------------------------------------------------------------------------------
+
+    def draw(self, framebuffer: moderngl.Framebuffer, camera: Camera,
+             options: DisplayOptions | None = None) -> None:
+        """Clear ``framebuffer`` and draw the model, seen by ``camera``, as ``options`` say.
+
+        With ``options.transparent`` the background has alpha 0 and colours are premultiplied.
+        """
+        options = options or DisplayOptions()
+        framebuffer.use()
+        width, height = framebuffer.viewport[2:]
+        self.ctx.viewport = framebuffer.viewport
+        background = (0.0, 0.0, 0.0, 0.0) if options.transparent else options.background
+        framebuffer.clear(*background, depth=1.0)
+        if self.model is None:
+            return
+        view = camera.view_matrix()
+        projection = camera.projection_matrix(width / max(height, 1))
+        self._set_common(view, projection, camera, height)
+        self.ctx.enable(moderngl.DEPTH_TEST | moderngl.PROGRAM_POINT_SIZE)
+        self.ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
+        if options.shaded or options.heatmap_bone is not None:
+            self._draw_meshes(options)
+        if options.wireframe:
+            self._draw_wireframe(options)
+        if options.normals:
+            self._draw_normals(options)
+        if options.grid:
+            self._draw_grid(camera)
+        if options.bones and self.skeleton_mesh is not None:
+            self._draw_bones(options)
+        self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
+
+    def _set_common(self, view: np.ndarray, projection: np.ndarray, camera: Camera, height: int) -> None:
+        for program in self.programs.values():
+            _write(program, "view", view)
+            _write(program, "projection", projection)
+        mesh = self.programs["mesh"]
+        _write(mesh, "eye", tuple(camera.eye))
+        _write(mesh, "up", tuple(camera.world_up))
+        _write(mesh, "viewport_height", float(height))
+        _write(mesh, "point_radius", POINT_RADIUS * self.model.extent())
+        self.bone_texture.use(0)
+        for name in ("mesh", "capture"):
+            _write(self.programs[name], "bones", 0)
+
+    def _mesh_uniforms(self, skinning: int, mode: int, color, heat_bone: int | None,
+                       layer=SCENE_LAYER, animated: bool = False, highlight=SELECTED_COLOR) -> None:
+        program = self.programs["mesh"]
+        _write(program, "skinning", 0 if animated else skinning)
+        _write(program, "mode", mode)
+        _write(program, "color", tuple(color) if len(color) == 4 else (*color, 1.0))
+        _write(program, "highlight_color", _linear(highlight))
+        _write(program, "heat_bone", -1 if heat_bone is None else int(heat_bone))
+        _write(program, "depth_layer", layer)
+        _write(program, "derivative_normals", animated)
+
+    def _animated(self) -> bool:
+        return self.pose is not None and self.pose.positions is not None
+
+    def _draw_meshes(self, options: DisplayOptions) -> None:
+        heat = options.heatmap_bone
+        animated = self._animated()
+        for gpu_mesh in self.meshes:
+            self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
+                                _linear(gpu_mesh.mesh.color), heat, animated=animated)
+            _write(self.programs["mesh"], "sphere_points", gpu_mesh.points)
+            gpu_mesh.draw(animated, moderngl.TRIANGLES)
+        _write(self.programs["mesh"], "sphere_points", False)
+
+    def _draw_wireframe(self, options: DisplayOptions) -> None:
+        self._enable_blending()
+        self.ctx.wireframe = True
+        self.ctx.polygon_offset = (-1.0, -1.0)
+        animated = self._animated()
+        color = (*_linear(WIREFRAME_COLOR), WIREFRAME_COLOR[3])
+        for gpu_mesh in self.meshes:
+            if gpu_mesh.points:
+                continue
+            self._mesh_uniforms(SKINNING_CODES[options.skinning], 2, color, None, animated=animated)
+            gpu_mesh.draw(animated, moderngl.TRIANGLES)
+        self.ctx.polygon_offset = (0.0, 0.0)
+        self.ctx.wireframe = False
+        self.ctx.disable(moderngl.BLEND)
+
+    def _draw_normals(self, options: DisplayOptions) -> None:
+        program = self.programs["normals"]
+        _write(program, "line_length", NORMAL_LENGTH * self.model.extent())
+        _write(program, "depth_layer", SCENE_LAYER)
+        _write(program, "color", tuple(c * NORMALS_COLOR[3] for c in NORMALS_COLOR[:3]) + (NORMALS_COLOR[3],))
+        self._enable_blending()
+        for index, gpu_mesh in enumerate(self.meshes):
+            buffer = self._capture(gpu_mesh, options.skinning)
+            if index not in self.normal_arrays:
+                self.normal_arrays[index] = self.ctx.vertex_array(
+                    program, [(buffer, "3f 3f", "in_position", "in_normal")])
+            self.normal_arrays[index].render(moderngl.POINTS, vertices=gpu_mesh.vertex_count)
+        self.ctx.disable(moderngl.BLEND)
+
+    def _draw_grid(self, camera: Camera) -> None:
+        """The floor: perpendicular to the up axis, at the lowest posed point, under the model."""
+        low, high = self.bounds()
+        up = camera.world_up
+        axis_u = np.eye(3)[0]
+        axis_v = np.cross(up, axis_u)
+        extent = max(float(np.linalg.norm(high - low)), self.model.extent() * 0.1, 1e-6)
+        cell = nice_cell(extent)
+        centre = 0.5 * (low + high)
+        # Snapped to the lines, so the grid does not swim as the model moves over it.
+        origin = (axis_u * np.round(centre @ axis_u / cell) + axis_v * np.round(centre @ axis_v / cell)) * cell
+        origin = origin + up * (low @ up)
+        program = self.programs["grid"]
+        for name, value in (("origin", origin), ("axis_u", axis_u), ("axis_v", axis_v)):
+            _write(program, name, tuple(float(v) for v in value))
+        _write(program, "half_size", 1.5 * extent)
+        _write(program, "cell", cell)
+        _write(program, "depth_layer", SCENE_LAYER)
+        _write(program, "line_color", (0.55, 0.56, 0.58))
+        _write(program, "fill_color", (0.30, 0.31, 0.33))
+        _write(program, "u_axis_color", (0.75, 0.30, 0.30))
+        _write(program, "v_axis_color", (0.35, 0.65, 0.35))
+        # Drawn last in the scene layer, so its depth writes hide nothing (moderngl has no depth mask).
+        self._enable_blending()
+        self.grid_array.render(moderngl.TRIANGLE_STRIP, vertices=4)
+        self.ctx.disable(moderngl.BLEND)
+
+    def _draw_bones(self, options: DisplayOptions) -> None:
+        self._mesh_uniforms(SKINNING_CODES["lbs"], 0, _linear(BONE_COLOR), options.selected_bone,
+                            layer=OVERLAY_LAYER)
+        _write(self.programs["mesh"], "sphere_points", False)
+        self.skeleton_mesh.draw(False, moderngl.TRIANGLES)
+
+    def _enable_blending(self) -> None:
+        """Premultiplied-alpha blending, which also accumulates coverage into alpha."""
+        self.ctx.enable(moderngl.BLEND)
+        self.ctx.blend_func = (moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA,
+                               moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA)
+
+    # --- transform feedback ---------------------------------------------------------------------
+
+    def _capture(self, gpu_mesh: GpuMesh, skinning: str) -> moderngl.Buffer:
+        program = self.programs["capture"]
+        animated = self._animated()
+        _write(program, "skinning", 0 if animated else SKINNING_CODES[skinning])
+        _write(program, "bones", 0)
+        self.bone_texture.use(0)
+        return gpu_mesh.capture(animated)
+
+    def skinned_vertices(self, mesh_index: int, skinning: Literal["lbs", "dqs"] = "lbs"
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """Read back what the vertex shader makes of one mesh in the current pose by transform
+        feedback: positions (V, 3) and unnormalised normals (V, 3), float32."""
+        gpu_mesh = self.meshes[mesh_index]
+        # Drawing needs a complete framebuffer even with rasterisation off, and a headless context
+        # has none of its own. ``draw`` binds its target again, so nothing needs restoring.
+        self._capture_target().use()
+        buffer = self._capture(gpu_mesh, skinning)
+        data = np.frombuffer(buffer.read(size=gpu_mesh.vertex_count * 24), dtype="f4")
+        data = data.reshape(gpu_mesh.vertex_count, 6)
+        return data[:, :3].copy(), data[:, 3:].copy()
+
+    def _capture_target(self) -> moderngl.Framebuffer:
+        if self._capture_framebuffer is None:
+            self._capture_framebuffer = self.ctx.framebuffer([self.ctx.renderbuffer((1, 1))])
+        return self._capture_framebuffer
+
+    # --- teardown -------------------------------------------------------------------------------
+
+    def _release_model(self) -> None:
+        for vertex_array in self.normal_arrays.values():
+            vertex_array.release()
+        self.normal_arrays.clear()
+        for gpu_mesh in self.meshes + ([self.skeleton_mesh] if self.skeleton_mesh else []):
+            gpu_mesh.release()
+        self.meshes = []
+        self.skeleton_mesh = None
+        if self.bone_texture is not None:
+            self.bone_texture.release()
+        self.bone_texture = None
+        self.model = None
+        self.pose = None
+
+    def release(self) -> None:
+        """Free every GL object the renderer owns (call with its context current)."""
+        self._release_model()
+        self.grid_array.release()
+        if self._capture_framebuffer is not None:
+            for attachment in self._capture_framebuffer.color_attachments:
+                attachment.release()
+            self._capture_framebuffer.release()
+            self._capture_framebuffer = None
+        for program in self.programs.values():
+            program.release()
+        self.programs = {}

@@ -1,0 +1,149 @@
+#version 330 core
+// Meshes, skeleton octahedra, wireframe and point clouds: GPU skinning (linear or dual quaternion)
+// from a bone texture, then lit shading, a weight heat map, a highlight or a flat colour.
+// Compiled a second time without the fragment stage to capture v_world and v_normal by
+// transform feedback (tests and the normals overlay).
+
+uniform mat4 view;
+uniform mat4 projection;
+
+#if defined VERTEX_SHADER
+
+in vec3 in_position;
+in vec3 in_normal;
+in ivec4 in_joints;
+in vec4 in_weights;
+
+// One row per bone, five RGBA32F texels: the top three rows of the skinning matrix S_b,
+// then its real and dual quaternions (x, y, z, w).
+uniform sampler2D bones;
+uniform int skinning;       // 0: positions as given, 1: linear blend, 2: dual quaternions
+uniform int heat_bone;      // bone whose weight goes to v_heat; -1 for none
+uniform vec2 depth_layer;   // clip z' = z * x + w * y: splits the depth range into layers
+uniform float point_radius; // world units, for point clouds
+uniform float viewport_height;
+
+out vec3 v_world;
+out vec3 v_normal;
+out float v_heat;
+
+mat3x4 bone_rows(int bone) {
+    return mat3x4(texelFetch(bones, ivec2(0, bone), 0),
+                  texelFetch(bones, ivec2(1, bone), 0),
+                  texelFetch(bones, ivec2(2, bone), 0));
+}
+
+void linear_blend(out vec3 position, out vec3 normal) {
+    mat3x4 rows = in_weights.x * bone_rows(in_joints.x) + in_weights.y * bone_rows(in_joints.y)
+                + in_weights.z * bone_rows(in_joints.z) + in_weights.w * bone_rows(in_joints.w);
+    position = vec4(in_position, 1.0) * rows;
+    normal = vec4(in_normal, 0.0) * rows;
+}
+
+void dual_quaternion_blend(out vec3 position, out vec3 normal) {
+    vec4 first = texelFetch(bones, ivec2(3, in_joints.x), 0);
+    vec4 real = vec4(0.0);
+    vec4 dual = vec4(0.0);
+    for (int lane = 0; lane < 4; ++lane) {
+        vec4 lane_real = texelFetch(bones, ivec2(3, in_joints[lane]), 0);
+        vec4 lane_dual = texelFetch(bones, ivec2(4, in_joints[lane]), 0);
+        // Antipodal quaternions are aligned with the first lane, as pose.skin_mesh does.
+        float weight = in_weights[lane] * (dot(lane_real, first) < 0.0 ? -1.0 : 1.0);
+        real += weight * lane_real;
+        dual += weight * lane_dual;
+    }
+    float norm = length(real);
+    norm = norm == 0.0 ? 1.0 : norm;
+    real /= norm;
+    dual /= norm;
+    vec3 offset = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
+    position = in_position + 2.0 * cross(real.xyz, cross(real.xyz, in_position) + real.w * in_position)
+             + offset;
+    normal = in_normal + 2.0 * cross(real.xyz, cross(real.xyz, in_normal) + real.w * in_normal);
+}
+
+void main() {
+    v_world = in_position;
+    v_normal = in_normal;
+    // Weightless vertices are rigid: they keep their bind position.
+    if (dot(in_weights, vec4(1.0)) > 0.0) {
+        if (skinning == 1) {
+            linear_blend(v_world, v_normal);
+        } else if (skinning == 2) {
+            dual_quaternion_blend(v_world, v_normal);
+        }
+    }
+    v_heat = dot(vec4(equal(in_joints, ivec4(heat_bone))), in_weights);
+    gl_Position = projection * view * vec4(v_world, 1.0);
+    gl_PointSize = max(2.0, point_radius * projection[1][1] * viewport_height / gl_Position.w);
+    gl_Position.z = gl_Position.z * depth_layer.x + gl_Position.w * depth_layer.y;
+}
+
+#endif
+
+#if defined FRAGMENT_SHADER
+
+in vec3 v_world;
+in vec3 v_normal;
+in float v_heat;
+
+uniform int mode;                // 0: lit colour, 1: weight heat map, 2: flat colour
+uniform vec4 color;              // linear RGB and alpha
+uniform vec3 highlight_color;    // mixed in by v_heat in mode 0 (the selected bone)
+uniform bool sphere_points;      // shade each point as a little sphere
+uniform bool derivative_normals; // faceted normals from screen derivatives (vertex-animated clips)
+uniform vec3 eye;
+uniform vec3 up;
+
+out vec4 f_color;
+
+vec3 heat_ramp(float t) {
+    t = clamp(t, 0.0, 1.0);
+    return clamp(vec3(1.5 - abs(4.0 * t - 3.0), 1.5 - abs(4.0 * t - 2.0), 1.5 - abs(4.0 * t - 1.0)),
+                 0.0, 1.0);
+}
+
+vec3 shaded_normal(vec3 to_eye) {
+    vec3 normal;
+    if (sphere_points) {
+        vec2 offset = gl_PointCoord * 2.0 - 1.0;
+        float reach = dot(offset, offset);
+        if (reach > 1.0) discard;
+        vec3 facing = vec3(offset.x, -offset.y, sqrt(1.0 - reach));
+        normal = transpose(mat3(view)) * facing;
+    } else if (derivative_normals) {
+        normal = cross(dFdx(v_world), dFdy(v_world));
+    } else {
+        normal = v_normal;
+    }
+    normal = normalize(normal);
+    // Legacy meshes often mix windings: light both sides.
+    return dot(normal, to_eye) < 0.0 ? -normal : normal;
+}
+
+vec3 lit(vec3 albedo, vec3 normal, vec3 to_eye) {
+    vec3 sky = vec3(0.60, 0.64, 0.70);
+    vec3 ground = vec3(0.26, 0.24, 0.22);
+    vec3 ambient = mix(ground, sky, 0.5 + 0.5 * dot(normal, up));
+    vec3 key_direction = normalize(up * 1.2 + to_eye * 0.6 + cross(up, to_eye) * 0.5);
+    float key = max(dot(normal, key_direction), 0.0);
+    float head = max(dot(normal, to_eye), 0.0);
+    vec3 half_vector = normalize(key_direction + to_eye);
+    float specular = pow(max(dot(normal, half_vector), 0.0), 48.0) * 0.25;
+    vec3 light = ambient * 0.55 + vec3(1.0, 0.97, 0.92) * key * 0.75 + vec3(0.35) * head;
+    return albedo * light + specular;
+}
+
+void main() {
+    if (mode == 2) {
+        f_color = vec4(pow(color.rgb, vec3(1.0 / 2.2)) * color.a, color.a);
+        return;
+    }
+    vec3 to_eye = normalize(eye - v_world);
+    vec3 normal = shaded_normal(to_eye);
+    vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(color.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
+    vec3 linear = lit(albedo, normal, to_eye);
+    f_color = vec4(pow(linear, vec3(1.0 / 2.2)), 1.0);
+}
+
+#endif
