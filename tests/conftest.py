@@ -15,3 +15,9 @@ def gl_context():
         pytest.skip(f"no headless OpenGL context: {error}")
     yield ctx
     ctx.release()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the Qt window tests first: with Mesa, creating Qt's GLX context after a headless EGL
+    context already exists in the process aborts, while the other order works."""
+    items.sort(key=lambda item: item.get_closest_marker("gui") is None)

@@ -126,8 +126,9 @@ def test_round_trip_keeps_structure(tmp_path):
     model = _model("Z")
     export_gltf(model, tmp_path / "model.glb")
     loaded = read(tmp_path / "model.glb")
-    assert loaded.skeleton.names == [UP_ROOT_NAME, "hip", "spine", "head", "tip", "body", "hat"]
-    assert loaded.skeleton.parents.tolist() == [-1, 0, 1, 2, 3, -1, -1]
+    # The skinned mesh nodes "body" and "hat" move nothing, so they are not bones.
+    assert loaded.skeleton.names == [UP_ROOT_NAME, "hip", "spine", "head", "tip"]
+    assert loaded.skeleton.parents.tolist() == [-1, 0, 1, 2, 3]
     body = loaded.meshes[0]
     np.testing.assert_allclose(body.uvs, model.meshes[0].uvs, atol=1e-7)
     np.testing.assert_array_equal(body.triangles, model.meshes[0].triangles)
@@ -334,6 +335,128 @@ def test_eight_influences(tmp_path):
     model = read(_write(tmp_path, document, arrays))
     assert model.meshes[0].joints.shape == (3, 8)
     np.testing.assert_allclose(model.meshes[0].positions, POINTS + [1, 0.5, 0], atol=1e-6)
+
+
+# --- which nodes become bones -------------------------------------------------------------------
+
+def _quarter_z(angle: float) -> np.ndarray:
+    return maths.axis_rotation("Z", np.array(angle))
+
+
+def _beside_document(with_morph: bool) -> tuple[dict, list]:
+    """Node 0 "body" carries the skinned mesh beside the skeleton root; its removal shifts the bones.
+
+    Nodes: 0 body (mesh, skin; translated, which a skinned mesh ignores), 1 root at (1, 0, 0) with
+    children 2 arm at (0, 2, 0) and 3 tip (an empty leaf, not a joint). Skin joints [1, 2], IBMs the
+    inverse rest worlds. Animation: arm turns 90° about Z over one second, root moves +x by 3; with
+    ``with_morph`` a morph target moves every vertex +z, its weight keyed 0 → 1 on node 0.
+    """
+    inverse_binds = np.stack([maths.translation([-1, 0, 0]), maths.translation([-1, -2, 0])])
+    joints = np.array([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]])
+    weights = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0.5, 0.5, 0, 0]])
+    positions = np.array([[1.0, 0.5, 0.0], [1.5, 3.0, 0.0], [1.0, 2.0, 1.0]])
+    arrays = [(positions, "VEC3", 5126), (joints, "VEC4", 5121), (weights, "VEC4", 5126),
+              (np.swapaxes(inverse_binds, 1, 2).reshape(-1, 16), "MAT4", 5126),
+              (np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([[0, 0, 0, 1], QUARTER_Z]), "VEC4", 5126),
+              (np.array([[1, 0, 0], [4, 0, 0]]), "VEC3", 5126)]
+    primitive = {"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}, "mode": 0}
+    samplers = [{"input": 4, "output": 5}, {"input": 4, "output": 6}]
+    channels = [{"sampler": 0, "target": {"node": 2, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 1, "path": "translation"}}]
+    mesh = {"name": "body", "primitives": [primitive]}
+    if with_morph:
+        arrays += [(np.array([[0, 0, 1.0]] * 3), "VEC3", 5126), (np.array([0.0, 0.5, 1.0]), "SCALAR", 5126),
+                   (np.array([0.0, 0.5, 1.0]), "SCALAR", 5126)]
+        primitive["targets"] = [{"POSITION": 7}]
+        mesh["weights"] = [0.0]
+        samplers.append({"input": 8, "output": 9})
+        channels.append({"sampler": 2, "target": {"node": 0, "path": "weights"}})
+    document = {
+        "scene": 0, "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "body", "mesh": 0, "skin": 0, "translation": [0, 0, 7]},
+                  {"name": "root", "translation": [1, 0, 0], "children": [2, 3]},
+                  {"name": "arm", "translation": [0, 2, 0]},
+                  {"name": "tip", "translation": [0, 0, 1]}],
+        "meshes": [mesh], "skins": [{"joints": [1, 2], "inverseBindMatrices": 3}],
+        "animations": [{"name": "move", "samplers": samplers, "channels": channels}],
+    }
+    return document, arrays
+
+
+def _expected_beside(time: float, morph_weight: float = 0.0) -> np.ndarray:
+    """The posed vertices of ``_beside_document`` by hand: Σ w · W_joint(t) · IBM_joint · p."""
+    fraction = min(max(time, 0.0), 1.0)
+    root = maths.translation([1 + 3 * fraction, 0, 0])
+    arm = root @ maths.translation([0, 2, 0]) @ _quarter_z(np.pi / 2 * fraction)
+    skin = [root @ maths.translation([-1, 0, 0]), arm @ maths.translation([-1, -2, 0])]
+    positions = np.array([[1.0, 0.5, 0.0], [1.5, 3.0, 0.0], [1.0, 2.0, 1.0]]) + [0, 0, morph_weight]
+    weights = [[1, 0], [0, 1], [0.5, 0.5]]
+    return np.array([sum(w * (skin[j] @ np.append(p, 1))[:3] for j, w in enumerate(row))
+                     for p, row in zip(positions, weights)])
+
+
+def test_skinned_mesh_node_is_not_a_bone(tmp_path):
+    model = read(_write(tmp_path, *_beside_document(with_morph=False)))
+    # Two joints plus the empty leaf "tip"; node 0 "body" is dropped and the others shift down one.
+    assert model.skeleton.names == ["root", "arm", "tip"]
+    assert len(model.skeleton) == 2 + 1
+    assert model.skeleton.parents.tolist() == [-1, 0, 0]
+    np.testing.assert_allclose(model.skeleton.bind_world[2], maths.translation([1, 0, 1]), atol=1e-9)
+    mesh = model.meshes[0]
+    assert mesh.name == "body"
+    assert mesh.joints[mesh.weights != 0].tolist() == [0, 1, 0, 1]
+    assert {track.bone for track in model.clips[0].tracks} == {0, 1}
+    np.testing.assert_allclose(mesh.positions, _expected_beside(0.0), atol=1e-6)
+    for time in (0.0, 0.25, 0.5, 1.0):
+        np.testing.assert_allclose(_posed(model, 0, time), _expected_beside(time), atol=1e-6,
+                                   err_msg=f"at {time}")
+
+
+def test_morphed_skinned_mesh_node_is_not_a_bone(tmp_path):
+    # A "weights" channel on the mesh node does not make it a bone; the morph clip still finds it.
+    model = read(_write(tmp_path, *_beside_document(with_morph=True)))
+    assert model.skeleton.names == ["root", "arm", "tip"]
+    clip = model.clips[0]
+    assert clip.kind == "vertex" and clip.world.shape == (3, 3, 4, 4)
+    np.testing.assert_allclose(clip.times, [0.0, 0.5, 1.0])
+    for time, weight in ((0.0, 0.0), (0.5, 0.5), (1.0, 1.0)):
+        np.testing.assert_allclose(_posed(model, 0, time), _expected_beside(time, weight), atol=1e-6,
+                                   err_msg=f"at {time}")
+
+
+def test_rigidly_bound_mesh_nodes_stay_bones(tmp_path):
+    # Node 2 "prop" has an unskinned mesh; node 3 "mixed" has a skin but its primitive has no
+    # JOINTS_0: both bind vertices rigidly to themselves, so both stay bones. Node 0 is dropped.
+    document = {
+        "nodes": [{"name": "skinned", "mesh": 0, "skin": 0}, {"name": "root"},
+                  {"name": "prop", "mesh": 1, "translation": [0, 0, 3]},
+                  {"name": "mixed", "mesh": 1, "skin": 0, "translation": [0, 5, 0]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2},
+                                    "mode": 0}]},
+                   {"primitives": [{"attributes": {"POSITION": 0}, "mode": 0}]}],
+        "skins": [{"joints": [1]}],
+    }
+    arrays = [(POINTS, "VEC3", 5126), (np.zeros((3, 4)), "VEC4", 5121),
+              (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5126)]
+    model = read(_write(tmp_path, document, arrays))
+    assert model.skeleton.names == ["root", "prop", "mixed"]
+    assert model.skeleton.parents.tolist() == [-1, -1, -1]
+    skinned, prop, mixed = model.meshes
+    assert skinned.joints[:, 0].tolist() == [0, 0, 0]
+    assert prop.joints[:, 0].tolist() == [1, 1, 1] and mixed.joints[:, 0].tolist() == [2, 2, 2]
+    np.testing.assert_allclose(prop.positions, POINTS + [0, 0, 3], atol=1e-6)
+    np.testing.assert_allclose(mixed.positions, POINTS + [0, 5, 0], atol=1e-6)
+
+
+def test_demo_bones_are_the_joints():
+    from app import formats, resources
+    model = formats.load([resources.asset_path("demo.glb")])
+    assert model.skeleton.names == [
+        "pelvis", "spine", "chest", "neck", "head", "upperarm_l", "forearm_l", "hand_l", "thigh_l",
+        "shin_l", "foot_l", "upperarm_r", "forearm_r", "hand_r", "thigh_r", "shin_r", "foot_r"]
+    assert len(model.skeleton) == 17
+    assert all(mesh.joints[mesh.weights != 0].max() < 17 for mesh in model.meshes)
+    assert all(track.bone < 17 for clip in model.clips for track in clip.tracks)
 
 
 # --- malformed files ----------------------------------------------------------------------------

@@ -2,8 +2,14 @@
 
 Interpretation (docs/formats/README.md conventions):
 
-- Every node is a bone, in node order; parents come from the ``children`` lists. ``bind_world`` is the
+- Nodes become bones, in node order; parents come from the ``children`` lists. ``bind_world`` is the
   node's world matrix at rest (its TRS or matrix), so rigid meshes and helpers follow their nodes.
+  The one kind of node left out is a node that only carries a skinned mesh: it has a mesh, no
+  children, is no joint of any skin (nor a skin's ``skeleton`` root), no camera, no TRS animation
+  channel targets it (morph "weights" channels may), and every primitive read from its mesh is
+  skinned (``node.skin`` set and ``JOINTS_0`` present), so no vertex is bound to it rigidly. A skinned
+  mesh ignores its node's transform, so such a node moves nothing. Every other node is kept, empty
+  leaf nodes included (they mark helper points); the kept bones are renumbered in node order.
 - Each primitive of mode TRIANGLES (or POINTS) is one Mesh, positions in model space at rest. For a
   skinned primitive the model-space bind position is ``Σ w · (world_rest(joint) @ IBM(joint)) @ p``
   (IBM: the skin's inverse bind matrix, identity when absent), which is exact at rest and for any pose
@@ -187,7 +193,41 @@ class _Reader:
         world = local.copy()
         for level in levels[1:]:
             world[level] = world[parents[level]] @ local[level]
-        return _unique_names(nodes), parents, world
+        return [node.name or f"node{index}" for index, node in enumerate(nodes)], parents, world
+
+    def bone_nodes(self, parents: np.ndarray) -> np.ndarray:
+        """(N,) bool: which nodes become bones (see the module docstring); ``parents`` per node."""
+        nodes = self.gltf.nodes or []
+        keep = np.ones(len(nodes), bool)
+        has_children = np.zeros(len(nodes), bool)
+        has_children[parents[parents >= 0]] = True
+        needed = set()
+        for skin_index, skin in enumerate(self.gltf.skins or []):
+            for position, joint in enumerate(skin.joints or []):
+                self.item("nodes", joint, f"skins[{skin_index}].joints[{position}]")
+                needed.add(joint)
+            if skin.skeleton is not None:
+                self.item("nodes", skin.skeleton, f"skins[{skin_index}].skeleton")
+                needed.add(skin.skeleton)
+        for index, animation in enumerate(self.gltf.animations or []):
+            for position, channel in enumerate(animation.channels or []):
+                target = channel.target
+                if target is None or target.node is None or target.path == "weights":
+                    continue
+                self.item("nodes", target.node, f"animations[{index}].channels[{position}].target.node")
+                needed.add(target.node)
+        for index, node in enumerate(nodes):
+            if node.mesh is None or node.skin is None or node.camera is not None \
+                    or has_children[index] or index in needed:
+                continue
+            source = self.item("meshes", node.mesh, f"nodes[{index}].mesh")
+            rigid = False
+            for primitive in source.primitives or []:
+                mode = 4 if primitive.mode is None else primitive.mode
+                if mode in (0, 4) and _attributes(primitive.attributes).get("JOINTS_0") is None:
+                    rigid = True
+            keep[index] = rigid
+        return keep
 
     def node_matrix(self, index: int, node) -> np.ndarray:
         """(4, 4) rest local matrix of a node, from ``matrix`` (column-major) or T·R·S."""
@@ -201,10 +241,12 @@ class _Reader:
 
     # --- meshes ------------------------------------------------------------------------------
 
-    def meshes(self, world: np.ndarray) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray]]]:
-        """Every primitive of every node's mesh, in node order.
+    def meshes(self, world: np.ndarray, node_bones: np.ndarray
+               ) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray]]]:
+        """Every primitive of every node's mesh, in node order, joints as bone indices.
 
-        Returns the meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in model
+        ``world``: (N, 4, 4) node rest matrices; ``node_bones``: (N,) each node's bone index (−1: not a
+        bone). Returns the meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in model
         space) per mesh with targets.
         """
         meshes, morphs = [], []
@@ -222,14 +264,14 @@ class _Reader:
                 name = source.name or f"mesh{node.mesh}"
                 if len(source.primitives) > 1:
                     name = f"{name}.{position}"
-                mesh, deltas = self.primitive(index, node, primitive, mode, name, where, world)
+                mesh, deltas = self.primitive(index, node, primitive, mode, name, where, world, node_bones)
                 if deltas is not None:
                     morphs.append((index, len(meshes), deltas))
                 meshes.append(mesh)
         return meshes, morphs
 
     def primitive(self, node_index: int, node, primitive, mode: int, name: str, where: str,
-                  world: np.ndarray) -> tuple[Mesh, np.ndarray | None]:
+                  world: np.ndarray, node_bones: np.ndarray) -> tuple[Mesh, np.ndarray | None]:
         attributes = _attributes(primitive.attributes)
         if attributes.get("POSITION") is None:
             raise self.fail(f"{where}: no POSITION attribute")
@@ -245,6 +287,8 @@ class _Reader:
             joints = np.full((count, 1), node_index)
             weights = np.ones((count, 1))
             bind = np.broadcast_to(world[node_index], (count, 4, 4))
+        # Node indices to bone indices; every node a vertex weighs on is a bone (joint or rigid owner).
+        joints = np.where(weights != 0, node_bones[joints], 0)
         deltas = self.morph_deltas(primitive, count, where)
         if deltas is not None:
             defaults = np.asarray(self.item("meshes", node.mesh, where).weights or np.zeros(len(deltas)))
@@ -366,11 +410,12 @@ class _Reader:
 
     # --- animations --------------------------------------------------------------------------
 
-    def clips(self, skeleton: Skeleton, meshes: list[Mesh], morphs) -> list[Clip]:
+    def clips(self, skeleton: Skeleton, meshes: list[Mesh], morphs, node_bones: np.ndarray) -> list[Clip]:
+        """One clip per animation; ``morphs`` and morph weight keys are by node, tracks by bone."""
         clips = []
         for index, animation in enumerate(self.gltf.animations or []):
             name = animation.name or f"animation{index}"
-            tracks, weight_keys = self.animation_channels(index, animation)
+            tracks, weight_keys = self.animation_channels(index, animation, node_bones)
             clip = Clip(name=name, kind="keyed", tracks=tracks)
             if weight_keys and morphs:
                 clip = self.morph_clip(clip, weight_keys, skeleton, meshes, morphs)
@@ -379,8 +424,9 @@ class _Reader:
             clips.append(clip)
         return clips
 
-    def animation_channels(self, index: int, animation) -> tuple[list[Track], dict]:
-        """Tracks (one per node and interpolation) and morph weight keys {node: (times, (K, M))}."""
+    def animation_channels(self, index: int, animation, node_bones: np.ndarray) -> tuple[list[Track], dict]:
+        """Tracks (one per node and interpolation, ``bone`` the node's bone index) and morph weight
+        keys {node: (times, (K, M))}."""
         channels: dict[tuple[int, str], dict] = {}
         weight_keys = {}
         for position, channel in enumerate(animation.channels or []):
@@ -396,7 +442,8 @@ class _Reader:
             elif target.path in TRS_WIDTHS:
                 times, values, mode = self.sampler_keys(sampler, where, TRS_WIDTHS[target.path])
                 channels.setdefault((target.node, mode), {})[target.path] = (times, values)
-        tracks = [Track(bone=node, interpolation=mode, **paths) for (node, mode), paths in channels.items()]
+        tracks = [Track(bone=int(node_bones[node]), interpolation=mode, **paths)
+                  for (node, mode), paths in channels.items()]
         return tracks, weight_keys
 
     def item_of(self, items, index, where: str):
@@ -500,13 +547,12 @@ def _transform_normals(bind: np.ndarray, normals: np.ndarray) -> np.ndarray:
     return unit
 
 
-def _unique_names(nodes) -> list[str]:
-    """Node names, made unique (a suffix ``#index``) so bones can be found by name."""
-    names = [node.name or f"node{index}" for index, node in enumerate(nodes)]
+def _unique_names(names: list[str], nodes: np.ndarray) -> list[str]:
+    """Bone names made unique (a suffix ``#node index``) so bones can be found by name."""
     seen: dict[str, int] = {}
     for name in names:
         seen[name] = seen.get(name, 0) + 1
-    return [name if seen[name] == 1 else f"{name}#{index}" for index, name in enumerate(names)]
+    return [name if seen[name] == 1 else f"{name}#{node}" for name, node in zip(names, nodes)]
 
 
 # --- container --------------------------------------------------------------------------------
@@ -639,12 +685,21 @@ def read(path: str | Path) -> Model:
 
 
 def _build(reader: _Reader, path: Path) -> Model:
-    names, parents, world = reader.skeleton_frames()
-    meshes, morphs = reader.meshes(world)
+    node_names, node_parents, node_world = reader.skeleton_frames()
+    keep = reader.bone_nodes(node_parents)
+    bone_nodes = np.flatnonzero(keep)
+    node_bones = np.full(len(keep), -1, np.int64)
+    node_bones[bone_nodes] = np.arange(len(bone_nodes))
+    # A dropped node has no children, so every kept node's parent is kept (or it is a root).
+    kept_parents = node_parents[bone_nodes]
+    parents = np.where(kept_parents >= 0, node_bones[np.maximum(kept_parents, 0)], -1)
+    world = node_world[bone_nodes]
+    names = _unique_names([node_names[node] for node in bone_nodes], bone_nodes)
+    meshes, morphs = reader.meshes(node_world, node_bones)
     heads, tails = derive_tails(world, parents, meshes)
     skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
                         derived_tails=np.ones(len(names), bool))
-    clips = reader.clips(skeleton, meshes, morphs)
+    clips = reader.clips(skeleton, meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, format="gltf",
                  files=[str(path)], up_axis="Y", warnings=reader.warnings)
 
