@@ -398,38 +398,50 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
     single = children[child_counts[parents[children]] == 1]
     only_child[parents[single]] = single
 
-    positions = [mesh.positions.astype(np.float64) for mesh in meshes]
-    owners = [mesh.joints[np.arange(mesh.vertex_count), np.argmax(mesh.weights, axis=1)]
-              if mesh.vertex_count and mesh.weights.size else np.zeros(0, int)
-              for mesh in meshes]
-    owned_weight = [mesh.weights.max(axis=1) if mesh.weights.size else np.zeros(0) for mesh in meshes]
-    all_positions = np.concatenate(positions) if positions else np.zeros((0, 3))
-    all_owners = np.concatenate(owners) if owners else np.zeros(0, int)
-    all_owned = np.concatenate(owned_weight) if owned_weight else np.zeros(0)
-    mostly = all_owned >= 0.5
-
-    extent_points = np.concatenate([all_positions, heads]) if len(all_positions) else heads
+    positions, owners = _mostly_owned_vertices(meshes, count)
+    extent_points = np.concatenate([positions, heads]) if len(positions) else heads
     extent = float(np.linalg.norm(np.ptp(extent_points, axis=0))) if len(extent_points) else 1.0
     stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
 
+    directions = np.stack([_bone_direction(b, bind_world, parents, heads) for b in range(count)]) \
+        if count else np.zeros((0, 3))
+    # Per bone, over the vertices it owns: the farthest reach along its direction and the centroid.
+    offsets = positions - heads[owners]
+    far = np.full(count, -np.inf)
+    np.maximum.at(far, owners, np.einsum("vi,vi->v", offsets, directions[owners]))
+    owned_counts = np.bincount(owners, minlength=count)
+    centres = np.zeros((count, 3))
+    np.add.at(centres, owners, offsets)
+    centres /= np.maximum(owned_counts, 1)[:, None]
+
     for bone in range(count):
-        if only_child[bone] >= 0 and np.linalg.norm(heads[only_child[bone]] - heads[bone]) > 1e-9:
-            tails[bone] = heads[only_child[bone]]
-            continue
-        direction = _bone_direction(bone, bind_world, parents, heads)
-        owned = all_positions[mostly & (all_owners == bone)]
-        if len(owned):
-            reach = (owned - heads[bone]) @ direction
-            far = float(reach.max())
-            if far > 1e-9:
-                tails[bone] = heads[bone] + far * direction
-                continue
-            centre = owned.mean(axis=0) - heads[bone]
-            if np.linalg.norm(centre) > 1e-9:
-                tails[bone] = heads[bone] + 2.0 * centre
-                continue
-        tails[bone] = heads[bone] + stub * direction
+        child = only_child[bone]
+        if child >= 0 and np.linalg.norm(heads[child] - heads[bone]) > 1e-9:
+            tails[bone] = heads[child]
+        elif owned_counts[bone] and far[bone] > 1e-9:
+            tails[bone] = heads[bone] + far[bone] * directions[bone]
+        elif owned_counts[bone] and np.linalg.norm(centres[bone]) > 1e-9:
+            tails[bone] = heads[bone] + 2.0 * centres[bone]
+        else:
+            tails[bone] = heads[bone] + stub * directions[bone]
     return heads, tails
+
+
+def _mostly_owned_vertices(meshes: list[Mesh], bones: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bind positions (N, 3) of the vertices that give one bone at least half their weight, and
+    that bone's index (N,)."""
+    positions, owners = [], []
+    for mesh in meshes:
+        if not mesh.vertex_count or not mesh.weights.size:
+            continue
+        lane = np.argmax(mesh.weights, axis=1)
+        owner = mesh.joints[np.arange(mesh.vertex_count), lane]
+        mostly = (mesh.weights.max(axis=1) >= 0.5) & (owner >= 0) & (owner < bones)
+        positions.append(mesh.positions[mostly].astype(np.float64))
+        owners.append(owner[mostly])
+    if not positions:
+        return np.zeros((0, 3)), np.zeros(0, np.intp)
+    return np.concatenate(positions), np.concatenate(owners).astype(np.intp)
 
 
 def _bone_direction(bone: int, bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:

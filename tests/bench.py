@@ -108,7 +108,7 @@ BENCHES = {
     "pose": bench_pose,
     "render": bench_render_process,
     "text": _optional("tests.bench_text", "bench_text_load"),
-    "binary": _optional("tests.bench_binary", "bench_binary_load"),
+    "binary": _optional("tests.bench_binary", "run"),
 }
 
 

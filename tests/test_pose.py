@@ -180,3 +180,24 @@ def test_pose_evaluation_scales_to_many_bones():
     # Each bone adds 0.01 rad about Z; heads stay on the Z axis.
     assert np.allclose(world[-1][:3, :3], rotation_z(0.01 * count)[:3, :3])
     assert np.allclose(world[:, :2, 3], 0)
+
+
+def test_derived_tails_follow_the_rules_of_the_formats_page():
+    from app.model import derive_tails
+
+    # bone0 → bone1 (only child); bone1 has two children (2, 3); bone2 owns vertices; bone3 owns none.
+    bind = np.stack([translation(0, 0, 0), translation(0, 0, 1), translation(1, 0, 1), translation(-1, 0, 1)])
+    mesh = Mesh("m", positions=[[1, 0, 1.5], [1, 0, 3.0], [5, 0, 0]], joints=[[2], [2], [1]],
+                weights=[[1.0], [0.9], [0.4]])
+    heads, tails = derive_tails(bind, np.array([-1, 0, 1, 1]), [mesh])
+    assert np.allclose(heads, bind[:, :3, 3])
+    assert np.allclose(tails[0], [0, 0, 1])             # the head of its only child
+    # bone2 points away from its parent (+X); its vertices reach 0 along X → the centroid rule:
+    # head + 2·(mean offset) = (1,0,1) + 2·(0, 0, 1.25).
+    assert np.allclose(tails[2], [1, 0, 3.5])
+    # bone1 has two children and only a vertex with weight 0.4 (not mostly its own) → a stub
+    # along the direction away from its parent (+Z), 5% of the extent.
+    extent = np.linalg.norm(np.ptp(np.concatenate([mesh.positions[[0, 1]], heads]), axis=0))
+    assert tails[1][2] > 1 and np.allclose(tails[1][:2], 0)
+    assert tails[3][0] < -1 and np.allclose(tails[3][1:], [0, 1])
+    assert np.linalg.norm(tails[3] - heads[3]) == pytest.approx(0.05 * extent)
