@@ -1,0 +1,81 @@
+"""Wavefront OBJ as a faces companion: the triangles of a point-only model (BonesPro).
+
+Only ``v`` lines (counted) and ``f`` lines (fan-triangulated; ``i``, ``i/t``, ``i//n``, ``i/t/n``;
+1-based or negative indices) matter; every other line is ignored. An OBJ opened alone is refused:
+Boneyard does not read OBJ models, it attaches their faces to a model of the same vertex order.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.formats.textscan import head_lines
+
+FORMAT_NAME = "obj"
+#: First words of the lines an OBJ file is made of (for sniffing).
+OBJ_KEYWORDS = {b"v", b"vt", b"vn", b"vp", b"f", b"l", b"p", b"o", b"g", b"s", b"usemtl", b"mtllib", b"#"}
+_CORNER = re.compile(r"([+-]?\d{1,12})(?:/[+-]?\d*)?(?:/[+-]?\d*)?\Z")
+
+
+def sniff(head: bytes, path: Path) -> str | None:
+    """'faces' when every line of the head starts with an OBJ keyword and one is a vertex."""
+    lines = [line for line in head_lines(head, 64) if not line.startswith(b"#")]
+    first_words = [line.split()[0] for line in lines]
+    if first_words and b"v" in first_words and all(word in OBJ_KEYWORDS for word in first_words):
+        return "faces"
+    return None
+
+
+def read_faces(path: Path) -> tuple[int, np.ndarray]:
+    """The vertex count and the (T, 3) int32 triangles (0-based) of an OBJ file."""
+    try:
+        text = path.read_bytes().decode("latin-1")
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    vertices = 0
+    triangles: list[tuple[int, int, int]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words[0] == "v":
+            vertices += 1
+        elif words[0] == "f":
+            corners = [_corner_index(path, number, word, vertices) for word in words[1:]]
+            if len(corners) < 3:
+                raise ReadError(path, f"a face needs at least 3 corners, found {len(corners)}", line=number)
+            triangles.extend((corners[0], corners[i], corners[i + 1]) for i in range(1, len(corners) - 1))
+    if vertices == 0:
+        raise ReadError(path, "no vertices (v lines) found", line=1)
+    return vertices, np.array(triangles, dtype=np.int32).reshape(-1, 3)
+
+
+def _corner_index(path: Path, line: int, word: str, vertices: int) -> int:
+    """A face corner's 0-based vertex index; negative indices count back from the last vertex."""
+    match = _CORNER.match(word)
+    if match is None:
+        raise ReadError(path, f"expected a face corner like 3, 3/1 or 3//2, found {word[:40]!r}", line=line)
+    index = int(match.group(1))
+    resolved = index - 1 if index > 0 else vertices + index
+    if index == 0 or not 0 <= resolved < vertices:
+        raise ReadError(path, f"face corner {index} refers to a vertex outside 1..{vertices} "
+                              "(vertices must come before the faces that use them)", line=line)
+    return resolved
+
+
+def load(files: list[SniffedFile], options: LoadOptions):
+    raise ReadError(files[0].path, "an OBJ file only supplies faces here: open it together with the "
+                                   "point-only model (e.g. a BonesPro structure file) with the same vertices")
+
+
+register(Format(
+    name=FORMAT_NAME,
+    description="OBJ faces for a point-only model",
+    sniff=sniff,
+    load=load,
+    extensions=(".obj",),
+))

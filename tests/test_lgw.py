@@ -1,0 +1,138 @@
+"""LGW reader: skin and rigid meshes, helpers, warnings and errors with their lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.formats import lgw
+from app.formats.registry import LoadOptions, ReadError, SniffedFile
+from app.pose import evaluate, pose_from_world, posed_positions
+from tests.writers import text_formats as write
+
+#: The seed's PIVOTs: non-uniform scale, translation in the last column.
+MAIN = np.array([[0.73, 0, 0, 0.7572], [0, 0.73, 0, 21.6918], [0, 0, 0.73, 17.0244], [0, 0, 0, 1]])
+BONE6 = np.array([[0, 0, 0.5573, -61.9757], [0.73, 0, 0, -68.0254], [0, 0.73, 0, 208.8695], [0, 0, 0, 1]])
+POINT = np.array([[1, 0, 0, -0.6177], [0, 0, -1, -90.8538], [0, 1, 0, 180.6291], [0, 0, 0, 1.0]])
+
+
+def vertices(count, rng):
+    return np.hstack([rng.uniform(-50, 50, (count, 3)), rng.uniform(0, 1, (count, 2)),
+                      np.tile([0, 0, 1.0], (count, 1))])
+
+
+@pytest.fixture
+def scene(tmp_path):
+    rng = np.random.default_rng(5)
+    skin_vertices = vertices(4, rng)
+    rigid_vertices = vertices(3, rng)
+    influences = [[(1.0, "main")], [(0.5, "main"), (0.5, "bone6")], [(0.6, "bone6"), (0.6, "main")],
+                  [(1.0, "bone6")]]
+    blocks = [
+        write.lgw_mesh("veins", write.lgw_skin_link({"main": MAIN, "bone6": BONE6}), skin_vertices,
+                       [[0, 1, 2], [2, 3, 0]], influences, end_name="cievy"),
+        write.lgw_mesh("claw", write.lgw_normal_link("hand", POINT), rigid_vertices, [[0, 1, 2]]),
+        write.lgw_helper("point-atack", "bone6", BONE6, POINT),
+    ]
+    path = write.lgw_model(tmp_path / "larva.lgw", blocks, extra_material_keys=["SHININESS 0.5 0.25"])
+    path.write_text(path.read_text().replace("MATERIAL_REF 0", "SMOOTHING 1 2\nMATERIAL_REF 0", 1))
+    return {"path": path, "skin": skin_vertices, "rigid": rigid_vertices, "dir": tmp_path}
+
+
+def load(path):
+    return lgw.load([SniffedFile(path, "lgw", "model")], LoadOptions())
+
+
+def test_skeleton_meshes_and_helpers(scene):
+    model = load(scene["path"])
+    skeleton = model.skeleton
+    assert skeleton.names == ["main", "bone6", "hand"]
+    assert (skeleton.parents == -1).all() and model.up_axis == "Z"
+    np.testing.assert_allclose(skeleton.bind_world, [MAIN, BONE6, POINT])
+    skin, claw = model.meshes
+    np.testing.assert_allclose(skin.positions, scene["skin"][:, :3], atol=1e-4)
+    np.testing.assert_allclose(skin.uvs, scene["skin"][:, 3:5], atol=1e-6)
+    np.testing.assert_array_equal(skin.triangles, [[0, 1, 2], [2, 3, 0]])
+    np.testing.assert_allclose(skin.weights.sum(axis=1), 1, atol=1e-6)
+    np.testing.assert_array_equal(claw.joints[:, 0], 2)
+    assert skin.material == "skin" and skin.texture == "skin.tga"
+    helper = model.helpers[0]
+    assert helper.parent == 1
+    np.testing.assert_allclose(BONE6 @ helper.offset, POINT, atol=1e-9)
+
+
+def test_warnings_for_end_names_unknown_keys_weights_and_added_bones(scene):
+    warnings = "\n".join(load(scene["path"]).warnings)
+    assert "'cievy' closes MESH 'veins'" in warnings
+    assert "unknown key 'SMOOTHING'" in warnings and "SHININESS" not in warnings
+    assert "did not sum to 1" in warnings
+    assert "'hand'" in warnings
+
+
+def test_posing_moves_skin_rigid_mesh_and_helper(scene):
+    model = load(scene["path"])
+    turn = np.array([[0, -1, 0, 5], [1, 0, 0, 0], [0, 0, 1, 2], [0, 0, 0, 1.0]])
+    world = model.skeleton.bind_world.copy()
+    world[1] = turn @ BONE6
+    world[2] = turn @ POINT
+    pose = pose_from_world(model, world)
+    posed = posed_positions(model, pose)
+    skin = scene["skin"][:, :3]
+    moved = (turn[:3, :3] @ skin.T).T + turn[:3, 3]
+    np.testing.assert_allclose(posed[0], skin[0], atol=1e-4)
+    np.testing.assert_allclose(posed[1], 0.5 * skin[1] + 0.5 * moved[1], atol=1e-4)
+    np.testing.assert_allclose(posed[3], moved[3], atol=1e-4)
+    rigid = scene["rigid"][:, :3]
+    np.testing.assert_allclose(posed[4:], (turn[:3, :3] @ rigid.T).T + turn[:3, 3], atol=1e-4)
+    np.testing.assert_allclose(pose.helpers[0], turn @ POINT, atol=1e-9)
+    np.testing.assert_allclose(evaluate(model, None, 0).helpers[0], POINT, atol=1e-9)
+
+
+def test_sniff(scene):
+    assert lgw.sniff(scene["path"].read_bytes(), scene["path"]) == "model"
+    assert lgw.sniff(b"3\n5\n<a>\n", scene["path"]) is None
+
+
+def edited(scene, old, new, count=1):
+    text = scene["path"].read_text()
+    assert old in text
+    scene["path"].write_text(text.replace(old, new, count))
+    return text.splitlines()
+
+
+def line_of(lines, fragment):
+    return next(number for number, text in enumerate(lines, 1) if fragment in text)
+
+
+@pytest.mark.parametrize("old, new, fragment, message", [
+    ('0.5 "bone6"', '0.5 "Larva-kost6"', '0.5 "bone6"', "Larva-kost6"),
+    ("COUNT 6", "COUNT 7", "COUNT 6", "multiple of 3"),
+    ("2 3 0", "2 3 9", "2 3 0", "outside 0..3"),
+    ("GROUP 0 TYPE_LIST", "GROUP 0 TYPE_STRIP", "GROUP 0 TYPE_LIST", "TYPE_STRIP"),
+    ("WVERTS 4", "WVERTS 4000000", "WVERTS 4", "cannot fit"),
+    ("LINK_TYPE SKIN", "LINK_TYPE CHAIN", "LINK_TYPE SKIN", "SKIN or NORMAL"),
+])
+def test_malformed(scene, old, new, fragment, message):
+    lines = edited(scene, old, new)
+    with pytest.raises(ReadError, match=message) as error:
+        load(scene["path"])
+    assert error.value.line == line_of(lines, fragment)
+
+
+def test_nan_and_singular_pivots_and_truncation(scene):
+    text = scene["path"].read_text()
+    first_pivot = write.numbers(MAIN.ravel())
+    cases = [(text.replace(first_pivot, first_pivot.replace("0.73", "nan", 1), 1), "NaN"),
+             (text.replace(first_pivot, " ".join(["0"] * 15 + ["1"]), 1), "singular|last row"),
+             (text[: len(text) // 2], "ends here|file ends")]
+    for broken, message in cases:
+        scene["path"].write_text(broken)
+        with pytest.raises(ReadError, match=message) as error:
+            load(scene["path"])
+        assert error.value.line is not None
+
+
+def test_registry_sniffs_and_loads(scene):
+    from app.formats import load as load_any
+
+    assert load_any([scene["path"]]).format == "lgw"
