@@ -107,7 +107,7 @@ BENCHES = {
     "gpu": _optional("tests.bench_render", "bench_skinned_vs_static"),
     "pose": bench_pose,
     "render": bench_render_process,
-    "text": _optional("tests.bench_text", "bench_text_load"),
+    "text": _optional("tests.bench_text", "run"),
     "binary": _optional("tests.bench_binary", "run"),
 }
 
