@@ -102,5 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     return launch_app(args)
 
 
+def entry() -> int:
+    """The console script: ``main`` that ends quietly when its output pipe closes (``| head``)."""
+    try:
+        return main()
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
