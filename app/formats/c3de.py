@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from app.formats.binreader import Block, finite_or_zero
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
 
 #: Frames per second when the user sets none: the engine played 33 ms per frame.
@@ -360,10 +360,7 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
     with np.errstate(all="ignore"):
         for sniffed in files:
             path = Path(sniffed.path)
-            try:
-                data = path.read_bytes()
-            except OSError as error:
-                raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+            data = read_bytes(path)
             if sniffed.role == "bones" or (sniffed.role != "mesh" and mesh_layout(data, len(data)) is None):
                 if bones is not None:
                     raise ReadError(path, f"a second bones file (already have {bones_path.name}); "

@@ -42,7 +42,7 @@ from pygltflib import GLTF2
 
 from app import maths
 from app import pose as posing
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
@@ -666,10 +666,7 @@ def sniff(head: bytes, path: Path) -> str | None:
 def read(path: str | Path) -> Model:
     """Read one ``.glb`` or ``.gltf`` file into a Model (Y up, format 'gltf')."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    data = read_bytes(path)
     if data[:4] == GLB_MAGIC:
         document, binary = _parse_glb(path, data)
     else:

@@ -23,7 +23,7 @@ import numpy as np
 from app import maths
 from app.formats import nwn_layout as layout
 from app.formats.binreader import Block, finite_or_zero, fixed_string
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Mesh, Model, Skeleton, Track, derive_tails
 
 #: Deepest node tree accepted (nwnrs uses the same bound).
@@ -580,10 +580,7 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
     parsed = []
     for sniffed in files:
         path = Path(sniffed.path)
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+        data = read_bytes(path)
         parsed.append(parse(path, data))
     with_meshes = [p for p in parsed if p.has_meshes]
     if len(with_meshes) > 1:

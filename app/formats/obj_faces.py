@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
+from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.formats.textscan import head_lines
 
 FORMAT_NAME = "obj"
@@ -32,10 +32,7 @@ def sniff(head: bytes, path: Path) -> str | None:
 
 def read_faces(path: Path) -> tuple[int, np.ndarray]:
     """The vertex count and the (T, 3) int32 triangles (0-based) of an OBJ file."""
-    try:
-        text = path.read_bytes().decode("latin-1")
-    except OSError as error:
-        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    text = read_bytes(path).decode("latin-1")
     vertices = 0
     triangles: list[tuple[int, int, int]] = []
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -31,6 +31,14 @@ class ReadError(Exception):
         return f"{self.path}: {self.message}"
 
 
+def read_bytes(path: str | Path) -> bytes:
+    """The whole file, or a ReadError saying why it cannot be opened."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+
+
 @dataclass
 class LoadOptions:
     """Reader options a user can set. ``fps``: frames per second for formats that store frames

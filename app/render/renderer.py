@@ -229,6 +229,7 @@ class Renderer:
         self.bone_texture: moderngl.Texture | None = None
         self.normal_arrays: dict[int, moderngl.VertexArray] = {}
         self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+        self._floor_bounds: tuple[np.ndarray, np.ndarray] | None = None
         self._capture_framebuffer: moderngl.Framebuffer | None = None
 
     # --- model and pose -------------------------------------------------------------------------
@@ -244,6 +245,9 @@ class Renderer:
         self.bone_texture = self.ctx.texture((BONE_TEXELS, max(len(model.skeleton), 1)), 4, dtype="f4")
         self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
         self.set_pose(pose if pose is not None else bind_pose(model))
+        # The grid stays where the model first stood: it does not bob with the animation, and
+        # playback needs no CPU skinning per frame to place it.
+        self._floor_bounds = self.bounds()
 
     def set_pose(self, pose: Pose) -> None:
         """Upload the pose's bone texture, or its vertex positions for a vertex-animated clip."""
@@ -364,8 +368,9 @@ class Renderer:
         self.ctx.disable(moderngl.BLEND)
 
     def _draw_grid(self, camera: Camera) -> None:
-        """The floor: perpendicular to the up axis, at the lowest posed point, under the model."""
-        low, high = self.bounds()
+        """The floor: perpendicular to the up axis, under the model's lowest point in the pose it
+        was shown in first."""
+        low, high = self._floor_bounds
         up = camera.world_up
         axis_u = np.eye(3)[0]
         axis_v = np.cross(up, axis_u)
