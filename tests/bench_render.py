@@ -11,8 +11,8 @@ import time
 import numpy as np
 
 from app import maths
-from app.model import Mesh, Model, Skeleton
-from app.pose import pose_from_world
+from app.model import Clip, Mesh, Model, Skeleton, Track
+from app.pose import evaluate, pose_from_world
 from app.render.camera import camera_for
 from app.render.offscreen import OffscreenRenderer
 from app.render.renderer import DisplayOptions
@@ -94,6 +94,66 @@ def bench_skinned_vs_static(draws: int = 15, repeats: int = 3, vertices: int = 1
         "lbs_ratio": times["lbs"] / times["none"], "dqs_ratio": times["dqs"] / times["none"],
         "renderer": renderer_name,
     }
+
+
+def waving_clip(model: Model, keys: int = 30) -> Clip:
+    """A 1 s keyed clip: every bone swings about X, out of phase along the chain."""
+    count = len(model.skeleton)
+    times = np.linspace(0.0, 1.0, keys)
+    angles = 0.05 * np.sin(2 * np.pi * (times[:, None] + np.arange(count) / count))
+    tracks = [Track(bone, rotation=(times, maths.quat_from_matrix(
+        model.skeleton.bind_local[bone][None] @ maths.axis_rotation("X", angles[:, bone]))))
+        for bone in range(count)]
+    return Clip("wave", "keyed", tracks=tracks)
+
+
+def _time_scrub(offscreen: OffscreenRenderer, model: Model, clip: Clip, camera, frames: int,
+                size: tuple[int, int]) -> tuple[float, float]:
+    """Seconds per scrubbed frame (evaluate + bone upload + draw) and per plain redraw."""
+    options = DisplayOptions(grid=False)
+    target = offscreen.draw_target(size)
+    times = np.linspace(clip.start, clip.start + clip.duration, frames)
+
+    def scrub() -> None:
+        for time_ in times:
+            offscreen.renderer.set_pose(evaluate(model, clip, float(time_)))
+            offscreen.renderer.draw(target, camera, options)
+        offscreen.ctx.finish()
+
+    def redraw() -> None:
+        for _ in times:
+            offscreen.renderer.draw(target, camera, options)
+        offscreen.ctx.finish()
+
+    scrub()
+    runs = [(_seconds(scrub), _seconds(redraw)) for _ in range(3)]
+    return min(r[0] for r in runs) / frames, min(r[1] for r in runs) / frames
+
+
+def _seconds(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def bench_scrub(frames: int = 20, size: tuple[int, int] = (1280, 720)) -> dict:
+    """Cost of one scrubbed frame in the viewport's path — pose evaluation, bone-texture upload and
+    the draw — against redrawing an unchanged pose, for the demo and a 100k-vertex model."""
+    from app import formats
+    from app.resources import demo_paths
+
+    demo = formats.load(demo_paths())
+    tube = skinned_tube()
+    result = {}
+    with OffscreenRenderer() as offscreen:
+        for label, model, clip in (("demo", demo, demo.clips[0]), ("100k tube", tube, waving_clip(tube))):
+            offscreen.renderer.set_model(model, evaluate(model, clip, clip.start))
+            camera = camera_for(*offscreen.renderer.bounds(), up_axis=model.up_axis, aspect=size[0] / size[1])
+            scrub, redraw = _time_scrub(offscreen, model, clip, camera, frames, size)
+            result[f"{label}: scrub frame (ms)"] = scrub * 1e3
+            result[f"{label}: redraw only (ms)"] = redraw * 1e3
+            result[f"{label}: ratio scrub / redraw"] = scrub / redraw
+    return result
 
 
 def main() -> None:

@@ -164,3 +164,17 @@ def camera_for(bounds_min: np.ndarray, bounds_max: np.ndarray, up_axis: UpAxis =
     camera.set_view(view)
     camera.frame(bounds_min, bounds_max, aspect)
     return camera
+
+
+def project(camera: Camera, points: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Window pixel coordinates (N, 2), origin top-left, of world points (N, 3), and a mask (N,)
+    of those in front of the eye and inside the view."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    homogeneous = np.concatenate([points, np.ones((len(points), 1))], axis=1)
+    clip = homogeneous @ (camera.projection_matrix(width / max(height, 1)) @ camera.view_matrix()).T
+    w = clip[:, 3]
+    in_front = w > 1e-9
+    ndc = clip[:, :2] / np.where(in_front, w, 1.0)[:, None]
+    pixels = np.stack([(ndc[:, 0] + 1.0) * 0.5 * width, (1.0 - ndc[:, 1]) * 0.5 * height], axis=1)
+    inside = in_front & (np.abs(ndc) <= 1.0).all(axis=1)
+    return pixels, inside

@@ -25,10 +25,12 @@ def create_context() -> moderngl.Context:
         return moderngl.create_standalone_context(require=330)
 
 
-class _Targets:
-    """A multisampled colour + depth framebuffer and the single-sample one it resolves into."""
+class ImageTargets:
+    """A multisampled colour + depth framebuffer, the single-sample one it resolves into, and RGBA
+    readback. Works in any moderngl context: the headless one here or the Qt viewport's."""
 
     def __init__(self, ctx: moderngl.Context, size: tuple[int, int], samples: int):
+        self.ctx = ctx
         self.size = size
         self.samples = samples
         self.objects = []
@@ -49,10 +51,46 @@ class _Targets:
             self.draw_target = self.resolved
         self.objects.append(self.resolved)
 
+    @classmethod
+    def create(cls, ctx: moderngl.Context, size: tuple[int, int]) -> ImageTargets:
+        """Targets of ``size`` with as many samples (up to DEFAULT_SAMPLES) as the driver allows."""
+        limit = max_image_side(ctx)
+        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
+            raise ValueError(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+        samples = min(DEFAULT_SAMPLES, ctx.max_samples)
+        while True:
+            try:
+                return cls(ctx, size, samples)
+            except moderngl.Error:
+                if samples <= 1:
+                    raise
+                samples //= 2
+
+    def __enter__(self) -> ImageTargets:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+    def render(self, renderer: Renderer, camera: Camera, options: DisplayOptions) -> np.ndarray:
+        """Draw with ``renderer`` and read back an (H, W, 4) uint8 RGBA image, top row first
+        (straight alpha when ``options.transparent``)."""
+        renderer.draw(self.draw_target, camera, options)
+        if self.draw_target is not self.resolved:
+            self.ctx.copy_framebuffer(self.resolved, self.draw_target)
+        data = self.resolved.read(components=4, alignment=1)
+        image = np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 4)[::-1].copy()
+        return unpremultiply(image) if options.transparent else image
+
     def release(self) -> None:
         for gl_object in reversed(self.objects):
             gl_object.release()
         self.objects = []
+
+
+def max_image_side(ctx: moderngl.Context) -> int:
+    """The largest width or height this driver renders offscreen."""
+    return min(ctx.info["GL_MAX_RENDERBUFFER_SIZE"], *ctx.info["GL_MAX_VIEWPORT_DIMS"])
 
 
 class OffscreenRenderer:
@@ -66,7 +104,7 @@ class OffscreenRenderer:
         self.owns_context = ctx is None
         self.ctx = ctx or create_context()
         self.renderer = Renderer(self.ctx)
-        self._targets: _Targets | None = None
+        self._targets: ImageTargets | None = None
 
     def __enter__(self) -> OffscreenRenderer:
         return self
@@ -74,25 +112,15 @@ class OffscreenRenderer:
     def __exit__(self, *exc_info) -> None:
         self.release()
 
-    def _targets_for(self, size: tuple[int, int]) -> _Targets:
-        """Framebuffers of ``size``, reused while the size stays; fewer samples if refused."""
-        limit = min(self.ctx.info["GL_MAX_RENDERBUFFER_SIZE"], *self.ctx.info["GL_MAX_VIEWPORT_DIMS"])
-        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
-            raise ValueError(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+    def _targets_for(self, size: tuple[int, int]) -> ImageTargets:
+        """Framebuffers of ``size``, reused while the size stays."""
         if self._targets is not None and self._targets.size == size:
             return self._targets
+        targets = ImageTargets.create(self.ctx, size)
         if self._targets is not None:
             self._targets.release()
-            self._targets = None
-        samples = min(DEFAULT_SAMPLES, self.ctx.max_samples)
-        while True:
-            try:
-                self._targets = _Targets(self.ctx, size, samples)
-                return self._targets
-            except moderngl.Error:
-                if samples <= 1:
-                    raise
-                samples //= 2
+        self._targets = targets
+        return targets
 
     def draw_target(self, size: tuple[int, int]) -> moderngl.Framebuffer:
         """The (multisampled) framebuffer ``render_image`` draws into at ``size`` (benchmarks)."""
@@ -116,13 +144,7 @@ class OffscreenRenderer:
         if camera is None:
             camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view,
                                 aspect=size[0] / size[1])
-        targets = self._targets_for(size)
-        self.renderer.draw(targets.draw_target, camera, options)
-        if targets.draw_target is not targets.resolved:
-            self.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
-        data = targets.resolved.read(components=4, alignment=1)
-        image = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 4)[::-1].copy()
-        return unpremultiply(image) if options.transparent else image
+        return self._targets_for(size).render(self.renderer, camera, options)
 
     def release(self) -> None:
         """Free the framebuffers, the renderer and (if it made it) the context."""

@@ -1,4 +1,5 @@
-"""The 3D view: a QOpenGLWidget hosting the shared moderngl Renderer, and mouse → camera."""
+"""The 3D view: a QOpenGLWidget hosting the shared moderngl Renderer, mouse → camera, bone picking,
+bone-name labels and offscreen captures at any size."""
 
 from __future__ import annotations
 
@@ -6,25 +7,34 @@ import time
 
 import moderngl
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QWidget
 
 from app.model import Model
 from app.pose import Pose
-from app.render.camera import Camera, camera_for
+from app.render.camera import Camera, camera_for, project
+from app.render.offscreen import ImageTargets
+from app.render.picking import nearest_segment
 from app.render.renderer import DisplayOptions, Renderer
 
 #: Radians of orbit per pixel of mouse travel.
 ORBIT_PER_PIXEL = 0.01
 #: Zoom factor per wheel notch (120 units).
 ZOOM_PER_NOTCH = 0.85
+#: A press and release closer than this (pixels) is a click, which picks a bone.
+CLICK_SLOP = 4
+#: How far from a bone (pixels) a click still picks it.
+PICK_RADIUS = 10
 
 
 class Viewport(QOpenGLWidget):
     """Draws the model with the headless path's Renderer. Emits ``first_frame_drawn`` once per
-    model, after the first frame that shows it."""
+    model, after the first frame that shows it, and ``bone_picked`` (index or None) on a click."""
 
     first_frame_drawn = Signal()
+    bone_picked = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -37,15 +47,20 @@ class Viewport(QOpenGLWidget):
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.frame_seconds = 0.0
+        self.labels = BoneLabels(self)
         self._pending_model = False
+        self._reframe = True
         self._announced = False
         self._last_mouse = None
+        self._press_position = None
 
     # --- model and pose ---------------------------------------------------------------------------
 
-    def set_model(self, model: Model, pose: Pose) -> None:
+    def set_model(self, model: Model, pose: Pose, keep_camera: bool = False) -> None:
+        """Show ``model``; a new model is framed from the iso view unless ``keep_camera``."""
         self.model, self.pose = model, pose
         self._pending_model = True
+        self._reframe = not keep_camera
         self._announced = False
         self.update()
 
@@ -55,12 +70,18 @@ class Viewport(QOpenGLWidget):
 
     def set_view(self, name: str) -> None:
         self.camera.set_view(name)
-        self.update()
+        self.frame_all()
 
     def frame_all(self) -> None:
-        if self.renderer is not None and self.model is not None:
+        if self.renderer is not None and self.model is not None and self.renderer.model is not None:
             self.camera.frame(*self.renderer.bounds(), aspect=self._aspect())
-            self.update()
+        self.update()
+
+    def reset_view(self) -> None:
+        """Back to the iso view framing the model, with the model's own up axis."""
+        if self.model is not None:
+            self.camera.up_axis = self.model.up_axis
+        self.set_view("iso")
 
     def set_up_axis(self, axis: str) -> None:
         self.camera.up_axis = axis
@@ -84,33 +105,75 @@ class Viewport(QOpenGLWidget):
             self.renderer = None
         self.doneCurrent()
 
+    def _sync_renderer(self) -> None:
+        """Upload a new model (once) or the current pose before drawing."""
+        if self._pending_model and self.model is not None:
+            self.renderer.set_model(self.model, self.pose)
+            self._pending_model = False
+            if self._reframe:
+                self.camera = camera_for(*self.renderer.bounds(), up_axis=self.model.up_axis, view="iso",
+                                         aspect=self._aspect())
+        elif self.pose is not None and self.pose is not self.renderer.pose:
+            self.renderer.set_pose(self.pose)
+
     def paintGL(self) -> None:
         if self.renderer is None:
             return
         start = time.perf_counter()
-        if self._pending_model and self.model is not None:
-            self.renderer.set_model(self.model, self.pose)
-            self._pending_model = False
-            self.camera = camera_for(*self.renderer.bounds(), up_axis=self.model.up_axis, view="iso",
-                                     aspect=self._aspect())
-        elif self.pose is not None and self.pose is not self.renderer.pose:
-            self.renderer.set_pose(self.pose)
+        self._sync_renderer()
         ratio = self.devicePixelRatioF()
         framebuffer = self.ctx.detect_framebuffer(self.defaultFramebufferObject())
         framebuffer.viewport = (0, 0, int(self.width() * ratio), int(self.height() * ratio))
         self.renderer.draw(framebuffer, self.camera, self.options)
         self.frame_seconds = time.perf_counter() - start
+        if self.labels.isVisible():
+            self.labels.update()
         if self.model is not None and not self._announced:
             self._announced = True
             self.first_frame_drawn.emit()
+
+    def render_image(self, width: int, height: int, transparent: bool = False) -> np.ndarray:
+        """The current view drawn offscreen at ``width`` × ``height``: (H, W, 4) uint8 RGBA, straight
+        alpha. Uses this widget's GL context, so the model is not uploaded again."""
+        if self.renderer is None:
+            raise RuntimeError("the view has not been shown yet")
+        self.makeCurrent()
+        try:
+            self._sync_renderer()
+            options = DisplayOptions(**{**vars(self.options), "transparent": transparent})
+            with ImageTargets.create(self.ctx, (int(width), int(height))) as targets:
+                return targets.render(self.renderer, self.camera, options)
+        finally:
+            self.doneCurrent()
+
+    # --- projection helpers -------------------------------------------------------------------------
+
+    def bone_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Posed bones in widget pixels: heads (B, 2), tails (B, 2) and which heads are in view."""
+        heads, tails = self.pose.heads_tails(self.model.skeleton)
+        head_pixels, head_visible = project(self.camera, heads, self.width(), self.height())
+        tail_pixels, _ = project(self.camera, tails, self.width(), self.height())
+        return head_pixels, tail_pixels, head_visible
 
     # --- mouse and keys -----------------------------------------------------------------------------
 
     def mousePressEvent(self, event) -> None:
         self._last_mouse = event.position()
+        self._press_position = event.position()
 
     def mouseReleaseEvent(self, event) -> None:
+        pressed, self._press_position = self._press_position, None
         self._last_mouse = None
+        if (pressed is not None and event.button() == Qt.MouseButton.LeftButton
+                and (event.position() - pressed).manhattanLength() <= CLICK_SLOP):
+            self.bone_picked.emit(self.bone_at(event.position()))
+
+    def bone_at(self, position: QPointF) -> int | None:
+        """The bone drawn nearest to a widget position, if within PICK_RADIUS pixels."""
+        if self.model is None or self.pose is None or not len(self.model.skeleton):
+            return None
+        heads, tails, visible = self.bone_segments()
+        return nearest_segment(heads, tails, (position.x(), position.y()), PICK_RADIUS, visible)
 
     def mouseMoveEvent(self, event) -> None:
         if self._last_mouse is None:
@@ -142,8 +205,37 @@ class Viewport(QOpenGLWidget):
         depth = self.camera.distance / max(float(direction @ forward), 1e-6)
         return origin + direction * depth
 
-    def keyPressEvent(self, event) -> None:
-        if event.key() == Qt.Key.Key_F:
-            self.frame_all()
-        else:
-            super().keyPressEvent(event)
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.labels.resize(self.size())
+
+
+class BoneLabels(QWidget):
+    """Bone names drawn over the view at each posed bone's midpoint; hidden until asked for."""
+
+    def __init__(self, viewport: Viewport):
+        super().__init__(viewport)
+        self.viewport = viewport
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.hide()
+
+    def paintEvent(self, event) -> None:
+        view = self.viewport
+        if view.model is None or view.pose is None or not len(view.model.skeleton):
+            return
+        heads, tails, visible = view.bone_segments()
+        middles = 0.5 * (heads + tails)
+        painter = QPainter(self)
+        font = QFont(self.font())
+        font.setPointSizeF(max(font.pointSizeF() - 1.0, 7.0))
+        painter.setFont(font)
+        selected = view.options.selected_bone
+        for index in np.flatnonzero(visible):
+            x, y = middles[index]
+            name = view.model.skeleton.names[index]
+            painter.setPen(QColor(0, 0, 0, 180))
+            painter.drawText(QPointF(x + 5, y + 1), name)
+            painter.setPen(QColor(255, 170, 60) if index == selected else QColor(235, 235, 240))
+            painter.drawText(QPointF(x + 4, y), name)
+        painter.end()
