@@ -8,8 +8,10 @@ PYTEST_ARGS ?=
 # The Khronos glTF validator (npm) checks every export in the tests; skipped where npm is missing.
 NODE_DIR := .node
 export NODE_PATH := $(CURDIR)/$(NODE_DIR)/node_modules
+# `make package` installs the package extra (PyInstaller) on top of the test install.
+PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test bench fuzz system-deps node-deps demo clean
+.PHONY: run test bench fuzz system-deps node-deps demo clean package package-test
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +46,18 @@ fuzz: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) assets/make_demo.py
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e ".[test,package]"
+	touch $(PACKAGE_STAMP)
+
+# The standalone one-folder app in dist/boneyard/ and its tarball (packaging/build.py).
+package: $(PACKAGE_STAMP)
+	$(PY) packaging/build.py
+
+# Builds the bundle afresh in a temporary folder and runs it with a clean environment.
+package-test: $(PACKAGE_STAMP) system-deps
+	BONEYARD_PACKAGE_TEST=1 $(PY) -m pytest tests/test_package.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(NODE_DIR) build *.egg-info .pytest_cache

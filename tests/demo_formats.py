@@ -43,16 +43,15 @@ def local_matrices(model: Model, world: np.ndarray) -> np.ndarray:
 
 
 def write_bonespro(model: Model, folder: Path) -> list[Path]:
-    """Structure (points, four influences) + a Bones/Matrix/Absolute export of the walk."""
+    """Structure (points, four influences) + a Bones/Matrix/Absolute export of the walk, one file frame
+    per key (BonesPro counts frames, not seconds)."""
     skeleton, mesh = model.skeleton, model.meshes[0]
     joints, weights = strongest(model, 4)
     influences = [[(int(j), float(w)) for j, w in zip(row_j, row_w) if w > 0] for row_j, row_w in zip(joints, weights)]
     structure = text_formats.bonespro_structure(folder / "demo_structure.txt", skeleton.names, skeleton.parents,
                                                 skeleton.bind_world, mesh.positions, influences)
-    times, frames = walk_frames(model)
-    step = float(times[1] - times[0])
-    animation = text_formats.bonespro_bones_matrix(folder / "demo_walk.txt", frames, len(mesh.positions),
-                                                   first=float(times[0]), step=step)
+    _, frames = walk_frames(model)
+    animation = text_formats.bonespro_bones_matrix(folder / "demo_walk.txt", frames, len(mesh.positions))
     return [structure, animation]
 
 

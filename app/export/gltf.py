@@ -16,9 +16,15 @@ Layout of a written file (nodes in this order):
   whose inverse bind matrices are ``Skeleton.bind_inverse``.
 
 Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
+Four influences per vertex (JOINTS_0/WEIGHTS_0), the viewer's GPU limit: a bone listed twice for a
+vertex becomes one lane, and beyond four the smallest are dropped with a warning. A mesh with no
+triangles is written as POINTS. A texture's name goes in its material's ``extras.texture``; an image
+is referenced only for a PNG or JPEG file found at that relative path beside the output (glTF takes
+no other formats, and a missing file is a validator error); a warning names any other format.
 Keyed clips keep their keys; 'matrices' clips become linear TRS channels at every frame; 'vertex'
 clips become morph targets (one per frame, positions relative to bind) with a weights animation that
-steps from one-hot to one-hot, linearly, which is exactly the player's blend between frames.
+steps from one-hot to one-hot, linearly, which is exactly the player's blend between frames. Key
+times are rounded down to float32, so that a STEP key takes effect at its own time.
 """
 
 from __future__ import annotations
@@ -26,13 +32,14 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pygltflib as gl
 
 from app import maths
 from app.model import Clip, Helper, Mesh, Model, Skeleton
-from app.pose import Pose, top_influences
+from app.pose import GPU_INFLUENCES, Pose, top_influences
 
 #: Largest TRS residual (relative to the matrix's size) written as TRS rather than as a matrix.
 SHEAR_TOLERANCE = 1e-6
@@ -43,6 +50,11 @@ UP_ROOT_NAME = "Z_up_to_Y_up"
 ANCHOR_NAME = "boneyard_root"
 #: −90° about X: model +Z becomes glTF +Y.
 Z_UP_TO_Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
+
+#: Influences per vertex written (JOINTS_0 / WEIGHTS_0), the viewer's GPU limit.
+GLTF_INFLUENCES = GPU_INFLUENCES
+#: Image files glTF 2.0 core accepts (PNG, JPEG).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5121, 5123, 5125
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
@@ -104,7 +116,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     animated |= set(range(len(model.skeleton))) if any(c.kind == "matrices" for c in selected) else set()
     layout = _add_nodes(gltf, model, pose, animated, warnings)
     morph_frames = [clip for clip in selected if clip.kind == "vertex"]
-    mesh_nodes = _add_meshes(gltf, blob, model, layout, morph_frames, warnings)
+    mesh_nodes = _add_meshes(gltf, blob, model, layout, morph_frames, path.parent, warnings)
     for clip in selected:
         _add_animation(gltf, blob, model, clip, layout, mesh_nodes, morph_frames, pose, warnings)
     _save(gltf, blob, path, embed_buffer)
@@ -200,9 +212,11 @@ def _local_from_world(skeleton: Skeleton, world: np.ndarray) -> np.ndarray:
 # --- meshes -------------------------------------------------------------------------------------
 
 def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morph_clips: list[Clip],
-                warnings: list[str]) -> list[int | None]:
+                folder: Path, warnings: list[str]) -> list[int | None]:
     """A node, mesh and material per Mesh, all sharing one skin; returns each mesh's node (or None)."""
-    skin = _add_skin(gltf, blob, model, layout) if len(model.skeleton) else None
+    # No skin without a mesh to use it (the validator reports an unused skin).
+    has_vertices = any(mesh.vertex_count for mesh in model.meshes)
+    skin = _add_skin(gltf, blob, model, layout) if len(model.skeleton) and has_vertices else None
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
     targets = sum(len(clip.times) for clip in morph_clips)
     nodes: list[int | None] = []
@@ -211,7 +225,7 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morp
             warnings.append(f"mesh {mesh.name!r} has no vertices and was left out")
             nodes.append(None)
             continue
-        primitive = _primitive(gltf, blob, mesh, model, layout)
+        primitive = _primitive(gltf, blob, mesh, model, layout, skin is not None, folder, warnings)
         if morph_clips:
             primitive.targets = [gl.Attributes(POSITION=blob.add(frame, "VEC3", FLOAT, target=ARRAY_BUFFER,
                                                                 bounds=True))
@@ -241,47 +255,90 @@ def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout) -> int
     return len(gltf.skins) - 1
 
 
-def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _Layout) -> gl.Primitive:
+def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _Layout, skinned: bool,
+               folder: Path, warnings: list[str]) -> gl.Primitive:
     attributes = gl.Attributes(POSITION=blob.add(mesh.positions, "VEC3", FLOAT, target=ARRAY_BUFFER,
                                                  bounds=True))
-    if mesh.triangles is not None:
+    # A mesh whose triangle list is empty is written as points: TRIANGLES without indices would draw
+    # its vertices three by three (and the validator warns when they are not a multiple of three).
+    faces = mesh.triangle_count > 0
+    if faces or mesh.normals is not None:
         normals, valid = maths.normalize(mesh.smooth_normals)
         normals[~valid] = (0.0, 0.0, 1.0)
         attributes.NORMAL = blob.add(normals, "VEC3", FLOAT, target=ARRAY_BUFFER)
     if mesh.uvs is not None:
         attributes.TEXCOORD_0 = blob.add(mesh.uvs, "VEC2", FLOAT, target=ARRAY_BUFFER)
-    if len(model.skeleton):
-        joints, weights = _influences(mesh, layout, len(model.skeleton))
+    if skinned:
+        joints, weights = _influences(mesh, layout, len(model.skeleton), warnings)
         component = UNSIGNED_BYTE if joints.max() < 256 else UNSIGNED_SHORT
         attributes.JOINTS_0 = blob.add(joints, "VEC4", component, target=ARRAY_BUFFER)
         attributes.WEIGHTS_0 = blob.add(weights, "VEC4", FLOAT, target=ARRAY_BUFFER)
-    primitive = gl.Primitive(attributes=attributes, mode=4 if mesh.triangles is not None else 0)
-    if mesh.triangles is not None and mesh.triangle_count:
+    primitive = gl.Primitive(attributes=attributes, mode=4 if faces else 0)
+    if faces:
         component = UNSIGNED_SHORT if mesh.vertex_count <= 65535 else UNSIGNED_INT
         primitive.indices = blob.add(mesh.triangles.ravel(), "SCALAR", component, target=ELEMENT_ARRAY_BUFFER)
-    primitive.material = _add_material(gltf, mesh)
+    primitive.material = _add_material(gltf, mesh, folder, warnings)
     return primitive
 
 
-def _influences(mesh: Mesh, layout: _Layout, bones: int) -> tuple[np.ndarray, np.ndarray]:
-    """(V, 4) skin joint indices and weights; rigid vertices go to the anchor (skin joint ``bones``)."""
-    joints, weights = top_influences(mesh.joints, mesh.weights)
+def _influences(mesh: Mesh, layout: _Layout, bones: int,
+                warnings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(V, 4) skin joint indices and weights; rigid vertices go to the anchor (skin joint ``bones``).
+
+    A bone listed twice for one vertex gets one lane with the summed weight (glTF forbids a joint
+    twice with non-zero weights); beyond four influences the smallest are dropped, with a warning.
+    """
+    joints, weights = _merge_duplicate_joints(mesh.joints, mesh.weights)
+    used = np.count_nonzero(weights > 0, axis=1)
+    if np.any(used > GLTF_INFLUENCES):
+        warnings.append(f"mesh {mesh.name!r}: {int(np.sum(used > GLTF_INFLUENCES))} vertices have more than "
+                        f"{GLTF_INFLUENCES} bone influences (up to {int(used.max())}); the "
+                        f"{GLTF_INFLUENCES} largest were kept and renormalised, as the viewer's GPU "
+                        "skinning does")
+    joints, weights = top_influences(joints, weights, GLTF_INFLUENCES)
     rigid = weights.sum(axis=1) == 0
     joints[rigid, 0] = bones
     weights[rigid, 0] = 1.0
-    # Renormalise in float32 so each row sums to 1 as closely as float32 allows.
-    weights[:, 0] = 1.0 - weights[:, 1:].sum(axis=1, dtype=np.float32)
+    # Renormalise in float32 so each row sums to 1 as closely as float32 allows: the largest lane
+    # takes the remainder (it is at least 1/4, so it cannot go negative).
+    rows, largest = np.arange(len(weights)), np.argmax(weights, axis=1)
+    others = weights.sum(axis=1, dtype=np.float32) - weights[rows, largest]
+    weights[rows, largest] = np.float32(1.0) - others
     return joints, weights
 
 
-def _add_material(gltf: gl.GLTF2, mesh: Mesh) -> int:
+def _merge_duplicate_joints(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(V, K) joints and weights with each bone's weights gathered in its first lane (others 0)."""
+    weights = np.where(weights > 0, weights, 0).astype(np.float32)
+    for lane in range(1, joints.shape[1]):
+        for earlier in range(lane):
+            same = (joints[:, lane] == joints[:, earlier]) & (weights[:, lane] > 0) \
+                & (weights[:, earlier] > 0)
+            weights[same, earlier] += weights[same, lane]
+            weights[same, lane] = 0
+    return joints, weights
+
+
+def _add_material(gltf: gl.GLTF2, mesh: Mesh, folder: Path, warnings: list[str]) -> int:
+    """A material per mesh. A texture's name always goes in the material's ``extras.texture``; an
+    image is referenced (by URI relative to the output) only where glTF and the validator accept it:
+    a PNG or JPEG file that sits there (a missing file is a validator IO_ERROR)."""
     pbr = gl.PbrMetallicRoughness(baseColorFactor=[*map(float, mesh.color), 1.0], metallicFactor=0.0,
                                   roughnessFactor=1.0)
+    material = gl.Material(name=mesh.material or mesh.name, pbrMetallicRoughness=pbr)
     if mesh.texture:
-        gltf.images.append(gl.Image(uri=mesh.texture.replace("\\", "/"), name=Path(mesh.texture).name))
-        gltf.textures.append(gl.Texture(source=len(gltf.images) - 1))
-        pbr.baseColorTexture = gl.TextureInfo(index=len(gltf.textures) - 1)
-    gltf.materials.append(gl.Material(name=mesh.material or mesh.name, pbrMetallicRoughness=pbr))
+        material.extras = {"texture": mesh.texture}
+        uri = mesh.texture.replace("\\", "/")
+        if Path(uri).suffix.lower() not in IMAGE_SUFFIXES:
+            message = (f"texture {mesh.texture!r} is not a PNG or JPEG image, which glTF requires; "
+                       "its name is kept in the material's extras")
+            if message not in warnings:
+                warnings.append(message)
+        elif not Path(uri).is_absolute() and ":" not in uri and (folder / uri).is_file():
+            gltf.images.append(gl.Image(uri=quote(uri), name=Path(uri).name))
+            gltf.textures.append(gl.Texture(source=len(gltf.images) - 1))
+            pbr.baseColorTexture = gl.TextureInfo(index=len(gltf.textures) - 1)
+    gltf.materials.append(material)
     return len(gltf.materials) - 1
 
 
@@ -318,11 +375,19 @@ def _channel(animation: gl.Animation, blob: _Blob, node: int, path: str, times: 
         output = blob.add(values.ravel(), "SCALAR", FLOAT)
     else:
         output = blob.add(values, {3: "VEC3", 4: "VEC4"}[values.shape[1]], FLOAT)
-    sampler = gl.AnimationSampler(input=blob.add(np.asarray(times), "SCALAR", FLOAT, bounds=True),
+    sampler = gl.AnimationSampler(input=blob.add(_float32_at_or_before(times), "SCALAR", FLOAT, bounds=True),
                                   output=output, interpolation=interpolation)
     animation.samplers.append(sampler)
     animation.channels.append(gl.AnimationChannel(sampler=len(animation.samplers) - 1,
                                                   target=gl.AnimationChannelTarget(node=node, path=path)))
+
+
+def _float32_at_or_before(times: np.ndarray) -> np.ndarray:
+    """(K,) key times as float32, each rounded down rather than to nearest, so a key takes effect at
+    its own time (a STEP key at 0.6 s would otherwise start at 0.60000002 s, after 0.6)."""
+    times = np.asarray(times, dtype=np.float64)
+    rounded = times.astype(np.float32)
+    return np.where(rounded > times, np.nextafter(rounded, np.float32(-np.inf)), rounded)
 
 
 def _keyed_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Clip, layout: _Layout,

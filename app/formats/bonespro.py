@@ -236,6 +236,7 @@ register(Format(
     load=load,
     accepts=(obj_faces.FORMAT_NAME,),
     extensions=(".txt",),
+    frames_without_times=True,
 ))
 
 __all__ = ["Structure", "build_skeleton", "load", "read_structure", "row_to_column", "sniff"]

@@ -378,4 +378,4 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
 
 
 register(Format(name="c3de", description="C3DE skinned mesh / bones (.c3d)", sniff=sniff, load=load,
-                extensions=(".c3d",)))
+                extensions=(".c3d",), frames_without_times=True))

@@ -18,8 +18,12 @@ Interpretation (docs/formats/README.md conventions):
   node (bone) indices; JOINTS_1/WEIGHTS_1 give up to 8 influences.
 - Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
   resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
-  An animation that drives morph weights becomes a 'vertex' clip sampled at every key time.
+  An animation that drives morph weights becomes a 'vertex' clip sampled at every key time (and,
+  for STEP samplers, one float32 step before each key); animated weights replace the rest weights
+  (``node.weights``, else ``mesh.weights``).
 - Uvs are kept as they are: glTF's origin is the image's top-left corner, the project's convention.
+  A material's texture is its base-colour image's URI (or name), else its ``extras.texture`` (where
+  Boneyard's exporter keeps names it cannot reference as images).
 
 Every malformed input raises ``ReadError`` naming the file and the JSON path (and, inside a GLB, the
 file byte offset); sizes are checked against the bytes present before any array is read.
@@ -71,10 +75,12 @@ class _Buffer:
 class _Reader:
     """Reads one glTF document into a Model; every check raises ReadError naming ``path``."""
 
-    def __init__(self, path: Path, gltf: GLTF2, buffers: list[_Buffer]):
+    def __init__(self, path: Path, gltf: GLTF2, buffers: list[_Buffer], document: dict | None = None):
         self.path = path
         self.gltf = gltf
         self.buffers = buffers
+        # The raw JSON, for the few fields pygltflib drops (``nodes[i].weights``).
+        self.document = document or {}
         self.warnings: list[str] = []
 
     def fail(self, message: str, offset: int | None = None) -> ReadError:
@@ -242,12 +248,12 @@ class _Reader:
     # --- meshes ------------------------------------------------------------------------------
 
     def meshes(self, world: np.ndarray, node_bones: np.ndarray
-               ) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray]]]:
+               ) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray, np.ndarray]]]:
         """Every primitive of every node's mesh, in node order, joints as bone indices.
 
         ``world``: (N, 4, 4) node rest matrices; ``node_bones``: (N,) each node's bone index (−1: not a
         bone). Returns the meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in model
-        space) per mesh with targets.
+        space, rest weights (M,), already in the mesh's positions) per mesh with targets.
         """
         meshes, morphs = [], []
         for index, node in enumerate(self.gltf.nodes or []):
@@ -264,14 +270,15 @@ class _Reader:
                 name = source.name or f"mesh{node.mesh}"
                 if len(source.primitives) > 1:
                     name = f"{name}.{position}"
-                mesh, deltas = self.primitive(index, node, primitive, mode, name, where, world, node_bones)
-                if deltas is not None:
-                    morphs.append((index, len(meshes), deltas))
+                mesh, morph = self.primitive(index, node, primitive, mode, name, where, world, node_bones)
+                if morph is not None:
+                    morphs.append((index, len(meshes), *morph))
                 meshes.append(mesh)
         return meshes, morphs
 
     def primitive(self, node_index: int, node, primitive, mode: int, name: str, where: str,
-                  world: np.ndarray, node_bones: np.ndarray) -> tuple[Mesh, np.ndarray | None]:
+                  world: np.ndarray, node_bones: np.ndarray) -> tuple[Mesh, tuple | None]:
+        """One Mesh, and for morph targets (deltas (M, V, 3) in model space, rest weights (M,))."""
         attributes = _attributes(primitive.attributes)
         if attributes.get("POSITION") is None:
             raise self.fail(f"{where}: no POSITION attribute")
@@ -290,11 +297,11 @@ class _Reader:
         # Node indices to bone indices; every node a vertex weighs on is a bone (joint or rigid owner).
         joints = np.where(weights != 0, node_bones[joints], 0)
         deltas = self.morph_deltas(primitive, count, where)
+        morph = None
         if deltas is not None:
-            defaults = np.asarray(self.item("meshes", node.mesh, where).weights or np.zeros(len(deltas)))
-            if defaults.shape == (len(deltas),):
-                positions = positions + np.einsum("m,mvi->vi", defaults, deltas)
-            deltas = np.einsum("vij,mvj->mvi", bind[:, :3, :3], deltas)
+            defaults = self.default_weights(node_index, node, len(deltas))
+            positions = positions + np.einsum("m,mvi->vi", defaults, deltas)
+            morph = (np.einsum("vij,mvj->mvi", bind[:, :3, :3], deltas), defaults)
         positions = np.einsum("vij,vj->vi", bind[:, :3, :3], positions) + bind[:, :3, 3]
         if normals is not None:
             normals = _transform_normals(bind, normals)
@@ -303,7 +310,24 @@ class _Reader:
         color, texture, material = self.material(primitive.material, where)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
                     uvs=uvs, triangles=triangles, material=material, texture=texture, color=color)
-        return mesh, deltas
+        return mesh, morph
+
+    def default_weights(self, node_index: int, node, targets: int) -> np.ndarray:
+        """(targets,) the morph weights at rest: the node's ``weights``, else its mesh's, else 0."""
+        raw_nodes = self.document.get("nodes")
+        raw_node = raw_nodes[node_index] if isinstance(raw_nodes, list) and node_index < len(raw_nodes) \
+            else {}
+        mesh = self.item("meshes", node.mesh, f"nodes[{node_index}].mesh")
+        for weights, where in ((raw_node.get("weights") if isinstance(raw_node, dict) else None,
+                                f"nodes[{node_index}].weights"),
+                               (mesh.weights, f"meshes[{node.mesh}].weights")):
+            if weights is not None:
+                if not isinstance(weights, list) or len(weights) != targets:
+                    self.warnings.append(f"{where}: expected {targets} weights (one per morph target), "
+                                         f"got {weights!r}; ignored")
+                    continue
+                return self.floats(weights, targets, None, where)
+        return np.zeros(targets)
 
     def vertex_attribute(self, index, name: str, where: str, types, components, count: int):
         if index is None:
@@ -316,7 +340,10 @@ class _Reader:
     def triangles(self, primitive, count: int, where: str) -> np.ndarray:
         """(T, 3) vertex indices, checked against the vertex count."""
         if primitive.indices is None:
-            indices = np.arange(count)
+            indices = np.arange(count - count % 3)
+            if count % 3:
+                self.warnings.append(f"{where}: {count} vertices drawn as triangles is not a multiple of 3; "
+                                     f"the last {count % 3} form no triangle")
         else:
             indices = self.accessor(primitive.indices, f"{where}.indices", ("SCALAR",),
                                     (5121, 5123, 5125))[:, 0]
@@ -406,6 +433,9 @@ class _Reader:
                 image = self.item("images", source.source, "textures source")
                 texture = unquote(image.uri) if image.uri and not image.uri.startswith("data:") \
                     else image.name or ""
+        extras = material.extras if isinstance(material.extras, dict) else {}
+        if not texture and isinstance(extras.get("texture"), str):
+            texture = extras["texture"]  # Boneyard's exports keep names glTF cannot reference here
         return tuple(float(c) for c in color[:3]), texture, material.name or f"material{index}"
 
     # --- animations --------------------------------------------------------------------------
@@ -477,17 +507,27 @@ class _Reader:
 
     def morph_clip(self, clip: Clip, weight_keys: dict, skeleton: Skeleton, meshes: list[Mesh],
                    morphs) -> Clip:
-        """A 'vertex' clip: morphed and skinned positions at every key time of the animation."""
+        """A 'vertex' clip: morphed and skinned positions at every key time of the animation.
+
+        Animated weights replace the rest weights already in the mesh's positions. A STEP sampler
+        (weights, or a bone's STEP track) also gets a frame one float32 step before each of its keys
+        holding the previous value, since a vertex clip blends linearly between its frames.
+        """
         model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
+        steps = [keys[0][1:] for keys in weight_keys.values() if keys[2] == "step"]
+        steps += [keys[0][1:] for track in clip.tracks if track.interpolation == "step"
+                  for keys in (track.translation, track.rotation, track.scale) if keys is not None]
+        holds = [np.nextafter(keys.astype(np.float32), np.float32(-np.inf)).astype(np.float64)
+                 for keys in steps]
         times = np.unique(np.concatenate([clip.frame_times if clip.tracks else np.zeros(0)]
-                                         + [keys[0] for keys in weight_keys.values()]))
+                                         + [keys[0] for keys in weight_keys.values()] + holds))
         frames, worlds = [], []
         for time in times:
             pose = posing.evaluate(model, clip if clip.tracks else None, float(time))
             positions = [mesh.positions.astype(np.float64) for mesh in meshes]
-            for node, mesh_index, deltas in morphs:
+            for node, mesh_index, deltas, defaults in morphs:
                 if node in weight_keys:
-                    weights = _sample_linear(*weight_keys[node][:2], float(time), len(deltas))
+                    weights = _sample_weights(*weight_keys[node], float(time), len(deltas)) - defaults
                     positions[mesh_index] = positions[mesh_index] + np.einsum("m,mvi->vi", weights, deltas)
             posed = [posing.skin_mesh(_with_positions(mesh, p), pose.skin)
                      for mesh, p in zip(meshes, positions)]
@@ -508,10 +548,15 @@ def _with_positions(mesh: Mesh, positions: np.ndarray) -> Mesh:
     return Mesh(name=mesh.name, positions=positions, joints=mesh.joints, weights=mesh.weights)
 
 
-def _sample_linear(times: np.ndarray, values: np.ndarray, time: float, width: int) -> np.ndarray:
-    """(width,) morph weights at ``time`` by linear interpolation of (K,) times and (K, width) values."""
+def _sample_weights(times: np.ndarray, values: np.ndarray, mode: str, time: float, width: int) -> np.ndarray:
+    """(width,) morph weights at ``time`` from (K,) times and (K, ≥width) values, 'linear' or 'step'
+    (missing columns are 0)."""
     values = values.reshape(len(times), -1)[:, :width]
-    return np.array([np.interp(time, times, values[:, column]) for column in range(values.shape[1])])
+    if mode == "step":
+        result = values[max(int(np.searchsorted(times, time, side="right")) - 1, 0)]
+    else:
+        result = np.array([np.interp(time, times, values[:, column]) for column in range(values.shape[1])])
+    return np.pad(result.astype(np.float64), (0, width - len(result)))
 
 
 def _resample_cubic(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -672,7 +717,7 @@ def read(path: str | Path) -> Model:
     else:
         document, binary = _parse_json(path, data, 0), None
     gltf = _to_gltf(path, document)
-    reader = _Reader(path, gltf, _load_buffers(path, gltf, binary))
+    reader = _Reader(path, gltf, _load_buffers(path, gltf, binary), document)
     try:
         return _build(reader, path)
     except ValueError as error:  # a model check on what was read (shapes, bone indices)

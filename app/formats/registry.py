@@ -65,6 +65,7 @@ class Format:
     sniff(head, path) → a role name when the first bytes are this format's, else None.
     load(files, options) → Model, for all files of this format (and of ``accepts``) opened together.
     accepts: other formats whose files this one takes as companions (e.g. an OBJ with faces).
+    frames_without_times: the format stores frames, not seconds, so ``LoadOptions.fps`` applies.
     """
 
     name: str
@@ -73,6 +74,7 @@ class Format:
     load: Callable[[list[SniffedFile], LoadOptions], Model]
     accepts: tuple[str, ...] = ()
     extensions: tuple[str, ...] = field(default=())
+    frames_without_times: bool = False
 
 
 formats: dict[str, Format] = {}

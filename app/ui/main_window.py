@@ -1,42 +1,87 @@
-"""The main window: menus, the viewport, the timeline dock, the status bar, errors."""
+"""The main window: menus, the viewport, the docks, the status bar, loading and saving."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox
+import numpy as np
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence
+from PySide6.QtWidgets import (QApplication, QColorDialog, QFileDialog, QLabel, QMainWindow, QMessageBox,
+                               QProgressDialog)
 
 from app import __version__, formats
 from app.model import Model
 from app.playback import Playback
-from app.ui.timeline import TimelineDock
+from app.pose import posed_positions
+from app.render.offscreen import max_image_side
+from app.ui.loader import BackgroundLoader
+from app.ui.outliner import OutlinerDock
+from app.ui.recent_files import RecentFiles
+from app.ui.screenshot_dialog import ScreenshotDialog
+from app.ui.shortcuts_dialog import ShortcutsDialog
+from app.ui.timeline import DEFAULT_FPS, TimelineDock
 from app.ui.viewport import Viewport
 
 #: Playback tick interval (about 60 frames per second).
 TICK_MS = 16
+#: A load that takes longer than this shows a progress dialog.
+PROGRESS_DELAY_MS = 400
+VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
+
+
+def _image_to_qimage(image: np.ndarray) -> QImage:
+    """(H, W, 4) uint8 straight-alpha RGBA → a QImage that owns a copy of the pixels."""
+    height, width = image.shape[:2]
+    data = np.ascontiguousarray(image)
+    return QImage(data.data, width, height, 4 * width, QImage.Format.Format_RGBA8888).copy()
 
 
 class MainWindow(QMainWindow):
+    """Owns the model being shown and its playback; docks and the viewport are views of them.
+
+    ``model_changed`` fires after a model is shown; ``load_failed(message)`` after a load fails
+    (the previous model stays).
+    """
+
+    model_changed = Signal()
+    load_failed = Signal(str)
+
     def __init__(self, load_options: formats.LoadOptions | None = None):
         super().__init__()
+        self.setObjectName("main_window")
         self.load_options = load_options or formats.LoadOptions()
         self.settings = QSettings()
+        self.recent = RecentFiles(self.settings)
         self.model: Model | None = None
         self.playback: Playback | None = None
         self.viewport = Viewport(self)
         self.setCentralWidget(self.viewport)
         self.timeline = TimelineDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
-        self.status = QLabel()
-        self.statusBar().addPermanentWidget(self.status)
+        self.outliner = OutlinerDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
+        self.loader = BackgroundLoader(self)
+        self.loader.loaded.connect(self._loaded)
+        self.loader.failed.connect(self._load_error)
+        self._pending: dict = {}
+        self._progress: QProgressDialog | None = None
+        self.file_label, self.counts_label, self.frame_label = QLabel(), QLabel(), QLabel()
+        for label in (self.file_label, self.counts_label, self.frame_label):
+            self.statusBar().addPermanentWidget(label)
+        self.setAcceptDrops(True)
         self._build_menus()
+        self.viewport.bone_picked.connect(self.select_bone)
+        self.outliner.bone_selected.connect(self.select_bone)
+        self.timeline.fps_changed.connect(self.set_fps)
         self._tick_clock = time.perf_counter()
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
+        self.frame_timer = QTimer(self)
+        self.frame_timer.timeout.connect(self._show_frame_time)
+        self.frame_timer.start(500)
         self.resize(1280, 800)
         self._restore_layout()
 
@@ -44,8 +89,9 @@ class MainWindow(QMainWindow):
 
     def _action(self, menu, text: str, slot, shortcut=None, checkable=False, checked=False) -> QAction:
         action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
+        if shortcut is not None:
+            shortcuts = shortcut if isinstance(shortcut, list) else [shortcut]
+            action.setShortcuts([QKeySequence(key) for key in shortcuts])
         action.setCheckable(checkable)
         if checkable:
             action.setChecked(checked)
@@ -56,67 +102,282 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
-        self._action(file_menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
-        file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-        view_menu = self.menuBar().addMenu("&View")
-        for name, key in (("front", "1"), ("side", "3"), ("top", "7"), ("iso", "9")):
-            self._action(view_menu, f"{name.title()} view", lambda _=False, n=name: self.viewport.set_view(n),
-                         key)
-        self._action(view_menu, "&Frame all", self.viewport.frame_all, "F")
-        view_menu.addSeparator()
-        options = self.viewport.options
-        self._action(view_menu, "&Skeleton", lambda on: self._set_option("bones", on), "B", True, options.bones)
-        self._action(view_menu, "&Wireframe", lambda on: self._set_option("wireframe", on), "W", True,
-                     options.wireframe)
-        self._action(view_menu, "&Grid", lambda on: self._set_option("grid", on), "G", True, options.grid)
-        self._action(view_menu, "&Dual-quaternion skinning",
-                     lambda on: self._set_option("skinning", "dqs" if on else "lbs"), None, True)
-
+        self._build_file_menu()
+        self._build_view_menu()
+        playback_menu = self.menuBar().addMenu("&Playback")
+        for action in self.timeline.playback_actions():
+            playback_menu.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
         self._action(help_menu, "&About Boneyard", self.show_about)
+
+    def _build_file_menu(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self._action(menu, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.attach_action = self._action(menu, "&Attach Animation…", self.attach_dialog, "Ctrl+Shift+O")
+        self.reload_action = self._action(menu, "Re&load", self.reload, [QKeySequence.StandardKey.Refresh,
+                                                                        "Ctrl+R"])
+        menu.addSeparator()
+        self.export_action = self._action(menu, "&Export glTF…", self.export_dialog, "Ctrl+E")
+        self.export_pose_action = self._action(menu, "Export &Pose…", self.export_pose_dialog, "Ctrl+Shift+E")
+        self._action(menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
+        self._action(menu, "&Copy Image", self.copy_image, QKeySequence.StandardKey.Copy)
+        menu.addSeparator()
+        self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._model_actions = [self.attach_action, self.reload_action, self.export_action,
+                               self.export_pose_action]
+        for action in self._model_actions:
+            action.setEnabled(False)
+
+    def _build_view_menu(self) -> None:
+        menu = self.menuBar().addMenu("&View")
+        for name, key in VIEW_KEYS:
+            self._action(menu, f"{name.title()} View", lambda _=False, n=name: self.viewport.set_view(n),
+                         [QKeySequence(key), QKeySequence(Qt.KeyboardModifier.KeypadModifier | key)])
+        self._action(menu, "&Frame All", self.viewport.frame_all, "F")
+        self._action(menu, "&Reset View", self.viewport.reset_view, "Ctrl+0")
+        up_menu = menu.addMenu("&Up Axis")
+        self.up_axis_group = QActionGroup(self)
+        self.up_axis_actions = {}
+        for axis in ("Y", "Z"):
+            action = self._action(up_menu, f"{axis} Up", lambda on, a=axis: on and self.viewport.set_up_axis(a),
+                                  checkable=True)
+            self.up_axis_group.addAction(action)
+            self.up_axis_actions[axis] = action
+        menu.addSeparator()
+        options = self.viewport.options
+        self.display_actions = {
+            "shaded": self._action(menu, "&Shaded", lambda on: self._set_option("shaded", on), "S", True,
+                                   options.shaded),
+            "wireframe": self._action(menu, "&Wireframe", lambda on: self._set_option("wireframe", on), "W",
+                                      True, options.wireframe),
+            "bones": self._action(menu, "S&keleton", lambda on: self._set_option("bones", on), "B", True,
+                                  options.bones),
+            "names": self._action(menu, "Bone &Names", self._show_bone_names, "N", True),
+            "heatmap": self._action(menu, "Weight &Heat Map", self._show_heatmap, "H", True),
+            "normals": self._action(menu, "N&ormals", lambda on: self._set_option("normals", on), "Shift+N",
+                                    True, options.normals),
+            "grid": self._action(menu, "&Grid", lambda on: self._set_option("grid", on), "G", True, options.grid),
+            "dqs": self._action(menu, "&Dual-Quaternion Skinning",
+                                lambda on: self._set_option("skinning", "dqs" if on else "lbs"), "D", True),
+        }
+        self._action(menu, "&Background Colour…", self.choose_background)
+        menu.addSeparator()
+        for dock in (self.timeline, self.outliner):
+            menu.addAction(dock.toggleViewAction())
 
     def _set_option(self, name: str, value) -> None:
         setattr(self.viewport.options, name, value)
         self.viewport.update()
 
+    def _show_bone_names(self, on: bool) -> None:
+        self.viewport.labels.setVisible(on)
+        self.viewport.labels.resize(self.viewport.size())
+        self.viewport.update()
+
+    def _show_heatmap(self, on: bool) -> None:
+        self.viewport.options.heatmap_bone = self.viewport.options.selected_bone if on else None
+        if on and self.viewport.options.selected_bone is None:
+            self.statusBar().showMessage("Select a bone (click it, or pick it in the outliner) to see its weights",
+                                         5000)
+        self.viewport.update()
+
+    def choose_background(self) -> None:
+        current = QColor.fromRgbF(*self.viewport.options.background[:3])
+        color = QColorDialog.getColor(current, self, "Background colour")
+        if color.isValid():
+            self.viewport.options.background = (color.redF(), color.greenF(), color.blueF(), 1.0)
+            self.settings.setValue("view/background", color.name())
+            self.viewport.update()
+
+    # --- selection ------------------------------------------------------------------------------
+
+    def select_bone(self, index: int | None) -> None:
+        """Highlight a bone everywhere: viewport, outliner, inspector and (when on) the heat map."""
+        options = self.viewport.options
+        options.selected_bone = index
+        if self.display_actions["heatmap"].isChecked():
+            options.heatmap_bone = index
+        self.outliner.select_bone(index)
+        if index is not None:
+            self.statusBar().showMessage(f"bone {index}: {self.model.skeleton.names[index]}", 4000)
+        self.viewport.update()
+
     # --- model ----------------------------------------------------------------------------------
 
-    def set_model(self, model: Model) -> None:
+    def set_model(self, model: Model, keep_state: bool = False) -> None:
+        """Show ``model``. ``keep_state`` (reload, attach, fps change) keeps the camera, the clip
+        (by name) and the time."""
+        previous = self.playback
         self.model = model
         self.playback = Playback(model)
+        if keep_state and previous is not None:
+            self._carry_playback(previous)
         self.playback.subscribe(self._pose_changed)
-        self.viewport.options.bones = self.viewport.options.bones or not model.meshes
-        self.viewport.set_model(model, self.playback.pose())
+        options = self.viewport.options
+        options.bones = options.bones or not model.meshes
+        self.display_actions["bones"].setChecked(options.bones)
+        options.selected_bone = options.heatmap_bone = None
+        self.viewport.set_model(model, self.playback.pose(), keep_camera=keep_state)
+        if not keep_state:
+            self.up_axis_actions[model.up_axis].setChecked(True)
         self.timeline.bind(self.playback)
+        self.timeline.set_fps(self.load_options.fps or DEFAULT_FPS)
+        fmt = formats.formats.get(model.format)
+        self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
+        self.outliner.bind(model)
+        self.outliner.set_pose(self.playback.pose())
+        for action in self._model_actions:
+            action.setEnabled(bool(model.files))
         name = Path(model.files[0]).name if model.files else model.name
         self.setWindowTitle(f"{name} — Boneyard")
+        self.file_label.setText(" + ".join(Path(f).name for f in model.files) or model.name)
         triangles = model.triangle_count
-        self.status.setText(f"{name}   vertices {model.vertex_count}   "
-                            f"triangles {'–' if triangles is None else triangles}   bones {len(model.skeleton)}")
+        self.counts_label.setText(f"{model.vertex_count:,} vertices   "
+                                  f"{'no' if triangles is None else f'{triangles:,}'} triangles   "
+                                  f"{len(model.skeleton)} bones")
+        if model.warnings:
+            self.statusBar().showMessage(f"{len(model.warnings)} warning(s): {model.warnings[0]}", 10000)
+        self.model_changed.emit()
 
-    def open_files(self, paths: list[str | Path]) -> bool:
-        """Load ``paths`` as one model; on failure show why and keep the current model."""
-        try:
-            model = formats.load([Path(p) for p in paths], self.load_options)
-        except formats.ReadError as error:
-            self.show_read_error(error)
-            return False
-        self.set_model(model)
-        return True
+    def _carry_playback(self, previous: Playback) -> None:
+        """Keep the clip (by name), time, speed, direction and looping across a reload."""
+        playback = self.playback
+        names = [clip.name for clip in self.model.clips]
+        if previous.clip is not None and previous.clip.name in names:
+            playback.set_clip(names.index(previous.clip.name))
+            playback.set_time(previous.time)
+        playback.set_speed(previous.speed)
+        playback.set_loop(previous.loop)
+        playback.set_reverse(previous.reverse)
+        playback.set_playing(previous.playing)
+
+    # --- loading --------------------------------------------------------------------------------
+
+    def open_files(self, paths: list[str | Path]) -> int:
+        """Load ``paths`` as one model in the background; on failure the current model stays."""
+        return self._start_load([str(Path(p)) for p in paths], keep_state=False)
+
+    def attach_files(self, paths: list[str | Path]) -> int:
+        """Load the current model's files together with animation files that belong to it."""
+        if self.model is None or not self.model.files:
+            return self.open_files(paths)
+        extra = [str(Path(p)) for p in paths if str(Path(p)) not in self.model.files]
+        return self._start_load(self.model.files + extra, keep_state=True)
+
+    def reload(self) -> int | None:
+        """Read the current files again (e.g. after editing them elsewhere), keeping clip and time."""
+        if self.model is None or not self.model.files:
+            return None
+        return self._start_load(list(self.model.files), keep_state=True)
+
+    def set_fps(self, fps: float) -> None:
+        """Frames per second for formats that store frames without times; reloads the model."""
+        if fps == self.load_options.fps:
+            return
+        self.load_options = formats.LoadOptions(fps=fps, conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.reload()
+
+    def _start_load(self, paths: list[str], keep_state: bool) -> int:
+        options = self.load_options
+        request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
+        self._pending = {"paths": paths, "keep_state": keep_state, "request": request}
+        self._show_progress(paths, request)
+        return request
+
+    def _show_progress(self, paths: list[str], request: int) -> None:
+        self._close_progress()
+        progress = QProgressDialog(f"Reading {', '.join(Path(p).name for p in paths)}…", "Cancel", 0, 0, self)
+        progress.setWindowTitle("Opening")
+        progress.setMinimumDuration(PROGRESS_DELAY_MS)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.canceled.connect(lambda: self._cancel_load(request))
+        self._progress = progress
+
+    def _close_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.canceled.disconnect()
+            self._progress.reset()
+            self._progress.deleteLater()
+            self._progress = None
+
+    def _cancel_load(self, request: int) -> None:
+        if self._pending.get("request") == request:
+            self.loader.cancel()
+            self._pending = {}
+            self._close_progress()
+            self.statusBar().showMessage("Loading cancelled; the current model stays", 5000)
+
+    def _loaded(self, model: Model, request: int) -> None:
+        pending, self._pending = self._pending, {}
+        self._close_progress()
+        self.set_model(model, keep_state=pending.get("keep_state", False))
+        self.recent.add(list(model.files))
+
+    def _load_error(self, error: Exception, request: int) -> None:
+        self._pending = {}
+        self._close_progress()
+        if isinstance(error, formats.ReadError):
+            message = str(error)
+        else:
+            message = f"Unexpected {type(error).__name__} while reading: {error}"
+        self.show_read_error(message)
+        self.load_failed.emit(message)
+
+    def show_read_error(self, error: formats.ReadError | str) -> None:
+        kept = "\n\nThe model on screen was kept." if self.model is not None else ""
+        QMessageBox.critical(self, "Cannot open file", f"{error}{kept}")
 
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open model and animation files",
-                                                self.settings.value("last_folder", ""))
+        paths = self._ask_open("Open model and animation files")
         if paths:
-            self.settings.setValue("last_folder", str(Path(paths[0]).parent))
             self.open_files(paths)
 
-    def show_read_error(self, error: formats.ReadError) -> None:
-        QMessageBox.critical(self, "Cannot open file", str(error))
+    def attach_dialog(self) -> None:
+        paths = self._ask_open("Attach animation files to the model")
+        if paths:
+            self.attach_files(paths)
+
+    def _ask_open(self, title: str) -> list[str]:
+        paths, _ = QFileDialog.getOpenFileNames(self, title, self.settings.value("last_folder", ""),
+                                                _open_filter())
+        if paths:
+            self.settings.setValue("last_folder", str(Path(paths[0]).parent))
+        return paths
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        entries = self.recent.entries()
+        for number, entry in enumerate(entries, 1):
+            label = " + ".join(Path(p).name for p in entry)
+            action = self.recent_menu.addAction(f"&{number % 10} {label}")
+            action.setToolTip("\n".join(entry))
+            action.triggered.connect(lambda _=False, e=entry: self.open_files(e))
+        if not entries:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        self.recent_menu.addSeparator()
+        self.recent_menu.addAction("Clear List", self.recent.clear).setEnabled(bool(entries))
+
+    # --- drag and drop --------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        """Dropped files open as a new model; with Shift held, or when every file is an animation
+        file, they are attached to the current model instead."""
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if not paths:
+            return
+        event.acceptProposedAction()
+        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        if self.model is not None and self.model.files and (shift or _all_animation_files(paths)):
+            self.attach_files(paths)
+        else:
+            self.open_files(paths)
 
     # --- playback -------------------------------------------------------------------------------
 
@@ -127,25 +388,131 @@ class MainWindow(QMainWindow):
             self.playback.advance(elapsed)
 
     def _pose_changed(self) -> None:
-        self.viewport.set_pose(self.playback.pose())
-        self.statusBar().showMessage(f"frame {self.viewport.frame_seconds * 1e3:.1f} ms")
+        pose = self.playback.pose()
+        self.viewport.set_pose(pose)
+        self.outliner.set_pose(pose)
 
-    # --- screenshots and dialogs ----------------------------------------------------------------
+    def _show_frame_time(self) -> None:
+        if self.model is not None:
+            self.frame_label.setText(f"frame {self.viewport.frame_seconds * 1e3:.1f} ms")
+
+    # --- images and exports ---------------------------------------------------------------------
+
+    def capture(self, width: int | None = None, height: int | None = None, transparent: bool = False) -> QImage:
+        """The view as an image, at the view's size unless given."""
+        ratio = self.viewport.devicePixelRatioF()
+        width = width or int(self.viewport.width() * ratio)
+        height = height or int(self.viewport.height() * ratio)
+        return _image_to_qimage(self.viewport.render_image(width, height, transparent))
 
     def save_screenshot_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "screenshot.png", "PNG images (*.png)")
-        if path and not self.viewport.grabFramebuffer().save(path):
+        self.viewport.makeCurrent()
+        limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
+        self.viewport.doneCurrent()
+        ratio = self.viewport.devicePixelRatioF()
+        dialog = ScreenshotDialog((int(self.viewport.width() * ratio), int(self.viewport.height() * ratio)), limit,
+                                  self.settings.value("screenshot/transparent", False, type=bool), self)
+        if not dialog.exec():
+            return
+        settings = dialog.settings()
+        self.settings.setValue("screenshot/transparent", settings.transparent)
+        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", self._suggested_name(".png"),
+                                              "PNG images (*.png)")
+        if path:
+            self.save_screenshot(path, settings.width, settings.height, settings.transparent)
+
+    def save_screenshot(self, path: str | Path, width: int | None = None, height: int | None = None,
+                        transparent: bool = False) -> bool:
+        try:
+            image = self.capture(width, height, transparent)
+        except (ValueError, RuntimeError) as error:
+            QMessageBox.warning(self, "Screenshot", f"Could not render the image: {error}")
+            return False
+        if not image.save(str(path), "PNG"):
             QMessageBox.warning(self, "Screenshot", f"Could not write {path}")
+            return False
+        self.statusBar().showMessage(f"Saved {path} ({image.width()} × {image.height()})", 5000)
+        return True
+
+    def copy_image(self) -> None:
+        QApplication.clipboard().setImage(self.capture())
+        self.statusBar().showMessage("Image copied to the clipboard", 3000)
+
+    def _suggested_name(self, suffix: str) -> str:
+        folder = self.settings.value("last_folder", "")
+        stem = Path(self.model.files[0]).stem if self.model is not None and self.model.files else "boneyard"
+        return str(Path(folder) / f"{stem}{suffix}") if folder else f"{stem}{suffix}"
+
+    def export_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export glTF 2.0", self._suggested_name(".glb"),
+                                              "glTF binary (*.glb);;glTF with embedded buffer (*.gltf)")
+        if path:
+            self.export_gltf(path)
+
+    def export_gltf(self, path: str | Path) -> bool:
+        """Every mesh, the skeleton and every clip as glTF 2.0."""
+        from app.export.gltf import export_gltf
+
+        path = _with_suffix(path, (".glb", ".gltf"), ".glb")
+        try:
+            warnings = export_gltf(self.model, path, embed_buffer=path.suffix.lower() == ".gltf")
+        except (OSError, ValueError) as error:
+            QMessageBox.warning(self, "Export glTF", f"Could not write {path}: {error}")
+            return False
+        self._report_export(path, warnings)
+        return True
+
+    def export_pose_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export the current pose", self._suggested_name("_pose.obj"),
+                                              "Wavefront OBJ (*.obj);;glTF binary, static (*.glb)")
+        if path:
+            self.export_pose(path)
+
+    def export_pose(self, path: str | Path) -> bool:
+        """The posed mesh at the current time, as OBJ or as a static glTF."""
+        from app.export.gltf import export_gltf_pose
+        from app.export.obj import write_obj
+
+        path = _with_suffix(path, (".obj", ".glb", ".gltf"), ".obj")
+        method = "dqs" if self.viewport.options.skinning == "dqs" else "lbs"
+        positions = posed_positions(self.model, self.playback.pose(), method).reshape(-1, 3)
+        try:
+            if path.suffix.lower() == ".obj":
+                write_obj(path, self.model, positions)
+                warnings = []
+            else:
+                warnings = export_gltf_pose(self.model, positions, path,
+                                            embed_buffer=path.suffix.lower() == ".gltf")
+        except (OSError, ValueError) as error:
+            QMessageBox.warning(self, "Export Pose", f"Could not write {path}: {error}")
+            return False
+        self._report_export(path, warnings)
+        return True
+
+    def _report_export(self, path: Path, warnings: list[str]) -> None:
+        if warnings:
+            QMessageBox.information(self, "Exported with warnings", f"Wrote {path}.\n\n" + "\n".join(warnings))
+        self.statusBar().showMessage(f"Wrote {path}", 5000)
+
+    # --- help -----------------------------------------------------------------------------------
+
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(self.menuBar(), self).exec()
 
     def show_about(self) -> None:
         import moderngl
         import pybullet
         from PySide6 import __version__ as pyside_version
+        from PySide6.QtCore import qVersion
 
+        gl = ""
+        if self.viewport.ctx is not None:
+            info = self.viewport.ctx.info
+            gl = f"<br>OpenGL {info['GL_VERSION']} ({info['GL_RENDERER']})"
         QMessageBox.about(self, "About Boneyard", (
             f"<b>Boneyard {__version__}</b><br>Viewer and ragdoll sandbox for legacy skinned meshes."
-            f"<br><br>Qt (PySide6) {pyside_version}<br>moderngl {moderngl.__version__}"
-            f"<br>pybullet API {pybullet.getAPIVersion()}"))
+            f"<br><br>Qt {qVersion()} (PySide6 {pyside_version})<br>moderngl {moderngl.__version__}"
+            f"<br>pybullet API {pybullet.getAPIVersion()}{gl}"))
 
     # --- window state ---------------------------------------------------------------------------
 
@@ -156,9 +523,36 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        background = QColor(self.settings.value("view/background", ""))
+        if background.isValid():
+            self.viewport.options.background = (background.redF(), background.greenF(), background.blueF(), 1.0)
 
     def closeEvent(self, event) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.timer.stop()
+        self.frame_timer.stop()
         super().closeEvent(event)
+
+
+def _open_filter() -> str:
+    """File-dialog filter: every extension the readers know, then each format, then all files."""
+    per_format = [(fmt.description, fmt.extensions) for fmt in formats.formats.values()
+                  if fmt.extensions]
+    everything = sorted({f"*{ext}" for _, extensions in per_format for ext in extensions})
+    rows = [f"Models and animations ({' '.join(everything)})"]
+    rows += [f"{description} ({' '.join(f'*{ext}' for ext in extensions)})" for description, extensions in per_format]
+    return ";;".join(rows + ["All files (*)"])
+
+
+def _all_animation_files(paths: list[str]) -> bool:
+    """True when every file sniffs as an animation (so it only makes sense with a model)."""
+    try:
+        return all(formats.sniff(path).role == "animation" for path in paths)
+    except formats.ReadError:
+        return False
+
+
+def _with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:
+    path = Path(path)
+    return path if path.suffix.lower() in allowed else path.with_suffix(path.suffix + default)

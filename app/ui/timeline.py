@@ -1,70 +1,248 @@
-"""The timeline dock: clip picker, play/pause, and a scrub bar. It keeps no state of its own:
-widgets write to the Playback and redraw from it."""
+"""The timeline dock: clip picker, transport buttons, speed, time and frame fields, the fps setting
+and the scrub bar. It keeps no playback state of its own: widgets and actions write to the Playback
+and redraw from it (``refresh`` runs on every change, about 60 times a second while playing, so it
+only sets values on existing widgets)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QLabel, QPushButton, QSlider,
-                               QWidget)
+from PySide6.QtCore import QPointF, QRectF, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF, QTransform
+from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDoubleSpinBox, QGridLayout,
+                               QHBoxLayout, QLabel, QSpinBox, QStyle, QToolButton, QWidget)
 
+from app.model import Clip
 from app.playback import Playback
+from app.ui.scrub_bar import ScrubBar
 
-#: Scrub bar steps per second of clip.
-SLIDER_STEPS_PER_SECOND = 1000
+#: Speed factors offered in the speed box (below 1: slow motion).
+SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: What the fps box allows: frames per second for formats that store frames without times.
+FPS_RANGE = (1.0, 1000.0)
+#: Side of the drawn transport icons in pixels (buttons scale them down).
+ICON_SIZE = 32
+#: The fps box's value until ``set_fps``: the readers' own default when LoadOptions.fps is None.
+DEFAULT_FPS = 30.0
 
 
 class TimelineDock(QDockWidget):
+    """Signals: ``fps_changed(fps)`` when the user sets frames per second (the owner reloads the
+    model with it). ``playback_actions()`` lists the transport QActions and their shortcuts."""
+
+    fps_changed = Signal(float)
+
     def __init__(self, parent=None):
         super().__init__("Timeline", parent)
         self.setObjectName("timeline")
         self.playback: Playback | None = None
+        self._make_actions()
         body = QWidget(self)
-        layout = QHBoxLayout(body)
-        self.clips = QComboBox(body)
-        self.play = QPushButton("Play", body)
-        self.play.setCheckable(True)
-        self.play.setShortcut(Qt.Key.Key_Space)
-        self.slider = QSlider(Qt.Orientation.Horizontal, body)
-        self.time_label = QLabel(body)
-        self.time_label.setMinimumWidth(140)
-        for widget in (self.clips, self.play):
-            layout.addWidget(widget)
-        layout.addWidget(self.slider, stretch=1)
-        layout.addWidget(self.time_label)
+        self._make_widgets(body)
+        self._lay_out(body)
         self.setWidget(body)
+        self._connect()
+        self._enable(False)
+
+    # --- building -------------------------------------------------------------------------------
+
+    def _action(self, text: str, shortcut: str, icon: QIcon, checkable: bool = False) -> QAction:
+        """A window-wide action on this dock; its tooltip names its shortcut."""
+        action = QAction(icon, text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(f"{text} ({keys})")
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setCheckable(checkable)
+        self.addAction(action)
+        return action
+
+    def _standard_icon(self, name: str) -> QIcon:
+        return self.style().standardIcon(getattr(QStyle.StandardPixmap, name))
+
+    def _make_actions(self) -> None:
+        icon = self._standard_icon
+        step_forward = frame_step_icon(self.palette().windowText().color())
+        self.play_action = self._action("Play / Pause", "Space", icon("SP_MediaPlay"), checkable=True)
+        self.start_action = self._action("Go to Start", "Home", icon("SP_MediaSkipBackward"))
+        self.previous_key_action = self._action("Previous Key", "Shift+Left", icon("SP_MediaSeekBackward"))
+        self.previous_frame_action = self._action("Previous Frame", "Left", mirrored(step_forward))
+        self.next_frame_action = self._action("Next Frame", "Right", step_forward)
+        self.next_key_action = self._action("Next Key", "Shift+Right", icon("SP_MediaSeekForward"))
+        self.end_action = self._action("Go to End", "End", icon("SP_MediaSkipForward"))
+        self.loop_action = self._action("Loop", "L", icon("SP_BrowserReload"), checkable=True)
+        self.reverse_action = self._action("Play Backwards", "R", mirrored(icon("SP_MediaPlay")),
+                                           checkable=True)
+
+    def playback_actions(self) -> list[QAction]:
+        """The transport actions in menu order, for a Playback menu and the shortcuts list."""
+        return [self.play_action, self.reverse_action, self.loop_action, self.start_action, self.end_action,
+                self.previous_frame_action, self.next_frame_action, self.previous_key_action,
+                self.next_key_action]
+
+    def _make_widgets(self, body: QWidget) -> None:
+        self.clips = QComboBox(body)
+        self.clips.setMinimumContentsLength(12)
+        self.clips.setToolTip("Clip")
+        self.speed = QComboBox(body)
+        for speed in SPEEDS:
+            self.speed.addItem(f"{speed:g}×", speed)
+        self.speed.setToolTip("Playback speed (below 1×: slow motion)")
+        self.time_box = _spin_box(QDoubleSpinBox(body), "Current time in seconds")
+        self.time_box.setDecimals(3)
+        self.time_box.setSuffix(" s")
+        self.time_box.setSingleStep(0.01)
+        self.end_label = QLabel(body)
+        self.frame_box = _spin_box(QSpinBox(body), "Current stored frame (0 is the first)")
+        self.last_frame_label = QLabel(body)
+        self.fps_box = _spin_box(QDoubleSpinBox(body), "Frames per second for files that store frames "
+                                                       "without times (reloads the model)")
+        self.fps_box.setRange(*FPS_RANGE)
+        self.fps_box.setDecimals(2)
+        self.fps_box.setSuffix(" fps")
+        self.fps_box.setValue(DEFAULT_FPS)
+        self.scrub_bar = ScrubBar(body)
+
+    def _button(self, body: QWidget, action: QAction, with_text: bool = False) -> QToolButton:
+        button = QToolButton(body)
+        button.setDefaultAction(action)
+        button.setAutoRaise(True)
+        if with_text:
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        return button
+
+    def _lay_out(self, body: QWidget) -> None:
+        controls = QHBoxLayout()
+        controls.addWidget(self.clips)
+        controls.addSpacing(8)
+        for action in (self.start_action, self.previous_key_action, self.previous_frame_action,
+                       self.play_action, self.next_frame_action, self.next_key_action, self.end_action):
+            controls.addWidget(self._button(body, action))
+        controls.addSpacing(8)
+        controls.addWidget(self._button(body, self.loop_action, with_text=True))
+        controls.addWidget(self._button(body, self.reverse_action, with_text=True))
+        controls.addWidget(self.speed)
+        controls.addStretch(1)
+        for widget in (self.time_box, self.end_label, self.frame_box, self.last_frame_label):
+            controls.addWidget(widget)
+        controls.addSpacing(12)
+        controls.addWidget(self.fps_box)
+        layout = QGridLayout(body)
+        layout.setContentsMargins(6, 2, 6, 4)
+        layout.setVerticalSpacing(2)
+        layout.addLayout(controls, 0, 0)
+        layout.addWidget(self.scrub_bar, 1, 0)
+
+    def _connect(self) -> None:
+        self.play_action.toggled.connect(self._show_play_state)
+        self.play_action.triggered.connect(lambda on: self.playback.set_playing(on))
+        self.reverse_action.triggered.connect(lambda on: self.playback.set_reverse(on))
+        self.loop_action.triggered.connect(lambda on: self.playback.set_loop(on))
+        self.start_action.triggered.connect(lambda: self.playback.go_to_start())
+        self.end_action.triggered.connect(lambda: self.playback.go_to_end())
+        self.previous_frame_action.triggered.connect(lambda: self.playback.step_frame(-1))
+        self.next_frame_action.triggered.connect(lambda: self.playback.step_frame(+1))
+        self.previous_key_action.triggered.connect(lambda: self.playback.step_key(-1))
+        self.next_key_action.triggered.connect(lambda: self.playback.step_key(+1))
         self.clips.currentIndexChanged.connect(self._clip_chosen)
-        self.play.toggled.connect(lambda on: self.playback and self.playback.set_playing(on))
-        self.slider.valueChanged.connect(self._scrubbed)
+        self.speed.currentIndexChanged.connect(lambda index: self.playback.set_speed(SPEEDS[index]))
+        self.time_box.valueChanged.connect(lambda seconds: self.playback.set_time(seconds))
+        self.frame_box.valueChanged.connect(lambda frame: self.playback.set_frame(frame))
+        self.fps_box.valueChanged.connect(self.fps_changed)
+        self.scrub_bar.scrub_started.connect(lambda: self.playback.set_scrubbing(True))
+        self.scrub_bar.scrubbed.connect(lambda seconds: self.playback.set_time(seconds))
+        self.scrub_bar.scrub_finished.connect(lambda: self.playback.set_scrubbing(False))
+
+    # --- binding and showing --------------------------------------------------------------------
 
     def bind(self, playback: Playback) -> None:
         self.playback = playback
         with QSignalBlocker(self.clips):
             self.clips.clear()
-            self.clips.addItems([clip.name for clip in playback.model.clips] or ["(bind pose)"])
+            for index, clip in enumerate(playback.model.clips):
+                self.clips.addItem(clip.name)
+                self.clips.setItemData(index, clip.note or f"{clip.kind}, {clip.duration:.3f} s",
+                                       Qt.ItemDataRole.ToolTipRole)
+            if not playback.model.clips:
+                self.clips.addItem("(bind pose)")
         playback.subscribe(self.refresh)
+        self._show_clip(playback.clip)
         self.refresh()
 
+    def set_fps(self, fps: float) -> None:
+        """Show ``fps`` in the fps box without emitting ``fps_changed``."""
+        with QSignalBlocker(self.fps_box):
+            self.fps_box.setValue(fps)
+
     def _clip_chosen(self, index: int) -> None:
-        if self.playback is not None and self.playback.model.clips and index >= 0:
+        if self.playback.model.clips and index >= 0:
             self.playback.set_clip(index)
 
-    def _scrubbed(self, value: int) -> None:
-        if self.playback is not None and self.playback.clip is not None:
-            self.playback.set_time(self.playback.clip.start + value / SLIDER_STEPS_PER_SECOND)
+    def _enable(self, enabled: bool) -> None:
+        for action in self.playback_actions():
+            action.setEnabled(enabled)
+        for widget in (self.speed, self.time_box, self.frame_box, self.scrub_bar):
+            widget.setEnabled(enabled)
+
+    def _show_clip(self, clip: Clip | None) -> None:
+        """Set what changes only with the clip: ranges, end labels, the scrub bar's ticks."""
+        self._enable(clip is not None)
+        self.clips.setEnabled(bool(self.playback.model.clips))
+        self.scrub_bar.set_clip(clip)
+        with QSignalBlocker(self.time_box), QSignalBlocker(self.frame_box):
+            self.time_box.setRange(clip.start if clip else 0.0, self.playback.end)
+            self.frame_box.setRange(0, clip.frame_count - 1 if clip else 0)
+        self.end_label.setText(f"/ {self.playback.end:.3f} s" if clip else "bind pose")
+        self.last_frame_label.setText(f"/ {clip.frame_count - 1}" if clip else "")
+
+    def _show_play_state(self, playing: bool) -> None:
+        self.play_action.setIcon(self._standard_icon("SP_MediaPause" if playing else "SP_MediaPlay"))
 
     def refresh(self) -> None:
+        """Show the playback's state (cheap: it runs on every playback change)."""
         playback = self.playback
-        clip = playback.clip
-        with QSignalBlocker(self.slider), QSignalBlocker(self.play), QSignalBlocker(self.clips):
-            self.clips.setEnabled(clip is not None)
-            self.play.setEnabled(clip is not None)
-            self.slider.setEnabled(clip is not None)
-            self.play.setChecked(playback.playing)
-            self.play.setText("Pause" if playback.playing else "Play")
-            if clip is None:
-                self.time_label.setText("bind pose")
-                return
-            self.clips.setCurrentIndex(playback.clip_index)
-            self.slider.setRange(0, int(round(clip.duration * SLIDER_STEPS_PER_SECOND)))
-            self.slider.setValue(int(round((playback.time - clip.start) * SLIDER_STEPS_PER_SECOND)))
-            self.time_label.setText(f"{playback.time:7.3f} s / {clip.start + clip.duration:.3f} s")
+        if playback.clip is not self.scrub_bar.clip:
+            self._show_clip(playback.clip)
+        self.play_action.setChecked(playback.playing)
+        self.loop_action.setChecked(playback.loop)
+        self.reverse_action.setChecked(playback.reverse)
+        with QSignalBlocker(self.clips), QSignalBlocker(self.speed):
+            if playback.clip_index is not None:
+                self.clips.setCurrentIndex(playback.clip_index)
+            self.speed.setCurrentIndex(self.speed.findData(playback.speed))
+        _show_value(self.time_box, playback.time)
+        _show_value(self.frame_box, playback.frame_index)
+        self.scrub_bar.set_time(playback.time)
+
+
+def _spin_box(box: QAbstractSpinBox, tooltip: str) -> QAbstractSpinBox:
+    """A spin box that reports a typed value on Enter or focus loss, not on every keystroke."""
+    box.setKeyboardTracking(False)
+    box.setAlignment(Qt.AlignmentFlag.AlignRight)
+    box.setToolTip(tooltip)
+    return box
+
+
+def _show_value(box: QAbstractSpinBox, value) -> None:
+    """Show ``value`` without echoing it back, unless the user is typing into the box."""
+    if not box.lineEdit().isModified():
+        with QSignalBlocker(box):
+            box.setValue(value)
+
+
+def frame_step_icon(color) -> QIcon:
+    """A triangle against a bar, "▶|": one step forward (the style has no such icon)."""
+    pixmap = QPixmap(ICON_SIZE, ICON_SIZE)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    painter.drawPolygon(QPolygonF([QPointF(9, 7), QPointF(21, 16), QPointF(9, 25)]))
+    painter.drawRect(QRectF(22, 7, 3, 18))
+    painter.end()
+    return QIcon(pixmap)
+
+
+def mirrored(icon: QIcon) -> QIcon:
+    """``icon`` flipped left to right (a step or play icon turned backwards)."""
+    return QIcon(icon.pixmap(ICON_SIZE).transformed(QTransform().scale(-1, 1)))

@@ -140,7 +140,9 @@ class Viewport(QOpenGLWidget):
         self.makeCurrent()
         try:
             self._sync_renderer()
-            options = DisplayOptions(**{**vars(self.options), "transparent": transparent})
+            # A transparent picture is for compositing: the floor grid would only get in the way.
+            grid = self.options.grid and not transparent
+            options = DisplayOptions(**{**vars(self.options), "transparent": transparent, "grid": grid})
             with ImageTargets.create(self.ctx, (int(width), int(height))) as targets:
                 return targets.render(self.renderer, self.camera, options)
         finally:

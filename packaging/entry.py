@@ -1,0 +1,8 @@
+"""The frozen app's entry point: the same ``boneyard`` console script as a pip install."""
+
+import sys
+
+from app.__main__ import entry
+
+if __name__ == "__main__":
+    sys.exit(entry())

@@ -1,0 +1,39 @@
+"""Helpers for the window tests: the display check, images as arrays, a shown main window."""
+
+import os
+
+import numpy as np
+import pytest
+
+needs_display = pytest.mark.skipif(
+    not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")),
+    reason="needs a display (make test runs the suite under xvfb-run)")
+
+
+def image_array(qimage) -> np.ndarray:
+    """(H, W, 4) uint8 RGBA copy of a QImage or QPixmap (what ``QWidget.grab`` returns)."""
+    from PySide6.QtGui import QImage, QPixmap
+
+    if isinstance(qimage, QPixmap):
+        qimage = qimage.toImage()
+    qimage = qimage.convertToFormat(QImage.Format.Format_RGBA8888)
+    data = np.frombuffer(qimage.constBits(), np.uint8, qimage.sizeInBytes())
+    return data.reshape(qimage.height(), qimage.bytesPerLine() // 4, 4)[:, : qimage.width()].copy()
+
+
+def show_demo_window(qtbot, settings_dir):
+    """A MainWindow showing the demo, its first frame drawn, settings kept in ``settings_dir``."""
+    from PySide6.QtCore import QSettings
+
+    from app import formats
+    from app.resources import demo_paths
+    from app.ui.main_window import MainWindow
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(settings_dir))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1000, 700)
+    with qtbot.waitSignal(window.viewport.first_frame_drawn, timeout=30_000):
+        window.show()
+        window.set_model(formats.load(demo_paths()))
+    return window
