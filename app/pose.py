@@ -67,7 +67,8 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     if clip.kind == "keyed":
         return pose_from_world(model, compose_world(model.skeleton, _sample_keyed(model.skeleton, clip, time)))
     frame, fraction = _bracket(clip.times, time)
-    world = model.skeleton.bind_world.copy() if clip.world is None else _lerp_frames(clip.world, frame, fraction)
+    world = (model.skeleton.bind_world.copy() if clip.world is None
+             else _blend_world_frames(model.skeleton, clip.world, frame, fraction))
     positions = None
     if clip.kind == "vertex":
         positions = _lerp_frames(clip.positions, frame, fraction).astype(np.float32)
@@ -90,6 +91,31 @@ def _bracket(times: np.ndarray, time: float) -> tuple[int, float]:
         return len(times) - 1, 0.0
     frame = int(np.searchsorted(times, time, side="right")) - 1
     return frame, float((time - times[frame]) / (times[frame + 1] - times[frame]))
+
+
+def _blend_world_frames(skeleton: Skeleton, world: np.ndarray, frame: int, fraction: float) -> np.ndarray:
+    """Bone world matrices between two stored frames: each bone's parent-relative translation and
+    scale are blended linearly and its rotation by slerp (as glTF plays the exported clip), so limbs
+    keep their length mid-frame. Exact at stored frames (fraction 0). A parent collapsed to zero
+    scale has no relative frame; then the matrices are blended componentwise."""
+    if fraction == 0.0:
+        return world[frame].astype(np.float64)
+    pair = world[frame:frame + 2].astype(np.float64)
+    parents = skeleton.parents
+    has_parent = parents >= 0
+    local = pair.copy()
+    try:
+        local[:, has_parent] = maths.affine_inverse(pair[:, parents[has_parent]]) @ pair[:, has_parent]
+    except ValueError:
+        return _lerp_frames(world, frame, fraction)
+    translations, rotations, scales, _ = maths.decompose_trs(local)
+    rotation = maths.slerp(rotations[0], rotations[1], np.full(len(parents), fraction))
+    blended = maths.compose_trs(_lerp(translations, fraction), rotation, _lerp(scales, fraction))
+    return compose_world(skeleton, blended)
+
+
+def _lerp(pair: np.ndarray, fraction: float) -> np.ndarray:
+    return (1.0 - fraction) * pair[0] + fraction * pair[1]
 
 
 def _lerp_frames(frames: np.ndarray, frame: int, fraction: float) -> np.ndarray:

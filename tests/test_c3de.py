@@ -106,8 +106,13 @@ def test_2009_multi_clip_trailer_and_fps_option(tmp_path):
     assert model.skeleton.derived_tails.all() and any("no rest frames" in w for w in model.warnings)
     pose = evaluate(model, model.clips[1], 0.2)
     np.testing.assert_allclose(posed_positions(model, pose), expected(skinning[4]), atol=1e-5)
-    pose = evaluate(model, model.clips[1], 0.05)  # halfway between frames 2 and 3: matrices blend
-    blended = 0.5 * (skinning[2] + skinning[3])
+    assert list(model.skeleton.parents) == [-1, -1], "a 2009 bones file has no hierarchy"
+    # Halfway between frames 2 and 3 each bone's rotation is halfway (slerp) and its translation the
+    # mean: bone 0 turns 17.5° about Z; bone 1 turns 27.5° about X, but its pivot is not kept.
+    pose = evaluate(model, model.clips[1], 0.05)
+    halfway = rotate_x(27.5)
+    halfway[:3, 3] = 0.5 * (skinning[2][1, :3, 3] + skinning[3][1, :3, 3])
+    blended = np.array([translate(0.25, 0, 0) @ rotate_z(17.5), halfway])
     np.testing.assert_allclose(posed_positions(model, pose), expected(blended), atol=1e-5)
 
 
