@@ -10,7 +10,7 @@ import sys
 
 from app import __version__
 
-SUBCOMMANDS = ("info", "pose", "render", "convert")
+SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll")
 VIEWS = ("front", "side", "top", "iso")
 
 
@@ -24,10 +24,28 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def _add_files(parser: argparse.ArgumentParser) -> None:
+def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
+    """``X,Y,Z:DX,DY,DZ[@T]`` → (origin, direction, time or None)."""
+    try:
+        ray, _, when = text.partition("@")
+        origin, direction = (tuple(float(v) for v in part.split(",")) for part in ray.split(":"))
+        time = float(when) if when else None
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected X,Y,Z:DX,DY,DZ[@T] such as 0,1,2:0,0,-1@0.5, got {text!r}") from None
+    if len(origin) != 3 or len(direction) != 3 or not any(direction) or (time is not None and time < 0):
+        raise argparse.ArgumentTypeError(
+            f"expected a point, a non-zero direction and a time >= 0, got {text!r}")
+    return origin, direction, time
+
+
+def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="model and animation files (one model)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo character")
-    parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+    if load_fps:
+        parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+    else:
+        parser.set_defaults(fps=None)
     parser.add_argument("--conjugate-quaternions", action="store_true",
                         help="conjugate .anm quaternions (files from a tool with the opposite sign)")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
@@ -71,6 +89,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_files(convert)
     convert.add_argument("-o", "--output", required=True, help="OUT.glb or OUT.gltf")
     convert.add_argument("--clip", action="append", help="export only these clips (name or index)")
+
+    ragdoll = commands.add_parser("ragdoll", help="simulate the ragdoll and write the run (.npz or .glb)")
+    _add_files(ragdoll, load_fps=False)
+    _add_instant(ragdoll)
+    ragdoll.add_argument("-o", "--output", required=True, help="OUT.npz or OUT.glb")
+    ragdoll.add_argument("--profile", help="ragdoll profile JSON (default: FILE.ragdoll.json beside the "
+                         "first file, else an automatic setup)")
+    ragdoll.add_argument("--seconds", type=float, default=3.0, help="how long to simulate (default 3)")
+    ragdoll.add_argument("--fps", dest="output_fps", metavar="F", type=float, default=60.0,
+                         help="frames per second written (default 60)")
+    ragdoll.add_argument("--shoot", type=_shot, action="append", default=[], metavar="X,Y,Z:DX,DY,DZ[@T]",
+                         help="a ray from X,Y,Z along DX,DY,DZ at T seconds (default 0.5); repeatable")
+    ragdoll.add_argument("--impulse", type=float, default=10.0,
+                         help="impulse of each shot in N·s (default 10)")
     return parser
 
 

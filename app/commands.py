@@ -1,4 +1,4 @@
-"""The headless sub-commands: info, pose, render, convert (docs/cli.md). No Qt here."""
+"""The headless sub-commands: info, pose, render, convert, ragdoll (docs/cli.md). No Qt here."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ import sys
 import traceback
 from argparse import Namespace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app import formats
-from app.model import Model
-from app.pose import Pose, evaluate, frame_time, posed_positions
+from app.model import Clip, Model
+from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
 from app.resources import demo_paths
+
+if TYPE_CHECKING:
+    from app.physics.bake import Recording
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
@@ -23,7 +27,7 @@ class UsageError(Exception):
 
 
 def run(args: Namespace) -> int:
-    handlers = {"info": info, "pose": pose, "render": render, "convert": convert}
+    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
     try:
         return handlers[args.command](args)
     except formats.ReadError as error:
@@ -183,3 +187,75 @@ def convert(args: Namespace) -> int:
     for warning in export_gltf(model, output, clips=clips):
         print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def ragdoll_start(model: Model, args: Namespace) -> tuple[Clip | None, float]:
+    """The clip and time ``--clip``/``--frame``/``--time`` select for the ragdoll to take over from
+    (None and 0: the bind pose)."""
+    if args.frame is None and args.time is None:
+        if args.clip is not None:
+            raise UsageError("--clip needs --frame or --time to say where the ragdoll takes over")
+        return None, 0.0
+    if not model.clips:
+        raise UsageError("the model has no clips; only the bind pose exists")
+    try:
+        clip = model.clips[model.clip_index(args.clip)]
+        start = args.time if args.time is not None else frame_time(clip, args.frame)
+    except (KeyError, IndexError) as error:
+        raise UsageError(error.args[0]) from None
+    if clip.note:
+        print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
+    return clip, start
+
+
+def ragdoll(args: Namespace) -> int:
+    output = Path(args.output)
+    suffix = output.suffix.lower()
+    if suffix not in (".npz", ".glb"):
+        raise UsageError(f"-o must end in .npz or .glb, got {output.name!r}")
+    if not args.seconds >= 0 or not args.output_fps > 0 or not args.impulse >= 0:
+        raise UsageError("--seconds and --impulse must not be negative and --fps must be positive")
+    model = load_model(args)
+    clip, start = ragdoll_start(model, args)
+    from app.physics.autosetup import auto_setup
+    from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
+    from app.physics.profile import load_profile, load_profile_for
+    from app.physics.ragdoll import Ragdoll
+
+    profile = load_profile(args.profile) if args.profile else load_profile_for(model)
+    if profile is None:
+        try:
+            profile = auto_setup(model)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
+             for origin, direction, time in args.shoot]
+    with Ragdoll(model, profile) as world:
+        world.take_over_clip(clip, start)
+        run = record(world, args.seconds, args.output_fps, shots)
+    for shot, hit in zip(shots, run.hits):
+        ray = f"shot at {shot.time:g} s from {','.join(f'{v:g}' for v in shot.origin)}"
+        print(f"{ray}: hit part {hit.name!r}" if hit else
+              f"{ray}: {'after the end of the run' if shot.time > args.seconds else 'hit nothing'}")
+    if suffix == ".npz":
+        np.savez(output, **ragdoll_arrays(model, run, world.rig.part_names))
+    else:
+        from app.export.gltf import export_gltf
+
+        for warning in export_gltf(model, output, clips=[run.clip()]):
+            print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def ragdoll_arrays(model: Model, run: Recording, part_names: list[str]) -> dict[str, np.ndarray]:
+    """The arrays of the ``ragdoll`` contract (docs/cli.md)."""
+    positions = np.stack([posed_positions(model, pose_from_world(model, world)).reshape(-1, 3)
+                          for world in run.world]).astype(np.float32)
+    return {
+        "times": run.times,
+        "world": run.world,
+        "positions": positions,
+        "bone_names": np.array(model.skeleton.names, dtype=str),
+        "parts": np.array(part_names, dtype=str),
+        "part_world": run.part_world,
+    }

@@ -105,10 +105,13 @@ def _optional(module: str, function: str):
 
 BENCHES = {
     "gpu": _optional("tests.bench_render", "bench_skinned_vs_static"),
+    "scrub": _optional("tests.bench_render", "bench_scrub"),
     "pose": bench_pose,
     "render": bench_render_process,
     "text": _optional("tests.bench_text", "run"),
     "binary": _optional("tests.bench_binary", "run"),
+    "convert": _optional("tests.bench_convert", "run"),
+    "ragdoll": _optional("tests.bench_ragdoll", "run"),
 }
 
 

@@ -1,0 +1,514 @@
+"""A ragdoll profile for any skeleton.
+
+- **Humanoid preset**, when bone names match a common rig (3ds Max Biped ``Bip01 L Thigh``, Mixamo
+  ``mixamorig:LeftUpLeg``, NWN ``lthigh_g``/``torso_g``, Blender-style ``thigh.L``, the demo's
+  ``thigh_l``): parts for the pelvis, spine, chest, head and the upper and lower limbs; hinged elbows
+  and knees and cone-twists elsewhere, with limits in the spirit of Bullet's RagdollDemo.
+- **Generic**, otherwise: every long bone (at least ``MIN_BONE_FRACTION`` of the model's size, and
+  weighted in the skin when there is one) gets a part, and so does every bone where two or more
+  chains of parts meet (a hub: a hip bone with a spine and two legs, its box spanning its children's
+  heads), and each part joins its nearest ancestor's part with a cone-twist.
+
+Every other bone follows the part of its nearest ancestor that has one (``relations``). Boxes lie
+along the bone (``Part.rotation`` turns them when the bone's frame does not); across it they span the
+vertices weighted mostly to the bone (5th to 95th percentile), along it the bone and those vertices;
+without a skin they are a quarter of the bone's length thick. Joints sit at the child bone's head,
+where an animation turns it, so taking over from a clip can be exact.
+
+A flat skeleton (LGW, C3DE 2009: no parents, tails derived along an arbitrary axis) gets bone
+directions from the principal axis of each bone's vertices, a hierarchy from the distances between
+those axes' spans, and joints at the end of the child's box nearest the parent's. Masses come from
+box volumes; ``meters_per_unit`` from the model's height when it is not plausibly metres.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from app import maths
+from app.model import Model
+from app.physics.profile import Joint, Part, RagdollProfile
+from app.physics.rig import bind_rig, rigid, rigid_inverse
+
+#: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
+MIN_BONE_FRACTION = 0.07
+#: Fewest vertices weighted mostly to a bone for it to get a part, in a model with a skin.
+MIN_OWNED_VERTICES = 4
+#: kg/m³ of the boxes: a body fills about four fifths of its boxes, at about the density of water.
+DENSITY = 800.0
+#: Heights (model units) read as metres; outside, the model is scaled to HUMAN_HEIGHT metres.
+METRE_HEIGHTS = (0.3, 5.0)
+HUMAN_HEIGHT = 1.75
+#: A box axis closer than this to the bone (degrees) is taken as is, without turning the box.
+SNAP_DEGREES = 5.0
+#: A hinge axis this close (degrees) to an axis of the child bone's frame uses that axis exactly.
+HINGE_SNAP_DEGREES = 20.0
+PERCENTILES = (5.0, 95.0)
+
+#: Joint limits in degrees: hinge (low, high), cone-twist (swing1, swing2, twist).
+LIMITS = {
+    "spine": (30.0, 25.0, 30.0),
+    "neck": (45.0, 40.0, 60.0),
+    "shoulder": (80.0, 60.0, 45.0),
+    "elbow": (-5.0, 135.0),
+    "hip": (80.0, 40.0, 30.0),
+    "knee": (-5.0, 135.0),
+    "generic": (40.0, 40.0, 30.0),
+}
+
+SIDE_WORDS = {"l": "l", "left": "l", "r": "r", "right": "r"}
+ROLE_WORDS = {
+    "pelvis": "pelvis", "hips": "pelvis", "hip": "pelvis",
+    "spine": "spine", "chest": "spine", "upperchest": "spine", "torso": "spine", "abdomen": "spine",
+    "waist": "spine", "ribcage": "spine", "lowerback": "spine", "upperback": "spine",
+    "neck": "neck", "head": "head",
+    "upperarm": "upperarm", "arm": "upperarm", "bicep": "upperarm", "uparm": "upperarm",
+    "humerus": "upperarm",
+    "forearm": "forearm", "lowerarm": "forearm", "elbow": "forearm", "lowarm": "forearm",
+    "hand": "hand", "wrist": "hand",
+    "thigh": "thigh", "upleg": "thigh", "upperleg": "thigh", "femur": "thigh",
+    "shin": "shin", "calf": "shin", "leg": "shin", "lowerleg": "shin", "knee": "shin", "lowleg": "shin",
+    "foot": "foot", "ankle": "foot",
+}
+NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mixamorig", "sk", "b"}
+HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
+                "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
+#: NWN fuses the side into the word: ``lbicep_g``, ``rshin_g``.
+FUSED_SIDE = re.compile(r"^([lr])(bicep|forearm|hand|thigh|shin|foot|uparm|arm|leg)$")
+LIMB_SLOTS = ("upperarm", "forearm", "thigh", "shin")
+HUMANOID_PARTS = ("pelvis", "spine", "chest", "head", "upperarm_l", "forearm_l", "upperarm_r", "forearm_r",
+                  "thigh_l", "shin_l", "thigh_r", "shin_r")
+
+
+def auto_setup(model: Model) -> RagdollProfile:
+    """A humanoid profile when the bone names allow one, else a generic profile.
+
+    Raises ``ValueError`` when the model has no bones."""
+    if not len(model.skeleton):
+        raise ValueError(f"{model.name!r} has no bones to build a ragdoll on")
+    shape = _Shape.of(model)
+    slots = humanoid_slots(model, shape.parents)
+    return _humanoid(model, shape, slots) if slots else _generic(model, shape)
+
+
+def meters_per_unit(model: Model) -> float:
+    """1 when the model's bind height looks like metres, else what makes it HUMAN_HEIGHT metres."""
+    axis = {"Y": 1, "Z": 2}[model.up_axis]
+    points = [model.bind_positions.astype(np.float64), model.skeleton.heads, model.skeleton.tails]
+    height = float(np.ptp(np.concatenate([p for p in points if len(p)])[:, axis]))
+    if height <= 0 or METRE_HEIGHTS[0] <= height <= METRE_HEIGHTS[1]:
+        return 1.0
+    return float(f"{HUMAN_HEIGHT / height:.4g}")
+
+
+# --- the skeleton's shape ------------------------------------------------------------------------
+
+@dataclass
+class _Shape:
+    """What the setup reads from a skeleton. parents: the skeleton's, or inferred when it is flat;
+    directions (B, 3) unit vectors along each bone; spans (B, 2) the bone's reach along its
+    direction from its head (bone and owned vertices); owned: bind positions of the vertices
+    weighted mostly to each bone."""
+
+    parents: np.ndarray
+    flat: bool
+    directions: np.ndarray
+    spans: np.ndarray
+    owned: dict[int, np.ndarray]
+
+    @classmethod
+    def of(cls, model: Model) -> _Shape:
+        skeleton = model.skeleton
+        owned = _owned_vertices(model)
+        flat = len(skeleton) > 1 and bool(np.all(skeleton.parents < 0))
+        parents = skeleton.parents.astype(np.intp)
+        if flat:
+            segments = _principal_segments(skeleton.heads, owned)
+            parents = _inferred_parents(segments, owned)
+        directions = np.array([_direction(model, bone, owned.get(bone), parents, flat)
+                               for bone in range(len(skeleton))])
+        offsets = skeleton.tails - skeleton.heads
+        lengths = np.zeros(len(skeleton)) if flat else np.einsum("bi,bi->b", offsets, directions)
+        spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
+        for bone, points in owned.items():
+            if len(points) >= MIN_OWNED_VERTICES:
+                reach = np.percentile((points - skeleton.heads[bone]) @ directions[bone], PERCENTILES)
+                spans[bone] = min(spans[bone, 0], reach[0]), max(spans[bone, 1], reach[1])
+        return cls(parents=parents, flat=flat, directions=directions, spans=spans, owned=owned)
+
+    def length(self, bone: int) -> float:
+        return float(self.spans[bone, 1] - self.spans[bone, 0])
+
+
+def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
+    """Bind positions of the vertices that give one bone at least half their weight, by bone."""
+    positions, owners = [], []
+    for mesh in model.meshes:
+        if not mesh.vertex_count or not mesh.weights.size:
+            continue
+        lane = np.argmax(mesh.weights, axis=1)
+        owner = mesh.joints[np.arange(mesh.vertex_count), lane]
+        mostly = mesh.weights.max(axis=1) >= 0.5
+        positions.append(mesh.positions[mostly].astype(np.float64))
+        owners.append(owner[mostly])
+    if not positions:
+        return {}
+    positions, owners = np.concatenate(positions), np.concatenate(owners)
+    order = np.argsort(owners, kind="stable")
+    bones, starts = np.unique(owners[order], return_index=True)
+    return {int(b): group for b, group in zip(bones, np.split(positions[order], starts[1:]))}
+
+
+def _principal_segments(heads: np.ndarray, owned: dict[int, np.ndarray]) -> np.ndarray:
+    """(B, 2, 3) each bone's vertices' span along their principal axis (5th to 95th percentile);
+    a bone with too few vertices is the point at its head."""
+    segments = np.repeat(heads[:, None], 2, axis=1)
+    for bone, points in owned.items():
+        if len(points) >= MIN_OWNED_VERTICES:
+            centre = points.mean(axis=0)
+            axis = np.linalg.svd(points - centre, full_matrices=False)[2][0]
+            low, high = np.percentile((points - centre) @ axis, PERCENTILES)
+            segments[bone] = centre + low * axis, centre + high * axis
+    return segments
+
+
+def _inferred_parents(segments: np.ndarray, owned: dict[int, np.ndarray]) -> np.ndarray:
+    """(B,) a tree over bones with no parents (Prim's algorithm on the distances between their
+    segments (B, 2, 3)), rooted at the segment nearest the middle of the skin (of the segments
+    without one)."""
+    count = len(segments)
+    samples = segments[:, :1] + np.linspace(0.0, 1.0, 5)[None, :, None] * (segments[:, 1:] - segments[:, :1])
+    gaps = np.linalg.norm(samples[:, None, :, None] - samples[None, :, None, :], axis=-1)
+    distances = gaps.min(axis=(2, 3))
+    middle = np.concatenate(list(owned.values())).mean(axis=0) if owned else segments.mean(axis=(0, 1))
+    parents = np.full(count, -1, dtype=np.intp)
+    root = int(np.argmin(np.linalg.norm(segments.mean(axis=1) - middle, axis=1)))
+    inside = np.zeros(count, bool)
+    inside[root] = True
+    nearest = distances[root].copy()
+    nearest_bone = np.full(count, root)
+    for _ in range(count - 1):
+        candidates = np.where(inside, np.inf, nearest)
+        bone = int(np.argmin(candidates))
+        parents[bone] = nearest_bone[bone]
+        inside[bone] = True
+        closer = distances[bone] < nearest
+        nearest[closer] = distances[bone][closer]
+        nearest_bone[closer] = bone
+    return parents
+
+
+def _direction(model: Model, bone: int, owned: np.ndarray | None, parents: np.ndarray,
+               flat: bool) -> np.ndarray:
+    """A unit vector along the bone: head to tail; in a flat skeleton the principal axis of its
+    vertices (pointing away from its parent's head), else toward its only child."""
+    skeleton = model.skeleton
+    head = skeleton.heads[bone]
+    if flat and owned is not None and len(owned) >= MIN_OWNED_VERTICES:
+        axis = np.linalg.svd(owned - owned.mean(axis=0), full_matrices=False)[2][0]
+        away = owned.mean(axis=0) - (skeleton.heads[parents[bone]] if parents[bone] >= 0 else head)
+        return axis if np.dot(axis, away) >= 0 else -axis
+    children = np.flatnonzero(parents == bone)
+    target = skeleton.heads[children[0]] if flat and len(children) == 1 else skeleton.tails[bone]
+    direction, valid = maths.normalize(target - head)
+    if valid:
+        return direction
+    fallback, _ = maths.normalize(skeleton.bind_world[bone, :3, 1])
+    return fallback
+
+
+def _ancestors(parents: np.ndarray, bone: int) -> list[int]:
+    """The bone's ancestors, nearest first."""
+    result = []
+    bone = int(parents[bone])
+    while bone >= 0 and bone not in result:
+        result.append(bone)
+        bone = int(parents[bone])
+    return result
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+def bone_role(name: str) -> tuple[str | None, str | None]:
+    """(role, side) a bone name suggests, e.g. ('thigh', 'l') for ``Bip01 L Thigh``; (None, None)
+    for helper bones (nubs, twists, fingers) and names that say nothing."""
+    name = re.sub(r"^.*[:|]", "", name)
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    tokens = [t for t in re.split(r"[^a-zA-Z0-9]+", name.lower()) if t]
+    if any(t.startswith(word) for t in tokens for word in HELPER_WORDS):
+        return None, None
+    side, words = None, []
+    for token in tokens:
+        fused = FUSED_SIDE.match(token)
+        if token in SIDE_WORDS:
+            side = SIDE_WORDS[token]
+        elif fused and len(tokens) <= 2:
+            side = fused.group(1)
+            words.append(fused.group(2))
+        elif token not in NOISE_WORDS:
+            words.append(token)
+    role = ROLE_WORDS.get(re.sub(r"\d+$", "", "".join(words)))
+    if role == "pelvis" and side:
+        role = "thigh"
+    if role in ("pelvis", "spine", "neck", "head"):
+        side = None
+    elif side is None:
+        role = None
+    return role, side
+
+
+def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str, int] | None:
+    """Bone indices for the humanoid slots (``pelvis``, optional ``spine`` and ``chest``, ``head``,
+    ``upperarm_l`` … ``shin_r``, and any ``hand``/``foot``/``neck`` found), or None when the names
+    and the hierarchy (``parents``, default the skeleton's) do not make a humanoid."""
+    skeleton = model.skeleton
+    parents = skeleton.parents if parents is None else parents
+    ancestry = [set(_ancestors(parents, bone)) for bone in range(len(skeleton))]
+    depth = np.array([len(a) for a in ancestry])
+    found: dict[str, int] = {}
+    spines = []
+    for bone in map(int, np.argsort(depth, kind="stable")):
+        role, side = bone_role(skeleton.names[bone])
+        if role == "spine":
+            spines.append(bone)
+        elif role is not None:
+            found.setdefault(role if side is None else f"{role}_{side}", bone)
+    required = ["pelvis", "head"] + [f"{slot}_{side}" for slot in LIMB_SLOTS for side in "lr"]
+    if any(key not in found for key in required):
+        return None
+    pelvis, head = found["pelvis"], found["head"]
+    chain = [b for b in spines if b in ancestry[head] and pelvis in ancestry[b]]
+    if chain:
+        found["chest"] = chain[-1]
+        if len(chain) > 1:
+            found["spine"] = chain[0]
+    top = found.get("chest", pelvis)
+    for side in "lr":
+        upperarm, thigh = found[f"upperarm_{side}"], found[f"thigh_{side}"]
+        if (upperarm not in ancestry[found[f"forearm_{side}"]] or thigh not in ancestry[found[f"shin_{side}"]]
+                or top not in ancestry[upperarm] or pelvis not in ancestry[thigh]):
+            return None
+    return found if top in ancestry[head] else None
+
+
+# --- profiles ------------------------------------------------------------------------------------
+
+def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProfile:
+    """Parts on the slots' bones and RagdollDemo-like joints between them (see ``LIMITS``)."""
+    skeleton = model.skeleton
+    names = [name for name in HUMANOID_PARTS if name in slots]
+    parts = [_fit_part(model, shape, name, slots[name]) for name in names]
+    frames = _part_frames(model, parts)
+    up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
+    lateral = np.mean([skeleton.heads[slots[f"{s}_l"]] - skeleton.heads[slots[f"{s}_r"]]
+                       for s in ("thigh", "upperarm")], axis=0)
+    lateral, _ = maths.normalize(lateral - np.dot(lateral, up) * up)
+    forward, _ = maths.normalize(np.cross(lateral, up))
+    torso = [name for name in ("pelvis", "spine", "chest") if name in slots]
+    # (joint name, part a, part b, limits, kind, the axis the main swing or the hinge turns about)
+    plan = [(b, a, b, "spine", "cone_twist", lateral) for a, b in zip(torso, torso[1:])]
+    plan.append(("neck", torso[-1], "head", "neck", "cone_twist", lateral))
+    for side in "lr":
+        arm = _across(shape.directions[slots[f"upperarm_{side}"]], forward, lateral)
+        leg = _across(shape.directions[slots[f"thigh_{side}"]], -forward, lateral)
+        plan += [(f"shoulder_{side}", torso[-1], f"upperarm_{side}", "shoulder", "cone_twist", arm),
+                 (f"elbow_{side}", f"upperarm_{side}", f"forearm_{side}", "elbow", "hinge", arm),
+                 (f"hip_{side}", "pelvis", f"thigh_{side}", "hip", "cone_twist", leg),
+                 (f"knee_{side}", f"thigh_{side}", f"shin_{side}", "knee", "hinge", leg)]
+    joints = [_make_joint(model, shape, parts, frames, names.index(a), names.index(b), kind, axis,
+                          LIMITS[limits], name)
+              for name, a, b, limits, kind, axis in plan]
+    return _finish(model, shape, parts, joints)
+
+
+def _generic(model: Model, shape: _Shape) -> RagdollProfile:
+    """Parts on long bones, cone-twists to the nearest ancestor's part."""
+    skeleton = model.skeleton
+    skinned = any(mesh.vertex_count for mesh in model.meshes)
+    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * model.extent()
+                     and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
+                     for b in range(len(skeleton))])
+    depths = [len(_ancestors(shape.parents, b)) for b in range(len(skeleton))]
+    hubs = _hubs(shape.parents, long, depths)
+    bones = [int(b) for b in np.argsort(depths, kind="stable") if long[b] or b in hubs]
+    if not bones:
+        bones = [max(range(len(skeleton)), key=shape.length)]
+    names = _unique_names([skeleton.names[b] for b in bones])
+    parts = [_fit_part(model, shape, name, bone, hubs.get(bone)) for name, bone in zip(names, bones)]
+    frames = _part_frames(model, parts)
+    joints = []
+    for child, bone in enumerate(bones):
+        parent = next((bones.index(b) for b in _ancestors(shape.parents, bone) if b in bones), None)
+        if parent is None:
+            continue
+        across = rigid(skeleton.bind_world[bone])[:3, :3]
+        main = across[:, np.argmin(np.abs(across.T @ shape.directions[bone]))]
+        joints.append(_make_joint(model, shape, parts, frames, parent, child, "cone_twist", main,
+                                  LIMITS["generic"], names[child]))
+    return _finish(model, shape, parts, joints)
+
+
+def _hubs(parents: np.ndarray, long: np.ndarray, depths: list[int]) -> dict[int, np.ndarray]:
+    """Bones without a part of their own below which two or more chains of long bones start, with
+    the bones whose heads their box should span (themselves and their children)."""
+    below = long.copy()
+    for bone in sorted(range(len(parents)), key=lambda b: -depths[b]):
+        if parents[bone] >= 0:
+            below[parents[bone]] |= below[bone]
+    hubs = {}
+    for bone in np.flatnonzero(~long):
+        children = np.flatnonzero(parents == bone)
+        if np.count_nonzero(below[children]) >= 2:
+            hubs[int(bone)] = np.append(children, bone)
+    return hubs
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    result, used = [], set()
+    for name in names:
+        candidate, number = name, 2
+        while candidate in used:
+            candidate, number = f"{name} ({number})", number + 1
+        used.add(candidate)
+        result.append(candidate)
+    return result
+
+
+def _finish(model: Model, shape: _Shape, parts: list[Part], joints: list[Joint]) -> RagdollProfile:
+    """Relations for every bone without a part, masses from box volumes in metres, the unit scale."""
+    skeleton = model.skeleton
+    bones = [skeleton.index(part.bone) for part in parts]
+    relations = {}
+    for bone in range(len(skeleton)):
+        if bone not in bones:
+            holder = next((b for b in _ancestors(shape.parents, bone) if b in bones), bones[0])
+            relations[skeleton.names[bone]] = parts[bones.index(holder)].name
+    scale = meters_per_unit(model)
+    sized = [Part(p.name, p.bone, p.size, p.offset, float(f"{DENSITY * np.prod(p.size) * scale ** 3:.4g}"),
+                  p.rotation) for p in parts]
+    return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+
+
+# --- boxes ---------------------------------------------------------------------------------------
+
+def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray | None = None) -> Part:
+    """A box along the bone over its span, across it over its vertices' spread; a hub's box spans
+    the heads of the bones in ``hub`` instead."""
+    skeleton = model.skeleton
+    frame = rigid(skeleton.bind_world[bone])
+    frame[:3, 3] += (skeleton.tails[bone] - skeleton.heads[bone]) / 2
+    along = frame[:3, :3].T @ shape.directions[bone]
+    axis = int(np.argmax(np.abs(along)))
+    turn = np.eye(4)
+    if abs(along[axis]) < np.cos(np.radians(SNAP_DEGREES)):
+        turn = maths.quat_to_matrix(_shortest_arc(np.eye(3)[axis] * np.sign(along[axis]), along))
+    box_frame = frame @ turn
+    # In the box's frame the bone runs along ±axis from its head (the turn maps that axis onto it).
+    head = maths.transform_points(rigid_inverse(box_frame), skeleton.heads[bone])
+    low, high = np.zeros(3), np.zeros(3)
+    low[axis], high[axis] = np.sort(head[axis] + np.sign(along[axis]) * shape.spans[bone])
+    across = [k for k in range(3) if k != axis]
+    owned = shape.owned.get(bone)
+    if owned is not None and len(owned) >= MIN_OWNED_VERTICES:
+        local = maths.transform_points(rigid_inverse(box_frame), owned)
+        low[across], high[across] = np.percentile(local[:, across], PERCENTILES, axis=0)
+    elif hub is not None:
+        local = maths.transform_points(rigid_inverse(box_frame), skeleton.heads[hub])
+        low, high = np.minimum(low, local.min(axis=0)), np.maximum(high, local.max(axis=0))
+        middle, thickness = (low + high) / 2, (high - low).max() / 4
+        low, high = np.minimum(low, middle - thickness), np.maximum(high, middle + thickness)
+    else:
+        eighth = shape.length(bone) / 8
+        low[across], high[across] = head[across] - eighth, head[across] + eighth
+    size = high - low
+    size = np.maximum(size, max(0.15 * size.max(), 1e-3 * model.extent()))
+    centre = box_frame[:3, :3] @ ((low + high) / 2)
+    quantum = _quantum(model)
+    return Part(name=name, bone=skeleton.names[bone], size=_rounded(size, quantum),
+                offset=_rounded(centre, quantum), rotation=_rounded(maths.quat_from_matrix(turn)))
+
+
+def _shortest_arc(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The quaternion turning unit vector ``start`` onto unit vector ``end`` the short way."""
+    return maths.quat_normalize(np.append(np.cross(start, end), 1.0 + float(np.dot(start, end))))
+
+
+def _quantum(model: Model) -> float:
+    """The step lengths are rounded to: a millionth of the model's size, as a power of ten."""
+    return 10.0 ** (np.floor(np.log10(model.extent())) - 6)
+
+
+def _rounded(values, quantum: float = 1e-7) -> tuple[float, ...]:
+    """Values rounded to multiples of ``quantum`` (float32 noise out of the saved profile)."""
+    rounded = np.round(np.asarray(values, dtype=np.float64) / quantum) * quantum
+    return tuple(float(f"{v:.10g}") + 0.0 for v in rounded)
+
+
+# --- joints --------------------------------------------------------------------------------------
+
+def _part_frames(model: Model, parts: list[Part]) -> np.ndarray:
+    return bind_rig(model, RagdollProfile(parts=parts)).part_bind
+
+
+def _across(limb: np.ndarray, toward: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """The axis a limb along ``limb`` turns about to swing toward ``toward`` (fallback when parallel)."""
+    axis, valid = maths.normalize(np.cross(limb, toward))
+    return axis if valid else fallback
+
+
+def _pivot(model: Model, shape: _Shape, parts: list[Part], frames: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Where parts a and b join: part b's bone's head; in a flat skeleton, whose heads need not be
+    joints, the end of b's box nearest a's centre."""
+    bone = model.skeleton.index(parts[b].bone)
+    if not shape.flat:
+        return model.skeleton.heads[bone]
+    box = frames[b] @ maths.quat_to_matrix(np.array(parts[b].rotation))
+    local = rigid_inverse(box)[:3, :3] @ shape.directions[bone]
+    axis = int(np.argmax(np.abs(local)))
+    ends = [box[:3, 3] + box[:3, axis] * side * parts[b].size[axis] / 2 for side in (-1.0, 1.0)]
+    return min(ends, key=lambda end: np.linalg.norm(end - frames[a][:3, 3]))
+
+
+def _make_joint(model: Model, shape: _Shape, parts: list[Part], frames: np.ndarray, a: int, b: int, kind: str,
+                axis: np.ndarray, limits: tuple, name: str) -> Joint:
+    """A joint between parts a and b (see ``_pivot``). Cone-twist: X (twist) along b's bone, Z
+    (swing1) as close to ``axis`` as is square to it. Hinge: Z along ``axis``, snapped to an axis of
+    b's bone frame when one is near, so a clip turning the bone about that axis is followed exactly."""
+    skeleton = model.skeleton
+    bone = skeleton.index(parts[b].bone)
+    pivot = _pivot(model, shape, parts, frames, a, b)
+    twist = shape.directions[bone]
+    if kind == "hinge":
+        z = _snap(axis, rigid(skeleton.bind_world[bone])[:3, :3])
+        x = _square(twist, z)
+    else:
+        x = twist
+        z = _square(axis, x)
+    rotation = np.stack([x, np.cross(z, x), z], axis=1)
+    angles = dict(zip(("low", "high") if kind == "hinge" else ("swing1", "swing2", "twist"), limits))
+    quantum = _quantum(model)
+    return Joint(name=name, part_a=parts[a].name, part_b=parts[b].name,
+                 offset_a=_rounded(maths.transform_points(rigid_inverse(frames[a]), pivot), quantum),
+                 offset_b=_rounded(maths.transform_points(rigid_inverse(frames[b]), pivot), quantum),
+                 rotation=_rounded(maths.quat_from_matrix(rotation)), kind=kind, **angles)
+
+
+def _square(vector: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """``vector`` made square to unit ``to`` (any square unit vector when they are parallel)."""
+    result, valid = maths.normalize(vector - np.dot(vector, to) * to)
+    if valid:
+        return result
+    result, _ = maths.normalize(np.cross(to, [1.0, 0.0, 0.0] if abs(to[0]) < 0.9 else [0.0, 1.0, 0.0]))
+    return result
+
+
+def _snap(axis: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    """``axis``, or the nearest of ±the columns of ``frame`` (3, 3) when within HINGE_SNAP_DEGREES."""
+    dots = frame.T @ axis
+    best = int(np.argmax(np.abs(dots)))
+    if abs(dots[best]) >= np.cos(np.radians(HINGE_SNAP_DEGREES)):
+        return frame[:, best] * np.sign(dots[best])
+    return axis

@@ -1,0 +1,491 @@
+"""A ragdoll profile: parts, bone relations, joints and disabled collision pairs; JSON load and save.
+
+The fields are the article's (docs/ragdoll.md):
+
+- ``Part`` is ``SetPart(part, bone, offset, mass, shape)``: a box of full edge lengths ``size`` (model
+  units) following ``bone``. Its frame has the bone's bind orientation and sits at the bone's midpoint
+  plus ``offset`` (model space, bind pose). ``rotation`` turns the box inside that frame, so a box can
+  lie along a bone whose frame does not (Boneyard's addition; identity in the article).
+- ``relations`` is ``SetBoneRelation``: a bone without a part of its own follows a part, by name.
+- ``Joint`` joins parts ``part_a`` and ``part_b``: an attachment point on each (in that part's frame,
+  model units) and a quaternion ``(x, y, z, w)``. Its frame at the bind pose is
+  ``T(midpoint of the two points) @ R(rotation)``. A hinge turns about the frame's Z axis within
+  ``[low, high]``; a cone-twist swings ±``swing1`` about Z and ±``swing2`` about Y and twists
+  ±``twist`` about X. Angles are degrees.
+
+Masses are kilograms and ``meters_per_unit`` says how big the model's unit is, so the simulation runs
+in metres whatever the file's units. A profile is saved as JSON beside the first model file
+(``<file>.ragdoll.json``), atomically, and listeners hear about every edit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Literal
+
+from app.formats.registry import ReadError
+from app.model import Model
+
+VERSION = 1
+SUFFIX = ".ragdoll.json"
+JOINT_KINDS = ("hinge", "cone_twist")
+#: The middle gimbal axis (swing2) locks at 90°; docs/ragdoll.md keeps it under about 80°.
+MAX_SWING2 = 85.0
+
+Vector = tuple[float, float, float]
+Quaternion = tuple[float, float, float, float]
+
+
+class ProfileError(ReadError):
+    """A profile that cannot be used: the file, the JSON path of the bad field and what was expected."""
+
+    def __init__(self, path: str | Path | None, where: str, message: str):
+        self.where = where
+        super().__init__(path if path is not None else "ragdoll profile", message)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.where}: {self.message}" if self.where else f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    bone: str
+    size: Vector
+    offset: Vector = (0.0, 0.0, 0.0)
+    mass: float = 1.0
+    rotation: Quaternion = (0.0, 0.0, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Joint:
+    name: str
+    part_a: str
+    part_b: str
+    offset_a: Vector
+    offset_b: Vector
+    rotation: Quaternion = (0.0, 0.0, 0.0, 1.0)
+    kind: Literal["hinge", "cone_twist"] = "cone_twist"
+    low: float = 0.0
+    high: float = 0.0
+    swing1: float = 0.0
+    swing2: float = 0.0
+    twist: float = 0.0
+
+    @property
+    def limits(self) -> dict[str, float]:
+        """The limits that apply to the kind, in degrees."""
+        if self.kind == "hinge":
+            return {"low": self.low, "high": self.high}
+        return {"swing1": self.swing1, "swing2": self.swing2, "twist": self.twist}
+
+
+@dataclass(eq=False)
+class RagdollProfile:
+    """Parts, relations (bone name → part name), joints, disabled pairs (part names) and settings.
+
+    Edit through the ``set_*``/``add_*``/``remove_*`` methods: each checks the result (``ValueError``
+    naming the field, the profile unchanged) and then calls every listener with no arguments.
+    """
+
+    parts: list[Part] = field(default_factory=list)
+    joints: list[Joint] = field(default_factory=list)
+    relations: dict[str, str] = field(default_factory=dict)
+    disabled_collisions: list[tuple[str, str]] = field(default_factory=list)
+    meters_per_unit: float = 1.0
+    linear_damping: float = 0.05
+    angular_damping: float = 0.85
+    path: Path | None = None
+    _listeners: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    @property
+    def total_mass(self) -> float:
+        return sum(part.mass for part in self.parts)
+
+    def part_index(self, name: str) -> int:
+        for index, part in enumerate(self.parts):
+            if part.name == name:
+                return index
+        raise KeyError(f"no part named {name!r}")
+
+    def joint_index(self, name: str) -> int:
+        for index, joint in enumerate(self.joints):
+            if joint.name == name:
+                return index
+        raise KeyError(f"no joint named {name!r}")
+
+    def copy(self) -> RagdollProfile:
+        """An independent copy without listeners (for undo snapshots)."""
+        return RagdollProfile(list(self.parts), list(self.joints), dict(self.relations),
+                              list(self.disabled_collisions), self.meters_per_unit, self.linear_damping,
+                              self.angular_damping, self.path)
+
+    # --- editing ---------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def _commit(self, candidate: RagdollProfile) -> None:
+        problem = first_problem(candidate)
+        if problem:
+            raise ValueError(f"{problem[0]}: {problem[1]}")
+        for name in ("parts", "joints", "relations", "disabled_collisions", "meters_per_unit",
+                     "linear_damping", "angular_damping"):
+            setattr(self, name, getattr(candidate, name))
+        for listener in list(self._listeners):
+            listener()
+
+    def set_part(self, part: str, /, **changes) -> None:
+        """Change fields of part ``part``; a new ``name`` is followed by joints, relations and pairs."""
+        candidate = self.copy()
+        index = self.part_index(part)
+        candidate.parts[index] = replace(self.parts[index], **changes)
+        new = candidate.parts[index].name
+        if new != part:
+            _rename_part(candidate, part, new)
+        self._commit(candidate)
+
+    def add_part(self, part: Part) -> None:
+        candidate = self.copy()
+        candidate.parts.append(part)
+        self._commit(candidate)
+
+    def remove_part(self, name: str) -> None:
+        """Remove a part with its joints, the relations to it and its disabled pairs."""
+        self.part_index(name)
+        candidate = self.copy()
+        candidate.parts = [p for p in self.parts if p.name != name]
+        candidate.joints = [j for j in self.joints if name not in (j.part_a, j.part_b)]
+        candidate.relations = {b: p for b, p in self.relations.items() if p != name}
+        candidate.disabled_collisions = [pair for pair in self.disabled_collisions if name not in pair]
+        self._commit(candidate)
+
+    def set_joint(self, joint: str, /, **changes) -> None:
+        candidate = self.copy()
+        index = self.joint_index(joint)
+        candidate.joints[index] = replace(self.joints[index], **changes)
+        self._commit(candidate)
+
+    def add_joint(self, joint: Joint) -> None:
+        candidate = self.copy()
+        candidate.joints.append(joint)
+        self._commit(candidate)
+
+    def remove_joint(self, name: str) -> None:
+        self.joint_index(name)
+        candidate = self.copy()
+        candidate.joints = [j for j in self.joints if j.name != name]
+        self._commit(candidate)
+
+    def set_relation(self, bone: str, part: str | None) -> None:
+        """Make ``bone`` follow ``part`` (None: back to the default, the nearest ancestor's part)."""
+        candidate = self.copy()
+        if part is None:
+            candidate.relations.pop(bone, None)
+        else:
+            candidate.relations[bone] = part
+        self._commit(candidate)
+
+    def set_collision(self, part_a: str, part_b: str, enabled: bool) -> None:
+        """Enable or disable collisions between two parts."""
+        candidate = self.copy()
+        pair = {part_a, part_b}
+        candidate.disabled_collisions = [p for p in self.disabled_collisions if set(p) != pair]
+        if not enabled:
+            candidate.disabled_collisions.append((part_a, part_b))
+        self._commit(candidate)
+
+    def set_total_mass(self, total: float) -> None:
+        """Scale every part's mass so they add up to ``total`` kg, keeping their ratios."""
+        if not total > 0 or not self.parts:
+            raise ValueError(f"total mass: expected a positive number and at least one part, got {total}")
+        factor = total / self.total_mass
+        candidate = self.copy()
+        candidate.parts = [replace(part, mass=part.mass * factor) for part in self.parts]
+        self._commit(candidate)
+
+    def set_settings(self, **settings) -> None:
+        """Change ``meters_per_unit``, ``linear_damping`` or ``angular_damping``."""
+        unknown = set(settings) - {"meters_per_unit", "linear_damping", "angular_damping"}
+        if unknown:
+            raise ValueError(f"unknown setting {sorted(unknown)[0]!r}")
+        candidate = self.copy()
+        for name, value in settings.items():
+            setattr(candidate, name, float(value))
+        self._commit(candidate)
+
+
+def _rename_part(profile: RagdollProfile, old: str, new: str) -> None:
+    profile.joints = [replace(j, part_a=new if j.part_a == old else j.part_a,
+                              part_b=new if j.part_b == old else j.part_b) for j in profile.joints]
+    profile.relations = {b: new if p == old else p for b, p in profile.relations.items()}
+    profile.disabled_collisions = [tuple(new if n == old else n for n in pair)
+                                   for pair in profile.disabled_collisions]
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+def first_problem(profile: RagdollProfile) -> tuple[str, str] | None:
+    """The first inconsistency as (JSON path, what was expected), or None."""
+    names = [part.name for part in profile.parts]
+    if not profile.parts:
+        return "parts", "at least one part"
+    bones = [part.bone for part in profile.parts]
+    for index, part in enumerate(profile.parts):
+        where = f"parts[{index}]"
+        first_name, first_bone = names.index(part.name), bones.index(part.bone)
+        if not part.name:
+            return f"{where}.name", "a non-empty name"
+        if first_name != index:
+            return f"{where}.name", f"a unique name ({part.name!r} is parts[{first_name}]'s)"
+        if first_bone != index:
+            return f"{where}.bone", f"a bone no other part has ({part.bone!r} is parts[{first_bone}]'s)"
+        if not all(_finite(v) and v > 0 for v in part.size):
+            return f"{where}.size", f"three positive edge lengths, got {list(part.size)}"
+        if not all(_finite(v) for v in part.offset):
+            return f"{where}.offset", f"three finite numbers, got {list(part.offset)}"
+        if not (_finite(part.mass) and part.mass > 0):
+            return f"{where}.mass", f"a positive mass in kg, got {part.mass}"
+        if not _unit_quaternion(part.rotation):
+            return f"{where}.rotation", f"a non-zero quaternion (x, y, z, w), got {list(part.rotation)}"
+    joint_names = [joint.name for joint in profile.joints]
+    for index, joint in enumerate(profile.joints):
+        problem = _joint_problem(joint, names)
+        if problem:
+            return f"joints[{index}]{problem[0]}", problem[1]
+        if joint_names.index(joint.name) != index:
+            return f"joints[{index}].name", f"a unique name ({joint.name!r} is taken)"
+    for bone, part in profile.relations.items():
+        if part not in names:
+            return f"relations[{json.dumps(bone)}]", f"the name of a part, got {part!r}"
+    for index, pair in enumerate(profile.disabled_collisions):
+        if len(pair) != 2 or any(name not in names for name in pair) or pair[0] == pair[1]:
+            return f"disabled_collisions[{index}]", f"two different part names, got {list(pair)}"
+    for name, where in (("meters_per_unit", "meters_per_unit"), ("linear_damping", "damping.linear"),
+                        ("angular_damping", "damping.angular")):
+        value = getattr(profile, name)
+        positive = name == "meters_per_unit"
+        if not (_finite(value) and (value > 0 if positive else value >= 0)):
+            return where, f"a {'positive' if positive else 'non-negative'} number, got {value}"
+    return None
+
+
+def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
+    """The first problem as (JSON path below the joint, what was expected), or None."""
+    if not joint.name:
+        return ".name", "a non-empty name"
+    for side, key in enumerate(("part_a", "part_b")):
+        if getattr(joint, key) not in names:
+            return f".parts[{side}]", f"the name of a part, got {getattr(joint, key)!r}"
+    if joint.part_a == joint.part_b:
+        return ".parts[1]", "a part other than the first"
+    for side, key in enumerate(("offset_a", "offset_b")):
+        if not all(_finite(v) for v in getattr(joint, key)):
+            return f".offsets[{side}]", f"three finite numbers, got {list(getattr(joint, key))}"
+    if not _unit_quaternion(joint.rotation):
+        return ".rotation", f"a non-zero quaternion (x, y, z, w), got {list(joint.rotation)}"
+    if joint.kind not in JOINT_KINDS:
+        return ".type", f"one of {', '.join(JOINT_KINDS)}, got {joint.kind!r}"
+    if joint.kind == "hinge":
+        if not (_finite(joint.low) and _finite(joint.high) and -180 <= joint.low <= joint.high <= 180):
+            return ".limits", f"-180 <= low <= high <= 180 degrees, got low {joint.low}, high {joint.high}"
+        return None
+    for key, top in (("swing1", 180.0), ("swing2", MAX_SWING2), ("twist", 180.0)):
+        value = getattr(joint, key)
+        if not (_finite(value) and 0 <= value <= top):
+            return f".limits.{key}", f"an angle from 0 to {top:g} degrees, got {value}"
+    return None
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _unit_quaternion(q) -> bool:
+    return len(q) == 4 and all(_finite(v) for v in q) and sum(v * v for v in q) > 1e-12
+
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+def to_dict(profile: RagdollProfile) -> dict:
+    return {
+        "version": VERSION,
+        "meters_per_unit": profile.meters_per_unit,
+        "damping": {"linear": profile.linear_damping, "angular": profile.angular_damping},
+        "parts": [{"name": p.name, "bone": p.bone, "size": list(p.size), "offset": list(p.offset),
+                   "mass": p.mass, "rotation": list(p.rotation)} for p in profile.parts],
+        "relations": dict(profile.relations),
+        "joints": [{"name": j.name, "parts": [j.part_a, j.part_b],
+                    "offsets": [list(j.offset_a), list(j.offset_b)], "rotation": list(j.rotation),
+                    "type": j.kind, "limits": j.limits} for j in profile.joints],
+        "disabled_collisions": [list(pair) for pair in profile.disabled_collisions],
+    }
+
+
+class _Fields:
+    """Typed access to parsed JSON that raises ProfileError with the JSON path of a bad field."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+
+    def fail(self, where: str, message: str):
+        raise ProfileError(self.path, where, message)
+
+    def get(self, data: dict, key: str, where: str, default=None):
+        if key in data:
+            return data[key]
+        if default is None:
+            self.fail(f"{where}.{key}" if where else key, "a value (the field is missing)")
+        return default
+
+    def object(self, value, where: str) -> dict:
+        return value if isinstance(value, dict) else self.fail(where, f"an object, got {_kind(value)}")
+
+    def array(self, value, where: str) -> list:
+        return value if isinstance(value, list) else self.fail(where, f"an array, got {_kind(value)}")
+
+    def text(self, value, where: str) -> str:
+        if isinstance(value, str) and value:
+            return value
+        self.fail(where, f"a non-empty string, got {_kind(value)}")
+
+    def number(self, value, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(where, f"a finite number, got {_kind(value)}")
+        return float(value)
+
+    def numbers(self, value, where: str, count: int) -> tuple[float, ...]:
+        items = self.array(value, where)
+        if len(items) != count:
+            self.fail(where, f"{count} numbers, got {len(items)}")
+        return tuple(self.number(item, f"{where}[{i}]") for i, item in enumerate(items))
+
+
+def _kind(value) -> str:
+    if isinstance(value, (dict, list)):
+        return {dict: "an object", list: f"an array of {len(value)}"}[type(value)]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return json.dumps(value)
+    return type(value).__name__
+
+
+def from_dict(data, path: Path | None = None) -> RagdollProfile:
+    """A profile from parsed JSON; ProfileError names the file, the field and what was expected."""
+    f = _Fields(path)
+    data = f.object(data, "(top level)")
+    version = f.get(data, "version", "")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= VERSION:
+        f.fail("version", f"a profile version from 1 to {VERSION}, got {_kind(version)}")
+    damping = f.object(f.get(data, "damping", "", {}), "damping")
+    parts = []
+    for i, item in enumerate(f.array(f.get(data, "parts", ""), "parts")):
+        where = f"parts[{i}]"
+        item = f.object(item, where)
+        parts.append(Part(
+            name=f.text(f.get(item, "name", where), f"{where}.name"),
+            bone=f.text(f.get(item, "bone", where), f"{where}.bone"),
+            size=f.numbers(f.get(item, "size", where), f"{where}.size", 3),
+            offset=f.numbers(f.get(item, "offset", where, [0, 0, 0]), f"{where}.offset", 3),
+            mass=f.number(f.get(item, "mass", where), f"{where}.mass"),
+            rotation=f.numbers(f.get(item, "rotation", where, [0, 0, 0, 1]), f"{where}.rotation", 4)))
+    joints = [_joint_from_dict(f, item, f"joints[{i}]")
+              for i, item in enumerate(f.array(f.get(data, "joints", "", []), "joints"))]
+    relations = {}
+    for bone, part in f.object(f.get(data, "relations", "", {}), "relations").items():
+        relations[bone] = f.text(part, f"relations[{json.dumps(bone)}]")
+    pairs = []
+    for i, pair in enumerate(f.array(f.get(data, "disabled_collisions", "", []), "disabled_collisions")):
+        items = f.array(pair, f"disabled_collisions[{i}]")
+        if len(items) != 2:
+            f.fail(f"disabled_collisions[{i}]", f"two part names, got {len(items)} items")
+        pairs.append(tuple(f.text(name, f"disabled_collisions[{i}][{k}]") for k, name in enumerate(items)))
+    profile = RagdollProfile(
+        parts=parts, joints=joints, relations=relations, disabled_collisions=pairs,
+        meters_per_unit=f.number(f.get(data, "meters_per_unit", "", 1.0), "meters_per_unit"),
+        linear_damping=f.number(f.get(damping, "linear", "damping", 0.05), "damping.linear"),
+        angular_damping=f.number(f.get(damping, "angular", "damping", 0.85), "damping.angular"),
+        path=path)
+    problem = first_problem(profile)
+    if problem:
+        raise ProfileError(path, *problem)
+    return profile
+
+
+def _joint_from_dict(f: _Fields, item, where: str) -> Joint:
+    item = f.object(item, where)
+    parts = f.array(f.get(item, "parts", where), f"{where}.parts")
+    offsets = f.array(f.get(item, "offsets", where), f"{where}.offsets")
+    if len(parts) != 2:
+        f.fail(f"{where}.parts", f"two part names, got {len(parts)} items")
+    if len(offsets) != 2:
+        f.fail(f"{where}.offsets", f"two attachment points, got {len(offsets)} items")
+    kind = f.get(item, "type", where)
+    if kind not in JOINT_KINDS:
+        f.fail(f"{where}.type", f"one of {', '.join(JOINT_KINDS)}, got {_kind(kind)}")
+    limits = f.object(f.get(item, "limits", where), f"{where}.limits")
+    keys = ("low", "high") if kind == "hinge" else ("swing1", "swing2", "twist")
+    angles = {key: f.number(f.get(limits, key, f"{where}.limits"), f"{where}.limits.{key}") for key in keys}
+    return Joint(name=f.text(f.get(item, "name", where), f"{where}.name"),
+                 part_a=f.text(parts[0], f"{where}.parts[0]"), part_b=f.text(parts[1], f"{where}.parts[1]"),
+                 offset_a=f.numbers(offsets[0], f"{where}.offsets[0]", 3),
+                 offset_b=f.numbers(offsets[1], f"{where}.offsets[1]", 3),
+                 rotation=f.numbers(f.get(item, "rotation", where, [0, 0, 0, 1]), f"{where}.rotation", 4),
+                 kind=kind, **angles)
+
+
+def load_profile(path: str | Path) -> RagdollProfile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ProfileError(path, "", f"cannot open: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ProfileError(path, "", f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        raise ProfileError(path, "", f"not JSON: {error.msg} at {where}") from None
+    return from_dict(data, path)
+
+
+def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
+    """Write ``profile`` to ``path`` atomically (a temporary file beside it, then a rename)."""
+    path = Path(path)
+    problem = first_problem(profile)
+    if problem:
+        raise ProfileError(path, *problem)
+    text = json.dumps(to_dict(profile), indent=2) + "\n"
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    profile.path = path
+    return path
+
+
+def profile_path_for(model_path: str | Path) -> Path:
+    """Where the profile of the model read from ``model_path`` lives: ``<file>.ragdoll.json`` beside it."""
+    model_path = Path(model_path)
+    return model_path.with_name(model_path.name + SUFFIX)
+
+
+def load_profile_for(model: Model) -> RagdollProfile | None:
+    """The profile saved beside the model's first file, or None when there is none."""
+    if not model.files:
+        return None
+    path = profile_path_for(model.files[0])
+    return load_profile(path) if path.is_file() else None

@@ -1,0 +1,689 @@
+"""The ragdoll world: a pybullet DIRECT client holding copies of one model's ragdoll and a ground plane.
+
+Built at the bind pose from ``multibody.build_layout`` (docs/ragdoll.md), then moved into the pose to
+take over from (``take_over``), with velocities from two nearby poses so nothing pops. Bones follow
+parts as in the article: ``W_bone = P_part(t) @ boneToPart``. A relation bone's offset is taken at the
+take-over pose (the article's SetBoneRelation runs at the current pose), so a hand keeps the grip it
+had in the clip; a part's own bone keeps the bind offset.
+
+The API takes and gives model units and model axes; pybullet runs in metres (``meters_per_unit``)
+with gravity along the model's up axis, at a fixed 240 Hz step. Copies stand side by side along X.
+
+Resting ragdolls sleep (docs/ragdoll.md: it cuts their cost to almost nothing), and every interaction
+wakes them first. A sleeping multibody ignores forces even right after a wake-up call, so a shot
+lands on the step after the one that wakes the body: 1/240 s after ``shoot``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time as _time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from app import maths
+from app.model import Clip, Model
+from app.physics.multibody import Body, build_layout, gimbal_angles, joint_positions, link_frames_bind
+from app.physics.profile import RagdollProfile
+from app.physics.rig import Rig, bind_rig, rigid_inverse
+from app.pose import Pose, bind_pose, evaluate, pose_from_world, posed_bounds
+
+
+def _import_pybullet():
+    """pybullet, imported with stderr silenced: it prints its build time there on import."""
+    sys.stderr.flush()
+    saved, silent = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(silent, 2)
+    try:
+        import pybullet
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(silent)
+    return pybullet
+
+
+pb = _import_pybullet()
+
+TIME_STEP = 1.0 / 240.0
+#: Solver iterations: they barely change limit overshoot and dominate cost (docs/ragdoll.md; pybullet: 50).
+SOLVER_ITERATIONS = 10
+GRAVITY = 9.81
+#: Parts closer than this (metres) at the bind pose never collide with each other.
+OVERLAP_GAP = 0.01
+#: Default drag strength as a multiple of one ragdoll's weight (2 000 N held a 67 kg ragdoll).
+DRAG_WEIGHTS = 3.0
+#: Weight of the newest measurement in the running step cost.
+COST_SMOOTHING = 0.1
+#: A ragdoll falls asleep after 2 s with the sum of its squared velocities (base and joints) below this.
+SLEEP_THRESHOLD = 0.01
+UP_AXES = {"Y": 1, "Z": 2}
+
+
+class LinkState(NamedTuple):
+    """pybullet's getLinkState tuple (with forward kinematics, without velocities)."""
+
+    linkWorldPosition: tuple
+    linkWorldOrientation: tuple
+    localInertialFramePosition: tuple
+    localInertialFrameOrientation: tuple
+    worldLinkFramePosition: tuple
+    worldLinkFrameOrientation: tuple
+
+
+class LinkStateWithVelocity(NamedTuple):
+    linkWorldPosition: tuple
+    linkWorldOrientation: tuple
+    localInertialFramePosition: tuple
+    localInertialFrameOrientation: tuple
+    worldLinkFramePosition: tuple
+    worldLinkFrameOrientation: tuple
+    worldLinkLinearVelocity: tuple
+    worldLinkAngularVelocity: tuple
+
+
+class RayResult(NamedTuple):
+    objectUniqueId: int
+    linkIndex: int
+    hitFraction: float
+    hitPosition: tuple
+    hitNormal: tuple
+
+
+@dataclass(frozen=True)
+class RayHit:
+    """What a ray hit: part index and name, which copy, and the hit point (model units)."""
+
+    part: int
+    name: str
+    copy: int
+    point: np.ndarray
+
+
+@dataclass
+class _Start:
+    """The take-over state every copy is reset to: bone world matrices (B, 4, 4), and those
+    ``interval`` seconds earlier (a negative interval: later)."""
+
+    world: np.ndarray
+    earlier: np.ndarray
+    interval: float
+
+
+@dataclass
+class _Push:
+    """A shot's force waiting for its body to wake: pybullet ids, the force (world, N) and where it
+    acts, in the link's centre-of-mass frame (metres)."""
+
+    body: int
+    link: int
+    force: np.ndarray
+    point: np.ndarray
+
+
+@dataclass
+class _BodyReadout:
+    """How to read one multibody's parts: pybullet link indices and each part's frame relative to
+    its link's centre-of-mass frame."""
+
+    parts: np.ndarray
+    links: list[int]
+    com_to_part: np.ndarray
+
+
+class Ragdoll:
+    """Copies of a model's ragdoll in one pybullet world, with a ground plane and gravity.
+
+    ``step``/``advance`` simulate; ``pose(copy)`` is the bones as an ``app.pose.Pose``. Close it (or
+    use it as a context manager) to disconnect its pybullet client. ``rig`` is the profile bound to
+    the model (bind-time frames, limits); ``bone_to_part`` (B, 4, 4) the offsets bones follow their
+    parts by since the last take-over; ``time`` the simulated seconds since then.
+    """
+
+    def __init__(self, model: Model, profile: RagdollProfile, *, copies: int = 1, ground: bool = True,
+                 gravity: bool = True, spacing: float | None = None):
+        if copies < 1:
+            raise ValueError(f"copies: expected at least 1, got {copies}")
+        self.model = model
+        self.client = pb.connect(pb.DIRECT)
+        self.time = 0.0
+        self.steps = 0
+        self.step_seconds = 0.0
+        self._gravity = gravity
+        self._ground_enabled = ground
+        self._spacing = spacing
+        self._copies = copies
+        self._pending = 0.0
+        self._pushes: list[_Push] = []
+        self._waking: list[_Push] = []
+        self._drag: tuple[int, RayHit] | None = None
+        self.drag_strength = 0.0
+        self.rebuild(profile)
+
+    # --- building --------------------------------------------------------------------------------
+
+    def rebuild(self, profile: RagdollProfile | None = None) -> None:
+        """Build the world again (after a profile edit), keeping the take-over pose if there was one."""
+        start = getattr(self, "_start", None)
+        self.profile = profile or self.profile
+        self.rig: Rig = bind_rig(self.model, self.profile)
+        self.layout: list[Body] = build_layout(self.rig)
+        self.scale = self.profile.meters_per_unit
+        self._drag = None
+        pb.resetSimulation(physicsClientId=self.client)
+        pb.setPhysicsEngineParameter(fixedTimeStep=TIME_STEP, numSubSteps=0,
+                                     numSolverIterations=SOLVER_ITERATIONS, physicsClientId=self.client)
+        self._up = np.eye(3)[UP_AXES[self.model.up_axis]]
+        self._bodies: list[list[int]] = []
+        self._readouts: list[list[_BodyReadout]] = []
+        self._owners: dict[tuple[int, int], tuple[int, int]] = {}
+        self._loops: list[list[int]] = []
+        self.gravity = self._gravity
+        self._ground_body = None
+        self.ground = self._ground_enabled
+        width = np.ptp(self.rig.box_bind[:, 0, 3]) + 2 * self.rig.half_extents.max()
+        self.spacing = self._spacing if self._spacing is not None else 1.5 * width
+        self.drag_strength = DRAG_WEIGHTS * self.rig.masses.sum() * GRAVITY
+        self._disabled: list[tuple[int, int]] | None = None
+        for _ in range(self._copies):
+            self._add_copy()
+        self._start = start or self._bind_start()
+        self.reset()
+
+    def _bind_start(self) -> _Start:
+        world = self.model.skeleton.bind_world.copy()
+        return _Start(world, world, TIME_STEP)
+
+    def _offset(self, copy: int) -> np.ndarray:
+        """(3,) where copy ``copy`` stands relative to the model (model units)."""
+        return np.array([copy * self.spacing, 0.0, 0.0])
+
+    def _add_copy(self) -> None:
+        """Create one more copy's multibodies at the bind pose, offset sideways."""
+        copy = len(self._bodies)
+        ids, readouts = [], []
+        for body in self.layout:
+            body_id, readout = self._create_body(body, self._offset(copy))
+            ids.append(body_id)
+            readouts.append(readout)
+            for part, link in body.part_links.items():
+                self._owners[(body_id, link)] = (copy, part)
+        self._bodies.append(ids)
+        self._readouts.append(readouts)
+        self._create_loops(copy)
+        if self._disabled is None:
+            self._disabled = self._pairs_to_disable(copy)
+        for a, b in self._disabled:
+            (body_a, link_a), (body_b, link_b) = self._where(copy, a), self._where(copy, b)
+            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, 0, physicsClientId=self.client)
+
+    def _create_body(self, body: Body, offset: np.ndarray) -> tuple[int, _BodyReadout]:
+        rig, scale = self.rig, self.scale
+        frames = link_frames_bind(rig, body)
+        base_frame = frames[body.base].copy()
+        base_frame[:3, 3] += offset
+        link_to_part = {part: rigid_inverse(frames[part]) @ rig.part_bind[part] for part in frames}
+        links = body.links
+        shapes, masses, inertial = [], [], []
+        for link in links:
+            if link.part < 0:
+                shapes.append(-1)
+                masses.append(0.0)
+                inertial.append([0.0, 0.0, 0.0])
+                continue
+            shapes.append(self._link_shape(link.part, link_to_part[link.part]))
+            masses.append(float(rig.masses[link.part]))
+            inertial.append(list(link_to_part[link.part][:3, 3] * scale))
+        base_shape = self._link_shape(body.base, np.eye(4))
+        body_id = pb.createMultiBody(
+            baseMass=float(rig.masses[body.base]), baseCollisionShapeIndex=base_shape,
+            basePosition=list(base_frame[:3, 3] * scale),
+            baseOrientation=list(maths.quat_from_matrix(base_frame)),
+            linkMasses=masses, linkCollisionShapeIndices=shapes, linkVisualShapeIndices=[-1] * len(links),
+            linkPositions=[list(link.origin[:3, 3] * scale) for link in links],
+            linkOrientations=[list(maths.quat_from_matrix(link.origin)) for link in links],
+            linkInertialFramePositions=inertial, linkInertialFrameOrientations=[[0, 0, 0, 1]] * len(links),
+            linkParentIndices=[link.parent + 1 for link in links],
+            linkJointTypes=[pb.JOINT_REVOLUTE] * len(links),
+            linkJointAxis=[list(np.eye(3)[link.axis]) for link in links],
+            flags=pb.URDF_USE_SELF_COLLISION | pb.URDF_MAINTAIN_LINK_ORDER, physicsClientId=self.client)
+        if body_id < 0:
+            raise RuntimeError("pybullet could not create the ragdoll's multibody")
+        for index, link in enumerate(links):
+            pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
+                              jointUpperLimit=float(link.upper), physicsClientId=self.client)
+        if links:
+            pb.setJointMotorControlArray(body_id, list(range(len(links))), pb.VELOCITY_CONTROL,
+                                         forces=[0.0] * len(links), physicsClientId=self.client)
+        pb.changeDynamics(body_id, -1, linearDamping=self.profile.linear_damping,
+                          angularDamping=self.profile.angular_damping, sleepThreshold=SLEEP_THRESHOLD,
+                          activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=self.client)
+        parts = [body.base] + [link.part for link in links if link.part >= 0]
+        com_to_part = [np.eye(4)]
+        for part in parts[1:]:
+            rotation = np.eye(4)
+            rotation[:3, :3] = link_to_part[part][:3, :3]
+            com_to_part.append(rotation)
+        readout = _BodyReadout(parts=np.array(parts), links=[body.part_links[p] for p in parts[1:]],
+                               com_to_part=np.array(com_to_part))
+        return body_id, readout
+
+    def _link_shape(self, part: int, link_to_part: np.ndarray) -> int:
+        """A box placed in its link's frame: the part's frame there, turned by the box rotation."""
+        frame = link_to_part @ self.rig.box_rotations[part]
+        return pb.createCollisionShape(
+            pb.GEOM_BOX, halfExtents=list(self.rig.half_extents[part] * self.scale),
+            collisionFramePosition=list(frame[:3, 3] * self.scale),
+            collisionFrameOrientation=list(maths.quat_from_matrix(frame)), physicsClientId=self.client)
+
+    def _where(self, copy: int, part: int) -> tuple[int, int]:
+        """(pybullet body id, link index) of a part of a copy."""
+        for body, body_id in zip(self.layout, self._bodies[copy]):
+            if part in body.part_links:
+                return body_id, body.part_links[part]
+        raise KeyError(part)
+
+    def _create_loops(self, copy: int) -> None:
+        """Point-to-point constraints for the joints that close loops, at the joint's bind position."""
+        self._loops.append([])
+        for body in self.layout:
+            for joint in body.loops:
+                ends = []
+                for side in (0, 1):
+                    part = self.rig.joint_parts[joint, side]
+                    body_id, link = self._where(copy, part)
+                    com = self._com_bind(part)
+                    ends.append((body_id, link, rigid_inverse(com) @ self.rig.joint_bind[joint]))
+                (body_a, link_a, pivot_a), (body_b, link_b, pivot_b) = ends
+                constraint = pb.createConstraint(
+                    body_a, link_a, body_b, link_b, pb.JOINT_POINT2POINT, [0, 0, 0],
+                    list(pivot_a[:3, 3] * self.scale), list(pivot_b[:3, 3] * self.scale),
+                    physicsClientId=self.client)
+                self._loops[copy].append(constraint)
+
+    def _com_bind(self, part: int) -> np.ndarray:
+        """A part's centre-of-mass frame at the bind pose (model units): its position, its link's axes."""
+        for body in self.layout:
+            if part in body.part_links:
+                frame = link_frames_bind(self.rig, body)[part].copy()
+                frame[:3, 3] = self.rig.part_bind[part][:3, 3]
+                return frame
+        raise KeyError(part)
+
+    def _pairs_to_disable(self, copy: int) -> list[tuple[int, int]]:
+        """Part pairs that never collide: joined by a joint, listed in the profile, or overlapping
+        (closer than OVERLAP_GAP) at the bind pose, where the copy was just built."""
+        names = self.rig.part_names
+        pairs = {tuple(sorted(map(int, pair))) for pair in self.rig.joint_parts}
+        pairs |= {tuple(sorted((names.index(a), names.index(b))))
+                  for a, b in self.profile.disabled_collisions}
+        count = len(names)
+        for a in range(count):
+            for b in range(a + 1, count):
+                if (a, b) in pairs:
+                    continue
+                (body_a, link_a), (body_b, link_b) = self._where(copy, a), self._where(copy, b)
+                if pb.getClosestPoints(body_a, body_b, OVERLAP_GAP, link_a, link_b,
+                                       physicsClientId=self.client):
+                    pairs.add((a, b))
+        return sorted(pairs)
+
+    @property
+    def disabled_pairs(self) -> list[tuple[str, str]]:
+        """Every part pair that does not collide (joined, listed in the profile, or overlapping at bind)."""
+        names = self.rig.part_names
+        return [(names[a], names[b]) for a, b in self._disabled or []]
+
+    # --- settings --------------------------------------------------------------------------------
+
+    @property
+    def copies(self) -> int:
+        return len(self._bodies)
+
+    def set_copies(self, count: int) -> None:
+        """Have ``count`` copies; new ones start at the take-over state, removed ones go from the end."""
+        if count < 1:
+            raise ValueError(f"copies: expected at least 1, got {count}")
+        self.end_drag()
+        self._pushes, self._waking = [], []
+        while len(self._bodies) > count:
+            for constraint in self._loops.pop():
+                pb.removeConstraint(constraint, physicsClientId=self.client)
+            for body_id in self._bodies.pop():
+                pb.removeBody(body_id, physicsClientId=self.client)
+            self._readouts.pop()
+        while len(self._bodies) < count:
+            self._add_copy()
+            self._reset_copy(len(self._bodies) - 1)
+        self._owners = {key: value for key, value in self._owners.items() if value[0] < count}
+        self._copies = count
+
+    @property
+    def gravity(self) -> bool:
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, enabled: bool) -> None:
+        self._gravity = bool(enabled)
+        pb.setGravity(*(-GRAVITY * self._up * self._gravity), physicsClientId=self.client)
+        self._wake()
+
+    @property
+    def ground(self) -> bool:
+        return self._ground_body is not None
+
+    @ground.setter
+    def ground(self, enabled: bool) -> None:
+        self._ground_enabled = bool(enabled)
+        if enabled and self._ground_body is None:
+            shape = pb.createCollisionShape(pb.GEOM_PLANE, planeNormal=list(self._up),
+                                            physicsClientId=self.client)
+            self._ground_body = pb.createMultiBody(0.0, shape,
+                                                   basePosition=list(self._up * self.floor * self.scale),
+                                                   physicsClientId=self.client)
+        elif not enabled and self._ground_body is not None:
+            pb.removeBody(self._ground_body, physicsClientId=self.client)
+            self._ground_body = None
+            self._wake()
+
+    @property
+    def floor(self) -> float:
+        """The ground's height along the up axis (model units): the lowest point of the bind-pose
+        bounds, or of the boxes at bind if one reaches lower."""
+        axis = UP_AXES[self.model.up_axis]
+        low, _ = posed_bounds(self.model, bind_pose(self.model))
+        boxes = self.rig.box_bind
+        reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), self.rig.half_extents)
+        return float(min(low[axis], np.min(boxes[:, axis, 3] - reach)))
+
+    def set_drag_strength(self, newtons: float) -> None:
+        """The most force the drag spring may use (N)."""
+        if not newtons > 0:
+            raise ValueError(f"drag strength: expected a positive force in N, got {newtons}")
+        self.drag_strength = float(newtons)
+        if self._drag is not None:
+            pb.changeConstraint(self._drag[0], maxForce=self.drag_strength, physicsClientId=self.client)
+
+    # --- taking over -----------------------------------------------------------------------------
+
+    def take_over(self, world: np.ndarray, earlier: np.ndarray | None = None,
+                  interval: float = TIME_STEP) -> None:
+        """Put every copy in the pose of bone world matrices ``world`` (B, 4, 4), moving as it moved
+        from ``earlier`` (the pose ``interval`` seconds before, or after when ``interval`` is negative;
+        None: at rest). This is also the state ``reset`` returns to. Joint angles outside their
+        limits are clamped."""
+        world = np.array(world, dtype=np.float64)
+        earlier = world if earlier is None else np.array(earlier, dtype=np.float64)
+        if not interval:
+            raise ValueError("interval: expected a non-zero time in seconds")
+        self._start = _Start(world, earlier, float(interval))
+        self.reset()
+
+    def take_over_clip(self, clip: Clip | None, time: float, interval: float = TIME_STEP) -> None:
+        """Take over from ``clip`` at ``time`` seconds, velocities from the clip around that time."""
+        now = evaluate(self.model, clip, time).world
+        if clip is None:
+            self.take_over(now)
+        elif time - interval >= clip.start:
+            self.take_over(now, evaluate(self.model, clip, time - interval).world, interval)
+        else:
+            self.take_over(now, evaluate(self.model, clip, time + interval).world, -interval)
+
+    def reset(self) -> None:
+        """Back to the take-over state (the bind pose at rest until ``take_over``); time restarts at 0."""
+        self.end_drag()
+        for copy in range(self.copies):
+            self._reset_copy(copy)
+        self._wake()
+        self.bone_to_part = self.rig.relation_offsets(self.part_world(0), self._start.world)
+        self.time = 0.0
+        self.steps = 0
+        self._pending = 0.0
+        self._pushes, self._waking = [], []
+
+    def _reset_copy(self, copy: int) -> None:
+        start, scale = self._start, self.scale
+        parts, earlier = self.rig.parts_at(start.world), self.rig.parts_at(start.earlier)
+        offset = self._offset(copy)
+        for body, body_id in zip(self.layout, self._bodies[copy]):
+            base_now, base_before = parts[body.base], earlier[body.base]
+            velocity = (base_now[:3, 3] - base_before[:3, 3]) / start.interval * scale
+            spin = _angular_velocity(base_before, base_now, start.interval)
+            pb.resetBasePositionAndOrientation(body_id, list((base_now[:3, 3] + offset) * scale),
+                                               list(maths.quat_from_matrix(base_now)),
+                                               physicsClientId=self.client)
+            pb.resetBaseVelocity(body_id, list(velocity), list(spin), physicsClientId=self.client)
+            if not body.links:
+                continue
+            lower = np.array([link.lower for link in body.links])
+            upper = np.array([link.upper for link in body.links])
+            angles = np.clip(joint_positions(self.rig, body, parts), lower, upper)
+            before = np.clip(joint_positions(self.rig, body, earlier), lower, upper)
+            rates = _wrap(angles - before) / start.interval
+            pb.resetJointStatesMultiDof(body_id, list(range(len(body.links))), [[a] for a in angles],
+                                        targetVelocities=[[r] for r in rates], physicsClientId=self.client)
+
+    # --- stepping --------------------------------------------------------------------------------
+
+    def _wake(self, bodies: list[int] | None = None) -> None:
+        """Wake the given pybullet bodies (default: every copy's)."""
+        for body_id in bodies if bodies is not None else [b for copy in self._bodies for b in copy]:
+            pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP,
+                              physicsClientId=self.client)
+
+    def step(self, count: int = 1) -> None:
+        """Simulate ``count`` fixed steps of TIME_STEP seconds."""
+        started = _time.perf_counter()
+        for _ in range(count):
+            for push in self._pushes:
+                centre = self._centre_of_mass(push.body, push.link)
+                pb.applyExternalForce(push.body, push.link, list(push.force),
+                                      list(maths.transform_points(centre, push.point)), pb.WORLD_FRAME,
+                                      physicsClientId=self.client)
+            self._pushes, self._waking = self._waking, []
+            pb.stepSimulation(physicsClientId=self.client)
+        self.steps += count
+        self.time = self.steps * TIME_STEP
+        if count:
+            cost = (_time.perf_counter() - started) / count
+            self.step_seconds = cost if not self.step_seconds else (
+                (1 - COST_SMOOTHING) * self.step_seconds + COST_SMOOTHING * cost)
+
+    def advance(self, seconds: float, budget: float | None = None) -> int:
+        """Simulate ``seconds`` more in fixed steps, carrying what is left below a step to the next
+        call. With ``budget`` (wall seconds), stop when it is spent and drop the rest, so a slow
+        machine shows slow motion instead of falling further behind. Returns the steps taken."""
+        self._pending += max(seconds, 0.0)
+        wanted = int(self._pending / TIME_STEP + 1e-9)
+        started = _time.perf_counter()
+        taken = 0
+        while taken < wanted:
+            self.step()
+            taken += 1
+            if budget is not None and _time.perf_counter() - started > budget:
+                break
+        self._pending = self._pending - wanted * TIME_STEP if taken == wanted else 0.0
+        return taken
+
+    @property
+    def realtime_factor(self) -> float:
+        """Simulated seconds per wall second of stepping, from the recent step cost (inf before any)."""
+        return TIME_STEP / self.step_seconds if self.step_seconds else float("inf")
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def all_part_world(self) -> np.ndarray:
+        """(C, P, 4, 4) every copy's part frames (model units, copies at their offsets)."""
+        result = np.empty((self.copies, len(self.rig.part_bones), 4, 4))
+        for copy in range(self.copies):
+            result[copy] = self.part_world(copy)
+        return result
+
+    def part_world(self, copy: int = 0) -> np.ndarray:
+        """(P, 4, 4) the part frames ``P_part(t)`` of one copy (model units)."""
+        result = np.empty((len(self.rig.part_bones), 4, 4))
+        for body_id, readout in zip(self._bodies[copy], self._readouts[copy]):
+            centres = [pb.getBasePositionAndOrientation(body_id, physicsClientId=self.client)]
+            if readout.links:
+                states = pb.getLinkStates(body_id, readout.links, computeForwardKinematics=1,
+                                          physicsClientId=self.client)
+                centres += [(s.linkWorldPosition, s.linkWorldOrientation)
+                            for s in map(LinkState._make, states)]
+            positions, orientations = zip(*centres)
+            frames = maths.quat_to_matrix(np.array(orientations))
+            frames[:, :3, 3] = np.array(positions) / self.scale
+            result[readout.parts] = frames @ readout.com_to_part
+        return result
+
+    def part_velocities(self, copy: int = 0) -> np.ndarray:
+        """(P, 3) each part's centre velocity (model units per second)."""
+        result = np.empty((len(self.rig.part_bones), 3))
+        for body_id, readout in zip(self._bodies[copy], self._readouts[copy]):
+            velocities = [pb.getBaseVelocity(body_id, physicsClientId=self.client)[0]]
+            if readout.links:
+                states = pb.getLinkStates(body_id, readout.links, computeLinkVelocity=1,
+                                          computeForwardKinematics=1, physicsClientId=self.client)
+                velocities += [LinkStateWithVelocity._make(s).worldLinkLinearVelocity for s in states]
+            result[readout.parts] = np.array(velocities) / self.scale
+        return result
+
+    def box_world(self, copy: int = 0) -> np.ndarray:
+        """(P, 4, 4) each box's frame (centre and axes) for drawing; half extents in ``half_extents``."""
+        return self.part_world(copy) @ self.rig.box_rotations
+
+    @property
+    def half_extents(self) -> np.ndarray:
+        """(P, 3) box half extents (model units) along the axes of ``box_world``."""
+        return self.rig.half_extents
+
+    def joint_world(self, copy: int = 0) -> np.ndarray:
+        """(J, 2, 4, 4) each joint's frame as carried by its part a and part b (equal at bind)."""
+        return self.rig.joint_world(self.part_world(copy))
+
+    def joint_angles(self, copy: int = 0) -> np.ndarray:
+        """(J, 3) radians: part b's turn relative to part a in the joint frame, as Z, Y, X angles
+        (a hinge's angle is the first; a cone-twist's are swing1, swing2, twist)."""
+        frames = self.joint_world(copy)
+        return gimbal_angles(np.swapaxes(frames[:, 0, :3, :3], -1, -2) @ frames[:, 1, :3, :3])
+
+    def bone_world(self, copy: int = 0) -> np.ndarray:
+        """(B, 4, 4) bone world matrices ``P_part(t) @ boneToPart``."""
+        return self.rig.bone_world(self.part_world(copy), self.bone_to_part)
+
+    def pose(self, copy: int = 0) -> Pose:
+        return pose_from_world(self.model, self.bone_world(copy))
+
+    # --- interaction -----------------------------------------------------------------------------
+
+    def pick(self, origin, direction) -> RayHit | None:
+        """The first part a ray from ``origin`` along ``direction`` (model units) hits, or None."""
+        origin = np.asarray(origin, dtype=np.float64)
+        unit, valid = maths.normalize(np.asarray(direction, dtype=np.float64))
+        if not valid:
+            raise ValueError("the ray's direction is zero")
+        reach = 100.0 * self.model.extent() + float(np.linalg.norm(origin))
+        start, end = origin * self.scale, (origin + unit * reach) * self.scale
+        result = RayResult._make(pb.rayTest(list(start), list(end), physicsClientId=self.client)[0])
+        owner = self._owners.get((result.objectUniqueId, result.linkIndex))
+        if owner is None:
+            return None
+        copy, part = owner
+        return RayHit(part, self.rig.part_names[part], copy, np.array(result.hitPosition) / self.scale)
+
+    def shoot(self, origin, direction, impulse: float) -> RayHit | None:
+        """Cast a ray; the first part hit gets ``impulse`` N·s along the ray at the hit point (a force
+        of impulse / dt for one step, docs/ragdoll.md), on the second step from now: the first wakes
+        the ragdoll. Returns the hit or None."""
+        hit = self.pick(origin, direction)
+        if hit is not None:
+            unit, _ = maths.normalize(np.asarray(direction, dtype=np.float64))
+            body_id, link = self._where(hit.copy, hit.part)
+            self._wake([body_id])
+            local = self._in_centre_of_mass_frame(body_id, link, hit.point)
+            self._waking.append(_Push(body_id, link, unit * impulse / TIME_STEP, local))
+        return hit
+
+    def _centre_of_mass(self, body_id: int, link: int) -> np.ndarray:
+        """(4, 4) a link's centre-of-mass frame in the world (metres)."""
+        if link < 0:
+            position, orientation = pb.getBasePositionAndOrientation(body_id, physicsClientId=self.client)
+        else:
+            state = LinkState._make(pb.getLinkState(body_id, link, computeForwardKinematics=1,
+                                                    physicsClientId=self.client))
+            position, orientation = state.linkWorldPosition, state.linkWorldOrientation
+        frame = maths.quat_to_matrix(np.array(orientation))
+        frame[:3, 3] = position
+        return frame
+
+    def _in_centre_of_mass_frame(self, body_id: int, link: int, point: np.ndarray) -> np.ndarray:
+        """(3,) ``point`` (model units, world) in the link's centre-of-mass frame (metres)."""
+        centre = self._centre_of_mass(body_id, link)
+        return maths.transform_points(rigid_inverse(centre), np.asarray(point) * self.scale)
+
+    def begin_drag(self, origin, direction) -> RayHit | None:
+        """Pick a part with a ray and hold the hit point on a spring (a point-to-point constraint of
+        at most ``drag_strength`` N) to a target that ``drag_to`` moves. Returns the hit or None."""
+        self.end_drag()
+        hit = self.pick(origin, direction)
+        if hit is None:
+            return None
+        body_id, link = self._where(hit.copy, hit.part)
+        self._wake([body_id])
+        local = self._in_centre_of_mass_frame(body_id, link, hit.point)
+        constraint = pb.createConstraint(body_id, link, -1, -1, pb.JOINT_POINT2POINT, [0, 0, 0], list(local),
+                                         list(hit.point * self.scale), physicsClientId=self.client)
+        pb.changeConstraint(constraint, maxForce=self.drag_strength, physicsClientId=self.client)
+        self._drag = (constraint, hit)
+        return hit
+
+    def drag_to(self, point) -> None:
+        """Move the drag target to ``point`` (model units); nothing happens without a drag."""
+        if self._drag is not None:
+            self._wake([self._where(self._drag[1].copy, self._drag[1].part)[0]])
+            pb.changeConstraint(self._drag[0], list(np.asarray(point, dtype=np.float64) * self.scale),
+                                maxForce=self.drag_strength, physicsClientId=self.client)
+
+    def end_drag(self) -> None:
+        if self._drag is not None:
+            pb.removeConstraint(self._drag[0], physicsClientId=self.client)
+            self._wake([self._where(self._drag[1].copy, self._drag[1].part)[0]])
+            self._drag = None
+
+    @property
+    def dragging(self) -> RayHit | None:
+        """The part being dragged (as picked), or None."""
+        return None if self._drag is None else self._drag[1]
+
+    # --- lifetime --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self.client is not None and pb.isConnected(self.client):
+            pb.disconnect(self.client)
+        self.client = None
+
+    def __enter__(self) -> Ragdoll:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
+            pass
+
+
+def _angular_velocity(before: np.ndarray, after: np.ndarray, interval: float) -> np.ndarray:
+    """(3,) the world-frame angular velocity turning frame ``before`` into ``after`` in ``interval``."""
+    turn = maths.quat_from_matrix(after[:3, :3] @ before[:3, :3].T)
+    angle = 2.0 * np.arctan2(np.linalg.norm(turn[:3]), turn[3])
+    axis, valid = maths.normalize(turn[:3])
+    return axis * angle / interval if valid else np.zeros(3)
+
+
+def _wrap(angles: np.ndarray) -> np.ndarray:
+    return (angles + np.pi) % (2 * np.pi) - np.pi
