@@ -138,8 +138,8 @@ def pose_arrays(model: Model, current: Pose) -> dict[str, np.ndarray]:
 def pose(args: Namespace) -> int:
     output = Path(args.output)
     suffix = output.suffix.lower()
-    if suffix not in (".npz", ".json", ".obj"):
-        raise UsageError(f"-o must end in .npz, .json or .obj, got {output.name!r}")
+    if suffix not in (".npz", ".json", ".obj", ".glb", ".gltf"):
+        raise UsageError(f"-o must end in .npz, .json, .obj, .glb or .gltf, got {output.name!r}")
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=False)
     arrays = pose_arrays(model, current)
@@ -147,10 +147,15 @@ def pose(args: Namespace) -> int:
         np.savez(output, **arrays)
     elif suffix == ".json":
         output.write_text(json.dumps({key: value.tolist() for key, value in arrays.items()}))
-    else:
+    elif suffix == ".obj":
         from app.export.obj import write_obj
 
         write_obj(output, model, arrays["positions"])
+    else:
+        from app.export.gltf import export_gltf_pose
+
+        for warning in export_gltf_pose(model, arrays["positions"], output, embed_buffer=suffix == ".gltf"):
+            print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -88,6 +88,18 @@ def test_pose_obj_writes_vertices_and_faces(tmp_path):
     assert len(vertices) >= 5000 and len(faces) > 0
 
 
+def test_pose_glb_is_the_posed_mesh_as_a_static_gltf(tmp_path):
+    from app import formats
+
+    npz, glb = tmp_path / "pose.npz", tmp_path / "pose.glb"
+    assert main(["pose", "--demo", "--time", "0.25", "-o", str(npz)]) == 0
+    assert main(["pose", "--demo", "--time", "0.25", "-o", str(glb)]) == 0
+    static = formats.load([glb])
+    assert not static.clips and static.skeleton.names == ["body"], "one mesh node, no skin joints"
+    # The demo is Y-up like glTF: the vertices come back as posed, in file order.
+    assert np.allclose(static.meshes[0].positions, np.load(npz)["positions"], atol=1e-5)
+
+
 @pytest.mark.parametrize("args", [
     ["pose", "--demo", "--frame", "1", "--time", "0.5", "-o", "x.npz"],
     ["pose", "--demo", "-o", "x.txt"],
