@@ -70,8 +70,10 @@ def test_each_format_opens_through_the_dialog_path(window, qtbot, tmp_path, form
     assert [str(p) for p in paths] == window.model.files
     assert_in_frame(view_image(window, qtbot), coverage=0.005)
     if window.model.clips:
-        before = view_image(window, qtbot)
         clip = window.playback.clip
+        window.playback.set_playing(False)
+        window.playback.set_time(clip.start)
+        before = view_image(window, qtbot)
         window.playback.set_time(clip.start + 0.4 * clip.duration)
         assert changed_pixels(before, view_image(window, qtbot)) > 200, "the clip should move the model"
     assert format_name in window.windowTitle() or window.model.files[0].endswith(window.windowTitle().split(" — ")[0])
