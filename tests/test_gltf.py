@@ -591,3 +591,16 @@ def test_khronos_validator_finds_no_errors(tmp_path, up_axis, clips):
     # node with nothing attached (NODE_EMPTY), uvs of untextured meshes go unused (UNUSED_OBJECT).
     assert {m["code"] for m in issues["messages"]} <= {"URI_GLB", "NODE_EMPTY", "UNUSED_OBJECT"}, \
         issues["messages"]
+
+
+def test_asset_extras_record_the_source_unit(tmp_path):
+    """NWN states metres (glTF's unit, nothing scaled); BonesPro files carry the scene's own unit."""
+    from tests.demo_formats import write_bonespro, write_nwn
+
+    from app.resources import demo_paths
+
+    demo = load(demo_paths())
+    for write, unit in ((write_nwn, "metre"), (write_bonespro, "unknown")):
+        out = tmp_path / f"{unit}.gltf"
+        export_gltf(load(write(demo, tmp_path)), out, embed_buffer=True)
+        assert json.loads(out.read_text())["asset"]["extras"]["unit"] == unit

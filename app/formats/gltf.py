@@ -753,4 +753,4 @@ def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
 
 
 register(Format(name="gltf", description="glTF 2.0 (.glb / .gltf)", sniff=sniff, load=_load,
-                extensions=(".glb", ".gltf")))
+                extensions=(".glb", ".gltf"), unit="metre"))

@@ -596,4 +596,4 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
 
 
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff, load=load,
-                extensions=(".mdl",)))
+                extensions=(".mdl",), unit="metre"))

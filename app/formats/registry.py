@@ -66,6 +66,8 @@ class Format:
     load(files, options) → Model, for all files of this format (and of ``accepts``) opened together.
     accepts: other formats whose files this one takes as companions (e.g. an OBJ with faces).
     frames_without_times: the format stores frames, not seconds, so ``LoadOptions.fps`` applies.
+    unit: the length unit the format states ('metre'), or None when its files are in whatever unit
+    the authoring tool used.
     """
 
     name: str
@@ -75,6 +77,7 @@ class Format:
     accepts: tuple[str, ...] = ()
     extensions: tuple[str, ...] = field(default=())
     frames_without_times: bool = False
+    unit: str | None = None
 
 
 formats: dict[str, Format] = {}
