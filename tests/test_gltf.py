@@ -155,7 +155,8 @@ def test_embedded_buffer_and_extras(tmp_path):
     document = json.loads(path.read_text())
     assert document["buffers"][0]["uri"].startswith("data:")
     assert document["asset"]["generator"] == "Boneyard"
-    assert document["asset"]["extras"] == {"source_format": "test", "up_axis": "Z", "up_root": UP_ROOT_NAME}
+    assert document["asset"]["extras"] == {"source_format": "test", "up_axis": "Z", "up_root": UP_ROOT_NAME,
+                                           "unit": "unknown"}
     assert not (tmp_path / "embedded.bin").exists()
     assert len(read(path).meshes) == 2
 
