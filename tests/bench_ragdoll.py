@@ -21,19 +21,9 @@ from app.physics.autosetup import auto_setup
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.pose import evaluate
 from app.resources import demo_paths
+from tests.bench import best_of
 
 COPIES = (1, 5, 10, 15, 20, 25, 30, 35, 40, 50, 60)
-
-
-def best_of(function, repeats: int = 5, number: int = 1) -> float:
-    """The fastest of ``repeats`` runs of ``number`` calls, in seconds per call."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
 
 
 def realtime_factors(world: Ragdoll) -> dict[str, float]:

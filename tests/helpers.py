@@ -32,3 +32,13 @@ def chain_model(clips=(), meshes=None):
                        joints=[[0, 1], [1, 0], [0, 1]], weights=[[1, 0], [1, 0], [0.5, 0.5]],
                        triangles=[[0, 1, 2]])]
     return Model("chain", skel, meshes=meshes, clips=list(clips))
+
+
+def exit_status(args: list[str]) -> int:
+    """What ``boneyard ARGS`` exits with, run in this process (argparse errors raise SystemExit)."""
+    from app.__main__ import main
+
+    try:
+        return main(args)
+    except SystemExit as exit_:
+        return exit_.code

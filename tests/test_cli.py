@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from app.__main__ import main
+from tests.helpers import exit_status
 
 DEMO_BONES = 17
 
@@ -110,11 +111,7 @@ def test_pose_glb_is_the_posed_mesh_as_a_static_gltf(tmp_path):
 ])
 def test_bad_arguments_exit_2(args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    try:
-        status = main(args)
-    except SystemExit as exit_:
-        status = exit_.code
-    assert status == 2
+    assert exit_status(args) == 2
 
 
 def test_unreadable_files_exit_3_with_one_line(tmp_path):

@@ -15,6 +15,7 @@ from app.physics.autosetup import auto_setup
 from app.physics.profile import profile_path_for, save_profile, to_dict
 from app.pose import evaluate
 from app.resources import demo_paths
+from tests.helpers import exit_status
 
 DEMO_BONES = 17
 KEYS = {"times", "world", "positions", "bone_names", "parts", "part_world"}
@@ -102,11 +103,7 @@ def test_bad_profile_exits_3_naming_file_and_field(tmp_path, demo, capsys):
 ])
 def test_bad_arguments_exit_2(args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    try:
-        status = main(args)
-    except SystemExit as exit_:
-        status = exit_.code
-    assert status == 2
+    assert exit_status(args) == 2
 
 
 def test_runs_without_qt_and_quietly(tmp_path):
