@@ -14,10 +14,12 @@ from PySide6.QtWidgets import (QApplication, QColorDialog, QFileDialog, QLabel, 
 from app import __version__, formats
 from app.model import Model
 from app.playback import Playback
-from app.pose import posed_positions
+from app.pose import Pose, posed_positions
 from app.render.offscreen import max_image_side
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
+from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
+from app.ui.ragdoll_session import RagdollSession
 from app.ui.recent_files import RecentFiles
 from app.ui.screenshot_dialog import ScreenshotDialog
 from app.ui.shortcuts_dialog import ShortcutsDialog
@@ -62,6 +64,12 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
+        self.ragdoll = RagdollSession(self)
+        self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.ragdoll_panel)
+        self.tabifyDockWidget(self.outliner, self.ragdoll_panel)
+        self.outliner.raise_()
+        self._resume_playback = False
         self.loader = BackgroundLoader(self)
         self.loader.loaded.connect(self._loaded)
         self.loader.failed.connect(self._load_error)
@@ -75,6 +83,7 @@ class MainWindow(QMainWindow):
         self.viewport.bone_picked.connect(self.select_bone)
         self.outliner.bone_selected.connect(self.select_bone)
         self.timeline.fps_changed.connect(self.set_fps)
+        self._connect_ragdoll()
         self._tick_clock = time.perf_counter()
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
@@ -103,10 +112,17 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         self._build_file_menu()
+        self._build_edit_menu()
         self._build_view_menu()
         playback_menu = self.menuBar().addMenu("&Playback")
         for action in self.timeline.playback_actions():
             playback_menu.addAction(action)
+        ragdoll_menu = self.menuBar().addMenu("&Ragdoll")
+        for action in self.ragdoll_panel.ragdoll_actions():
+            if action is None:
+                ragdoll_menu.addSeparator()
+            else:
+                ragdoll_menu.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&Shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents)
         self._action(help_menu, "&About Boneyard", self.show_about)
@@ -130,6 +146,17 @@ class MainWindow(QMainWindow):
                                self.export_pose_action]
         for action in self._model_actions:
             action.setEnabled(False)
+
+    def _build_edit_menu(self) -> None:
+        """Undo and redo of ragdoll profile edits (the only document the window edits)."""
+        menu = self.menuBar().addMenu("&Edit")
+        stack = self.ragdoll.undo_stack
+        self.undo_action = stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
+        self.redo_action = stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
 
     def _build_view_menu(self) -> None:
         menu = self.menuBar().addMenu("&View")
@@ -165,7 +192,7 @@ class MainWindow(QMainWindow):
         }
         self._action(menu, "&Background Colour…", self.choose_background)
         menu.addSeparator()
-        for dock in (self.timeline, self.outliner):
+        for dock in (self.timeline, self.outliner, self.ragdoll_panel):
             menu.addAction(dock.toggleViewAction())
 
     def _set_option(self, name: str, value) -> None:
@@ -213,6 +240,8 @@ class MainWindow(QMainWindow):
         previous = self.playback
         self.model = model
         self.playback = Playback(model)
+        self._resume_playback = False
+        self.ragdoll.set_model(model, keep_profile=keep_state)
         if keep_state and previous is not None:
             self._carry_playback(previous)
         self.playback.subscribe(self._pose_changed)
@@ -229,6 +258,7 @@ class MainWindow(QMainWindow):
         self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
         self.outliner.bind(model)
         self.outliner.set_pose(self.playback.pose())
+        self._pose_changed()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
         name = Path(model.files[0]).name if model.files else model.name
@@ -313,6 +343,9 @@ class MainWindow(QMainWindow):
     def _loaded(self, model: Model, request: int) -> None:
         pending, self._pending = self._pending, {}
         self._close_progress()
+        if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
+            self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
+            return
         self.set_model(model, keep_state=pending.get("keep_state", False))
         self.recent.add(list(model.files))
 
@@ -384,13 +417,76 @@ class MainWindow(QMainWindow):
     def _tick(self) -> None:
         now = time.perf_counter()
         elapsed, self._tick_clock = now - self._tick_clock, now
-        if self.playback is not None and self.playback.playing:
+        if self.ragdoll.running:
+            self.ragdoll.tick(elapsed)
+        elif self.playback is not None and self.playback.playing:
             self.playback.advance(elapsed)
 
+    def current_pose(self) -> Pose:
+        """What the view shows: the ragdoll while it runs, else the clip at the playhead."""
+        return self.ragdoll.pose() if self.ragdoll.running else self.playback.pose()
+
     def _pose_changed(self) -> None:
-        pose = self.playback.pose()
+        if self.playback is None:
+            return
+        pose = self.current_pose()
+        if not self.ragdoll.running:
+            self.ragdoll.set_clip_pose(pose)
         self.viewport.set_pose(pose)
         self.outliner.set_pose(pose)
+        self._show_gizmos()
+
+    # --- ragdoll --------------------------------------------------------------------------------
+
+    def _connect_ragdoll(self) -> None:
+        session = self.ragdoll
+        session.pose_changed.connect(self._pose_changed)
+        session.profile_changed.connect(self._show_gizmos)
+        session.selection_changed.connect(self._show_gizmos)
+        session.selection_changed.connect(self._show_selected_part)
+        session.state_changed.connect(self._show_gizmos)
+        self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
+        self.ragdoll_panel.visibilityChanged.connect(self._ragdoll_panel_shown)
+        self.viewport.ray_tool = session
+
+    def _ragdoll_panel_shown(self, visible: bool) -> None:
+        """The gizmos and part picking are on while the panel shows."""
+        self.ragdoll.editing = visible
+        self._show_gizmos()
+
+    def _show_gizmos(self) -> None:
+        self.viewport.set_gizmo_scene(self.ragdoll.gizmo_scene() if self.model is not None else None)
+
+    def _show_selected_part(self) -> None:
+        part = self.ragdoll.selected_part
+        if part is not None and self.ragdoll_panel.isVisible():
+            self.ragdoll_panel.tabs.setCurrentIndex(0)
+
+    def set_ragdoll_running(self, on: bool) -> bool:
+        """Go ragdoll from the current frame (the clip's pose and velocities), or back to the clip.
+        Playback pauses while the ragdoll runs and resumes when it stops."""
+        session = self.ragdoll
+        if not on:
+            session.stop()
+            if self._resume_playback and self.playback is not None:
+                self.playback.set_playing(True)
+            self._resume_playback = False
+            self._pose_changed()
+            return True
+        if self.playback is None or session.running:
+            return session.running
+        try:
+            session.go(self.playback.clip, self.playback.time)
+        except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix, not a crash
+            self.ragdoll_panel.go_action.setChecked(False)
+            QMessageBox.warning(self, "Go ragdoll", f"Could not start the ragdoll: {error}")
+            return False
+        self._resume_playback = self.playback.playing
+        if self.playback.playing:
+            self.playback.set_playing(False)
+        self._tick_clock = time.perf_counter()
+        self._pose_changed()
+        return True
 
     def _show_frame_time(self) -> None:
         if self.model is not None:
@@ -475,7 +571,7 @@ class MainWindow(QMainWindow):
 
         path = _with_suffix(path, (".obj", ".glb", ".gltf"), ".obj")
         method = "dqs" if self.viewport.options.skinning == "dqs" else "lbs"
-        positions = posed_positions(self.model, self.playback.pose(), method).reshape(-1, 3)
+        positions = posed_positions(self.model, self.current_pose(), method).reshape(-1, 3)
         try:
             if path.suffix.lower() == ".obj":
                 write_obj(path, self.model, positions)
@@ -528,6 +624,10 @@ class MainWindow(QMainWindow):
             self.viewport.options.background = (background.redF(), background.greenF(), background.blueF(), 1.0)
 
     def closeEvent(self, event) -> None:
+        if not ask_to_save(self, self.ragdoll_panel):
+            event.ignore()
+            return
+        self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.timer.stop()

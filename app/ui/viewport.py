@@ -1,5 +1,6 @@
 """The 3D view: a QOpenGLWidget hosting the shared moderngl Renderer, mouse → camera, bone picking,
-bone-name labels and offscreen captures at any size."""
+bone-name labels, editor gizmos, a ray tool (the ragdoll's shooting, dragging and part picking) and
+offscreen captures at any size."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 from app.model import Model
 from app.pose import Pose
 from app.render.camera import Camera, camera_for, project
+from app.render.gizmos import Gizmos, GizmoScene
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
 from app.render.renderer import DisplayOptions, Renderer
@@ -31,7 +33,14 @@ PICK_RADIUS = 10
 
 class Viewport(QOpenGLWidget):
     """Draws the model with the headless path's Renderer. Emits ``first_frame_drawn`` once per
-    model, after the first frame that shows it, and ``bone_picked`` (index or None) on a click."""
+    model, after the first frame that shows it, and ``bone_picked`` (index or None) on a click.
+
+    ``gizmo_scene`` (``set_gizmo_scene``) is drawn over the model in the overlay layer. ``ray_tool``,
+    when set, sees the mouse first as view rays: ``click_ray(origin, direction)`` on a click (True:
+    used, no bone is picked), ``begin_drag_ray(origin, direction, forward, forced)`` on a left press
+    (``forced``: Ctrl held; True: it drags, the camera stays), then ``drag_ray(origin, direction)``
+    and ``end_drag()``.
+    """
 
     first_frame_drawn = Signal()
     bone_picked = Signal(object)
@@ -53,6 +62,10 @@ class Viewport(QOpenGLWidget):
         self._announced = False
         self._last_mouse = None
         self._press_position = None
+        self.gizmos: Gizmos | None = None
+        self.gizmo_scene: GizmoScene | None = None
+        self.ray_tool = None
+        self._tool_dragging = False
 
     # --- model and pose ---------------------------------------------------------------------------
 
@@ -66,6 +79,11 @@ class Viewport(QOpenGLWidget):
 
     def set_pose(self, pose: Pose) -> None:
         self.pose = pose
+        self.update()
+
+    def set_gizmo_scene(self, scene: GizmoScene | None) -> None:
+        """Gizmos to draw over the model (None: none)."""
+        self.gizmo_scene = scene
         self.update()
 
     def set_view(self, name: str) -> None:
@@ -95,6 +113,7 @@ class Viewport(QOpenGLWidget):
     def initializeGL(self) -> None:
         self.ctx = moderngl.create_context()
         self.renderer = Renderer(self.ctx)
+        self.gizmos = Gizmos(self.ctx)
         self.context().aboutToBeDestroyed.connect(self._release_gl)
 
     def _release_gl(self) -> None:
@@ -103,6 +122,9 @@ class Viewport(QOpenGLWidget):
         if self.renderer is not None:
             self.renderer.release()
             self.renderer = None
+        if self.gizmos is not None:
+            self.gizmos.release()
+            self.gizmos = None
         self.doneCurrent()
 
     def _sync_renderer(self) -> None:
@@ -125,6 +147,8 @@ class Viewport(QOpenGLWidget):
         framebuffer = self.ctx.detect_framebuffer(self.defaultFramebufferObject())
         framebuffer.viewport = (0, 0, int(self.width() * ratio), int(self.height() * ratio))
         self.renderer.draw(framebuffer, self.camera, self.options)
+        if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
+            self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
         self.frame_seconds = time.perf_counter() - start
         if self.labels.isVisible():
             self.labels.update()
@@ -159,16 +183,39 @@ class Viewport(QOpenGLWidget):
 
     # --- mouse and keys -----------------------------------------------------------------------------
 
+    def ray_at(self, position: QPointF) -> tuple[np.ndarray, np.ndarray]:
+        """The view ray (origin (3,), unit direction (3,)) through a widget position."""
+        x = 2.0 * position.x() / max(self.width(), 1) - 1.0
+        y = 1.0 - 2.0 * position.y() / max(self.height(), 1)
+        return self.camera.ray(x, y, self._aspect())
+
     def mousePressEvent(self, event) -> None:
+        if (self.ray_tool is not None and self.model is not None and event.button() == Qt.MouseButton.LeftButton
+                and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            forced = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            if self.ray_tool.begin_drag_ray(*self.ray_at(event.position()), self.camera.axes()[0], forced):
+                self._tool_dragging = True
+                return
         self._last_mouse = event.position()
         self._press_position = event.position()
 
     def mouseReleaseEvent(self, event) -> None:
+        if self._tool_dragging:
+            self._tool_dragging = False
+            self.ray_tool.end_drag()
+            return
         pressed, self._press_position = self._press_position, None
         self._last_mouse = None
         if (pressed is not None and event.button() == Qt.MouseButton.LeftButton
                 and (event.position() - pressed).manhattanLength() <= CLICK_SLOP):
-            self.bone_picked.emit(self.bone_at(event.position()))
+            self.click(event.position())
+
+    def click(self, position: QPointF) -> None:
+        """A left click: the ray tool's when it uses it, else pick the bone drawn there."""
+        if self.ray_tool is not None and self.model is not None and self.ray_tool.click_ray(*self.ray_at(position)):
+            self.update()
+            return
+        self.bone_picked.emit(self.bone_at(position))
 
     def bone_at(self, position: QPointF) -> int | None:
         """The bone drawn nearest to a widget position, if within PICK_RADIUS pixels."""
@@ -178,6 +225,9 @@ class Viewport(QOpenGLWidget):
         return nearest_segment(heads, tails, (position.x(), position.y()), PICK_RADIUS, visible)
 
     def mouseMoveEvent(self, event) -> None:
+        if self._tool_dragging:
+            self.ray_tool.drag_ray(*self.ray_at(event.position()))
+            return
         if self._last_mouse is None:
             return
         delta = event.position() - self._last_mouse
@@ -200,9 +250,7 @@ class Viewport(QOpenGLWidget):
 
     def _point_under(self, position) -> np.ndarray:
         """The point at the camera target's depth under the cursor (zoom goes toward it)."""
-        x = 2.0 * position.x() / max(self.width(), 1) - 1.0
-        y = 1.0 - 2.0 * position.y() / max(self.height(), 1)
-        origin, direction = self.camera.ray(x, y, self._aspect())
+        origin, direction = self.ray_at(position)
         forward = self.camera.axes()[0]
         depth = self.camera.distance / max(float(direction @ forward), 1e-6)
         return origin + direction * depth
