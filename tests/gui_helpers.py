@@ -21,6 +21,13 @@ def image_array(qimage) -> np.ndarray:
     return data.reshape(qimage.height(), qimage.bytesPerLine() // 4, 4)[:, : qimage.width()].copy()
 
 
+def view_image(window, qtbot) -> np.ndarray:
+    """The main window's viewport as drawn after a repaint, (H, W, 4) RGBA."""
+    window.viewport.update()
+    qtbot.wait(60)
+    return image_array(window.viewport.grabFramebuffer())
+
+
 def show_demo_window(qtbot, settings_dir):
     """A MainWindow showing the demo, its first frame drawn, settings kept in ``settings_dir``."""
     from PySide6.QtCore import QSettings

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.demo_formats import WRITERS
-from tests.gui_helpers import image_array, needs_display, show_demo_window
+from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
 
 pytestmark = [pytest.mark.gui, needs_display]
 
@@ -44,12 +44,6 @@ def window(qtbot, tmp_path):
     win.playback.set_playing(False)
     yield win
     win.close()
-
-
-def view_image(window, qtbot):
-    window.viewport.update()
-    qtbot.wait(60)
-    return image_array(window.viewport.grabFramebuffer())
 
 
 def open_and_wait(window, qtbot, paths):

@@ -20,7 +20,7 @@ from app.resources import demo_paths
 from app.ui.ragdoll_session import (RagdollSession, euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name,
                                     part_mirrors, quaternion_to_euler)
 from tests import synthetic
-from tests.gui_helpers import image_array, needs_display, show_demo_window
+from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
@@ -218,12 +218,6 @@ def window(qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: win.ragdoll.editing, timeout=5_000)
     yield win
     win.close()
-
-
-def view_image(window, qtbot):
-    window.viewport.update()
-    qtbot.wait(60)
-    return image_array(window.viewport.grabFramebuffer())
 
 
 def changed_pixels(first, second, threshold=30) -> int:
