@@ -26,6 +26,8 @@ from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.timeline import DEFAULT_FPS, TimelineDock
 from app.ui.viewport import Viewport
 
+#: Saved dock layouts of another version are ignored (raise it when the docks change).
+DOCK_LAYOUT_VERSION = 2
 #: Playback tick interval (about 60 frames per second).
 TICK_MS = 16
 #: A load that takes longer than this shows a progress dialog.
@@ -618,7 +620,7 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         if state is not None:
-            self.restoreState(state)
+            self.restoreState(state, DOCK_LAYOUT_VERSION)
         background = QColor(self.settings.value("view/background", ""))
         if background.isValid():
             self.viewport.options.background = (background.redF(), background.greenF(), background.blueF(), 1.0)
@@ -629,7 +631,7 @@ class MainWindow(QMainWindow):
             return
         self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/state", self.saveState(DOCK_LAYOUT_VERSION))
         self.timer.stop()
         self.frame_timer.stop()
         super().closeEvent(event)
