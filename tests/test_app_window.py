@@ -248,3 +248,13 @@ def test_screenshot_option_saves_the_window(tmp_path):
     image = np.asarray(Image.open(out).convert("RGBA"))
     assert image.shape[:2] == (640, 900)
     assert foreground(image[40:-120, 220:-20]).mean() > 0.02
+
+
+def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
+    window.ragdoll_panel.raise_()
+    qtbot.waitUntil(lambda: window.viewport.gizmo_scene is not None, timeout=5_000)
+    with_gizmos = image_array(window.capture(800, 600))
+    window.outliner.raise_()
+    qtbot.waitUntil(lambda: window.viewport.gizmo_scene is None, timeout=5_000)
+    without = image_array(window.capture(800, 600))
+    assert changed_pixels(with_gizmos, without) > 500

@@ -4,6 +4,7 @@ and RGBA readback for ``boneyard render`` and the tests."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import moderngl
 import numpy as np
@@ -75,12 +76,17 @@ class ImageTargets:
     def render(self, renderer: Renderer, camera: Camera, options: DisplayOptions) -> np.ndarray:
         """Draw with ``renderer`` and read back an (H, W, 4) uint8 RGBA image, top row first
         (straight alpha when ``options.transparent``)."""
-        renderer.draw(self.draw_target, camera, options)
+        return self.capture(lambda framebuffer: renderer.draw(framebuffer, camera, options), options.transparent)
+
+    def capture(self, draw: Callable[[moderngl.Framebuffer], None], transparent: bool) -> np.ndarray:
+        """Run ``draw`` on the (multisampled) target, then read back as ``render`` does; for callers
+        that draw more than the renderer (e.g. gizmos over the model)."""
+        draw(self.draw_target)
         if self.draw_target is not self.resolved:
             self.ctx.copy_framebuffer(self.resolved, self.draw_target)
         data = self.resolved.read(components=4, alignment=1)
         image = np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 4)[::-1].copy()
-        return unpremultiply(image) if options.transparent else image
+        return unpremultiply(image) if transparent else image
 
     def release(self) -> None:
         for gl_object in reversed(self.objects):

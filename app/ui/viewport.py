@@ -146,9 +146,7 @@ class Viewport(QOpenGLWidget):
         ratio = self.devicePixelRatioF()
         framebuffer = self.ctx.detect_framebuffer(self.defaultFramebufferObject())
         framebuffer.viewport = (0, 0, int(self.width() * ratio), int(self.height() * ratio))
-        self.renderer.draw(framebuffer, self.camera, self.options)
-        if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
-            self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
+        self._draw_scene(framebuffer, self.options)
         self.frame_seconds = time.perf_counter() - start
         if self.labels.isVisible():
             self.labels.update()
@@ -157,8 +155,8 @@ class Viewport(QOpenGLWidget):
             self.first_frame_drawn.emit()
 
     def render_image(self, width: int, height: int, transparent: bool = False) -> np.ndarray:
-        """The current view drawn offscreen at ``width`` × ``height``: (H, W, 4) uint8 RGBA, straight
-        alpha. Uses this widget's GL context, so the model is not uploaded again."""
+        """The current view (gizmos included) drawn offscreen at ``width`` × ``height``: (H, W, 4) uint8
+        RGBA, straight alpha. Uses this widget's GL context, so the model is not uploaded again."""
         if self.renderer is None:
             raise RuntimeError("the view has not been shown yet")
         self.makeCurrent()
@@ -168,9 +166,15 @@ class Viewport(QOpenGLWidget):
             grid = self.options.grid and not transparent
             options = DisplayOptions(**{**vars(self.options), "transparent": transparent, "grid": grid})
             with ImageTargets.create(self.ctx, (int(width), int(height))) as targets:
-                return targets.render(self.renderer, self.camera, options)
+                return targets.capture(lambda framebuffer: self._draw_scene(framebuffer, options), transparent)
         finally:
             self.doneCurrent()
+
+    def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DisplayOptions) -> None:
+        """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
+        self.renderer.draw(framebuffer, self.camera, options)
+        if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
+            self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
 
     # --- projection helpers -------------------------------------------------------------------------
 
