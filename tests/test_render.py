@@ -274,3 +274,35 @@ def test_new_model_releases_the_old_one(gl_context):
     assert old.mglo is not None and isinstance(old.mglo, type(old.mglo))
     renderer.release()
     assert renderer.meshes == [] and renderer.programs == {}
+
+
+@pytest.mark.gl
+def test_copies_are_drawn_skinned_beside_the_model(offscreen):
+    """A copy posed one model-width to the right (+X) fills the right half of a front view that
+    frames both, and the current pose's bones are restored afterwards."""
+    from app.render.camera import camera_for
+    from app.render.offscreen import ImageTargets
+
+    options = DisplayOptions(grid=False)
+    model = humanoid("Z")
+    pose = bind_pose(model)
+    width = float(np.ptp(model.meshes[0].positions[:, 0]))
+    shifted = pose_from_world(model, maths.translation(np.array([1.5 * width, 0.0, 0.0])) @ pose.world)
+    renderer = offscreen.renderer
+    renderer.set_model(model, pose)
+    low, high = renderer.bounds()
+    camera = camera_for(low, high + [1.5 * width, 0, 0], up_axis="Z", view="front", aspect=SIZE[0] / SIZE[1])
+
+    def draw(copies):
+        with ImageTargets.create(offscreen.ctx, SIZE) as targets:
+            def scene(framebuffer):
+                renderer.draw(framebuffer, camera, options)
+                renderer.draw_copies(framebuffer, camera, options, copies)
+            return foreground(targets.capture(scene, False), options)
+
+    alone, together = draw([]), draw([shifted])
+    right = slice(SIZE[0] // 2 + SIZE[0] // 10, None)
+    assert alone[:, right].sum() < 0.01 * alone[:, right].size
+    assert together[:, right].sum() > 0.5 * alone.sum(), "the copy is as big as the model"
+    assert (together & alone).sum() == alone.sum(), "the model itself is still drawn in place"
+    assert np.array_equal(draw([]), alone), "the current pose's bones were restored"

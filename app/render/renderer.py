@@ -301,6 +301,26 @@ class Renderer:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
 
+    def draw_copies(self, framebuffer: moderngl.Framebuffer, camera: Camera, options: DisplayOptions,
+                    poses: list[Pose]) -> None:
+        """Draw the meshes again, shaded, in each of ``poses`` (e.g. more ragdolls) over what ``draw``
+        left in ``framebuffer``, sharing its depth; then restore the current pose's bones."""
+        skeletal = [pose for pose in poses if pose.positions is None and len(pose.skin)]
+        if self.model is None or not skeletal or not options.shaded:
+            return
+        framebuffer.use()
+        self.ctx.viewport = framebuffer.viewport
+        width, height = framebuffer.viewport[2:]
+        self._set_common(camera.view_matrix(), camera.projection_matrix(width / max(height, 1)), camera, height)
+        self.ctx.enable(moderngl.DEPTH_TEST | moderngl.PROGRAM_POINT_SIZE)
+        self.ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
+        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size)
+        for pose in skeletal:
+            self.bone_texture.write(bone_texels(pose.skin).tobytes())
+            self._draw_meshes(plain)
+        self.bone_texture.write(bone_texels(self.pose.skin).tobytes())
+        self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
+
     def _set_common(self, view: np.ndarray, projection: np.ndarray, camera: Camera, height: int) -> None:
         for program in self.programs.values():
             _write(program, "view", view)

@@ -434,7 +434,8 @@ class MainWindow(QMainWindow):
         pose = self.current_pose()
         if not self.ragdoll.running:
             self.ragdoll.set_clip_pose(pose)
-        self.viewport.set_pose(pose)
+        copies = [self.ragdoll.pose(copy) for copy in range(1, self.ragdoll.copies)] if self.ragdoll.running else []
+        self.viewport.set_pose(pose, copies)
         self.outliner.set_pose(pose)
         self._show_gizmos()
 

@@ -63,6 +63,7 @@ class Viewport(QOpenGLWidget):
         self._last_mouse = None
         self._press_position = None
         self.gizmos: Gizmos | None = None
+        self.copy_poses: list[Pose] = []
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
@@ -77,8 +78,10 @@ class Viewport(QOpenGLWidget):
         self._announced = False
         self.update()
 
-    def set_pose(self, pose: Pose) -> None:
+    def set_pose(self, pose: Pose, copies: list[Pose] | None = None) -> None:
+        """Show ``pose``, and the model again in each of ``copies`` (more ragdolls)."""
         self.pose = pose
+        self.copy_poses = copies or []
         self.update()
 
     def set_gizmo_scene(self, scene: GizmoScene | None) -> None:
@@ -173,6 +176,7 @@ class Viewport(QOpenGLWidget):
     def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DisplayOptions) -> None:
         """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
         self.renderer.draw(framebuffer, self.camera, options)
+        self.renderer.draw_copies(framebuffer, self.camera, options, self.copy_poses)
         if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
             self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
 
