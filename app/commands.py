@@ -59,24 +59,26 @@ def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
     """The pose ``--clip``/``--frame``/``--time`` select. With neither --frame nor --time: the bind
     pose (``pose``) or frame 0 of the clip (``render``)."""
     wants_instant = args.frame is not None or args.time is not None
+    if not model.clips and args.clip is None and not wants_instant:
+        return evaluate(model, None, 0.0)
+    if model.clips and not wants_instant and not default_first_clip:
+        return evaluate(model, None, 0.0)
+    return evaluate(model, *selected_instant(model, args))
+
+
+def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
+    """The clip ``--clip`` names (default the first) and the time ``--frame``/``--time`` pick on it
+    (default its first frame); a clip that cannot play is warned about."""
     if not model.clips:
-        if args.clip is not None or wants_instant:
-            raise UsageError("the model has no clips; only the bind pose exists")
-        return evaluate(model, None, 0.0)
-    if not wants_instant and not default_first_clip:
-        return evaluate(model, None, 0.0)
+        raise UsageError("the model has no clips; only the bind pose exists")
     try:
         clip = model.clips[model.clip_index(args.clip)]
-    except KeyError as error:
+        time = args.time if args.time is not None else frame_time(clip, args.frame or 0)
+    except (KeyError, IndexError) as error:
         raise UsageError(error.args[0]) from None
     if clip.note:
         print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
-    if args.time is not None:
-        return evaluate(model, clip, args.time)
-    try:
-        return evaluate(model, clip, frame_time(clip, args.frame or 0))
-    except IndexError as error:
-        raise UsageError(str(error)) from None
+    return clip, time
 
 
 def describe(model: Model) -> dict:
@@ -201,16 +203,7 @@ def ragdoll_start(model: Model, args: Namespace) -> tuple[Clip | None, float]:
         if args.clip is not None:
             raise UsageError("--clip needs --frame or --time to say where the ragdoll takes over")
         return None, 0.0
-    if not model.clips:
-        raise UsageError("the model has no clips; only the bind pose exists")
-    try:
-        clip = model.clips[model.clip_index(args.clip)]
-        start = args.time if args.time is not None else frame_time(clip, args.frame)
-    except (KeyError, IndexError) as error:
-        raise UsageError(error.args[0]) from None
-    if clip.note:
-        print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
-    return clip, start
+    return selected_instant(model, args)
 
 
 def ragdoll(args: Namespace) -> int:

@@ -256,11 +256,14 @@ class Renderer:
         self.pose = pose
         self._bounds = None
         if len(pose.skin):
-            self.bone_texture.write(bone_texels(pose.skin).tobytes())
+            self._upload_bones(pose.skin)
         if pose.positions is not None:
             offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
             for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
                 gpu_mesh.upload_positions(pose.positions[start:end])
+
+    def _upload_bones(self, skin: np.ndarray) -> None:
+        self.bone_texture.write(bone_texels(skin).tobytes())
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Posed bounds (min (3,), max (3,)) of the current pose, computed once per pose."""
@@ -278,17 +281,12 @@ class Renderer:
         """
         options = options or DisplayOptions()
         framebuffer.use()
-        width, height = framebuffer.viewport[2:]
         self.ctx.viewport = framebuffer.viewport
         background = (0.0, 0.0, 0.0, 0.0) if options.transparent else options.background
         framebuffer.clear(*background, depth=1.0)
         if self.model is None:
             return
-        view = camera.view_matrix()
-        projection = camera.projection_matrix(width / max(height, 1))
-        self._set_common(view, projection, camera, height)
-        self.ctx.enable(moderngl.DEPTH_TEST | moderngl.PROGRAM_POINT_SIZE)
-        self.ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
+        self._begin(framebuffer, camera)
         if options.shaded or options.heatmap_bone is not None:
             self._draw_meshes(options)
         if options.wireframe:
@@ -308,18 +306,22 @@ class Renderer:
         skeletal = [pose for pose in poses if pose.positions is None and len(pose.skin)]
         if self.model is None or not skeletal or not options.shaded:
             return
+        self._begin(framebuffer, camera)
+        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size)
+        for pose in skeletal:
+            self._upload_bones(pose.skin)
+            self._draw_meshes(plain)
+        self._upload_bones(self.pose.skin)
+        self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
+
+    def _begin(self, framebuffer: moderngl.Framebuffer, camera: Camera) -> None:
+        """Bind ``framebuffer``, set every program's camera uniforms and the depth-tested state."""
         framebuffer.use()
         self.ctx.viewport = framebuffer.viewport
         width, height = framebuffer.viewport[2:]
         self._set_common(camera.view_matrix(), camera.projection_matrix(width / max(height, 1)), camera, height)
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.PROGRAM_POINT_SIZE)
         self.ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
-        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size)
-        for pose in skeletal:
-            self.bone_texture.write(bone_texels(pose.skin).tobytes())
-            self._draw_meshes(plain)
-        self.bone_texture.write(bone_texels(self.pose.skin).tobytes())
-        self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
 
     def _set_common(self, view: np.ndarray, projection: np.ndarray, camera: Camera, height: int) -> None:
         for program in self.programs.values():
