@@ -38,6 +38,7 @@ import numpy as np
 import pygltflib as gl
 
 from app import maths
+from app.formats import formats as registered_formats
 from app.model import Clip, Helper, Mesh, Model, Skeleton
 from app.pose import GPU_INFLUENCES, Pose, top_influences
 
@@ -143,9 +144,7 @@ def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
 def _source_unit(model: Model) -> str:
     """The source's length unit: 'metre' (glTF's, so nothing is scaled) where its format states it,
     else 'unknown': lengths are written as the file has them."""
-    from app.formats import formats
-
-    fmt = formats.get(model.format)
+    fmt = registered_formats.get(model.format)
     return fmt.unit if fmt is not None and fmt.unit else "unknown"
 
 
