@@ -110,16 +110,10 @@ class RagdollProfile:
         return sum(part.mass for part in self.parts)
 
     def part_index(self, name: str) -> int:
-        for index, part in enumerate(self.parts):
-            if part.name == name:
-                return index
-        raise KeyError(f"no part named {name!r}")
+        return _index(self.parts, name, "part")
 
     def joint_index(self, name: str) -> int:
-        for index, joint in enumerate(self.joints):
-            if joint.name == name:
-                return index
-        raise KeyError(f"no joint named {name!r}")
+        return _index(self.joints, name, "joint")
 
     def copy(self) -> RagdollProfile:
         """An independent copy without listeners (for undo snapshots)."""
@@ -131,6 +125,13 @@ class RagdollProfile:
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
+
+    def _commit_fields(self, **fields) -> None:
+        """Commit a copy of the profile with ``fields`` (profile field → new value) replaced."""
+        candidate = self.copy()
+        for name, value in fields.items():
+            setattr(candidate, name, value)
+        self._commit(candidate)
 
     def _commit(self, candidate: RagdollProfile) -> None:
         problem = first_problem(candidate)
@@ -152,74 +153,50 @@ class RagdollProfile:
             _rename_part(candidate, part, new)
         self._commit(candidate)
 
-    def add_part(self, part: Part) -> None:
-        candidate = self.copy()
-        candidate.parts.append(part)
-        self._commit(candidate)
-
     def remove_part(self, name: str) -> None:
         """Remove a part with its joints, the relations to it and its disabled pairs."""
         self.part_index(name)
-        candidate = self.copy()
-        candidate.parts = [p for p in self.parts if p.name != name]
-        candidate.joints = [j for j in self.joints if name not in (j.part_a, j.part_b)]
-        candidate.relations = {b: p for b, p in self.relations.items() if p != name}
-        candidate.disabled_collisions = [pair for pair in self.disabled_collisions if name not in pair]
-        self._commit(candidate)
+        self._commit_fields(
+            parts=[p for p in self.parts if p.name != name],
+            joints=[j for j in self.joints if name not in (j.part_a, j.part_b)],
+            relations={b: p for b, p in self.relations.items() if p != name},
+            disabled_collisions=[pair for pair in self.disabled_collisions if name not in pair])
 
     def set_joint(self, joint: str, /, **changes) -> None:
-        candidate = self.copy()
         index = self.joint_index(joint)
-        candidate.joints[index] = replace(self.joints[index], **changes)
-        self._commit(candidate)
-
-    def add_joint(self, joint: Joint) -> None:
-        candidate = self.copy()
-        candidate.joints.append(joint)
-        self._commit(candidate)
-
-    def remove_joint(self, name: str) -> None:
-        self.joint_index(name)
-        candidate = self.copy()
-        candidate.joints = [j for j in self.joints if j.name != name]
-        self._commit(candidate)
+        joints = list(self.joints)
+        joints[index] = replace(joints[index], **changes)
+        self._commit_fields(joints=joints)
 
     def set_relation(self, bone: str, part: str | None) -> None:
         """Make ``bone`` follow ``part`` (None: back to the default, the nearest ancestor's part)."""
-        candidate = self.copy()
+        relations = dict(self.relations)
         if part is None:
-            candidate.relations.pop(bone, None)
+            relations.pop(bone, None)
         else:
-            candidate.relations[bone] = part
-        self._commit(candidate)
+            relations[bone] = part
+        self._commit_fields(relations=relations)
 
     def set_collision(self, part_a: str, part_b: str, enabled: bool) -> None:
         """Enable or disable collisions between two parts."""
-        candidate = self.copy()
         pair = {part_a, part_b}
-        candidate.disabled_collisions = [p for p in self.disabled_collisions if set(p) != pair]
-        if not enabled:
-            candidate.disabled_collisions.append((part_a, part_b))
-        self._commit(candidate)
+        pairs = [p for p in self.disabled_collisions if set(p) != pair]
+        self._commit_fields(disabled_collisions=pairs if enabled else [*pairs, (part_a, part_b)])
 
     def set_total_mass(self, total: float) -> None:
         """Scale every part's mass so they add up to ``total`` kg, keeping their ratios."""
         if not total > 0 or not self.parts:
             raise ValueError(f"total mass: expected a positive number and at least one part, got {total}")
         factor = total / self.total_mass
-        candidate = self.copy()
-        candidate.parts = [replace(part, mass=part.mass * factor) for part in self.parts]
-        self._commit(candidate)
+        self._commit_fields(parts=[replace(part, mass=part.mass * factor) for part in self.parts])
 
-    def set_settings(self, **settings) -> None:
-        """Change ``meters_per_unit``, ``linear_damping`` or ``angular_damping``."""
-        unknown = set(settings) - {"meters_per_unit", "linear_damping", "angular_damping"}
-        if unknown:
-            raise ValueError(f"unknown setting {sorted(unknown)[0]!r}")
-        candidate = self.copy()
-        for name, value in settings.items():
-            setattr(candidate, name, float(value))
-        self._commit(candidate)
+
+def _index(items: list, name: str, what: str) -> int:
+    """The index of the item named ``name`` in ``items`` (parts or joints); KeyError when none is."""
+    for index, item in enumerate(items):
+        if item.name == name:
+            return index
+    raise KeyError(f"no {what} named {name!r}")
 
 
 def _rename_part(profile: RagdollProfile, old: str, new: str) -> None:

@@ -63,26 +63,9 @@ SLEEP_THRESHOLD = 0.01
 UP_AXES = {"Y": 1, "Z": 2}
 
 
-class LinkState(NamedTuple):
-    """pybullet's getLinkState tuple (with forward kinematics, without velocities)."""
-
-    linkWorldPosition: tuple
-    linkWorldOrientation: tuple
-    localInertialFramePosition: tuple
-    localInertialFrameOrientation: tuple
-    worldLinkFramePosition: tuple
-    worldLinkFrameOrientation: tuple
-
-
-class LinkStateWithVelocity(NamedTuple):
-    linkWorldPosition: tuple
-    linkWorldOrientation: tuple
-    localInertialFramePosition: tuple
-    localInertialFrameOrientation: tuple
-    worldLinkFramePosition: tuple
-    worldLinkFrameOrientation: tuple
-    worldLinkLinearVelocity: tuple
-    worldLinkAngularVelocity: tuple
+#: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
+#: and (with computeLinkVelocity) its world linear velocity.
+LINK_WORLD_POSITION, LINK_WORLD_ORIENTATION, LINK_LINEAR_VELOCITY = 0, 1, 6
 
 
 class RayResult(NamedTuple):
@@ -160,6 +143,7 @@ class Ragdoll:
         self._pushes: list[_Push] = []
         self._waking: list[_Push] = []
         self._drag: tuple[int, RayHit] | None = None
+        self._frames: dict[int, np.ndarray] = {}
         self.drag_strength = 0.0
         self.rebuild(profile)
 
@@ -331,12 +315,6 @@ class Ragdoll:
                     pairs.add((a, b))
         return sorted(pairs)
 
-    @property
-    def disabled_pairs(self) -> list[tuple[str, str]]:
-        """Every part pair that does not collide (joined, listed in the profile, or overlapping at bind)."""
-        names = self.rig.part_names
-        return [(names[a], names[b]) for a, b in self._disabled or []]
-
     # --- settings --------------------------------------------------------------------------------
 
     @property
@@ -355,6 +333,7 @@ class Ragdoll:
             for body_id in self._bodies.pop():
                 pb.removeBody(body_id, physicsClientId=self.client)
             self._readouts.pop()
+        self._frames.clear()
         while len(self._bodies) < count:
             self._add_copy()
             self._reset_copy(len(self._bodies) - 1)
@@ -445,6 +424,7 @@ class Ragdoll:
         self._pushes, self._waking = [], []
 
     def _reset_copy(self, copy: int) -> None:
+        self._frames.clear()
         start, scale = self._start, self.scale
         parts, earlier = self.rig.parts_at(start.world), self.rig.parts_at(start.earlier)
         offset = self._offset(copy)
@@ -485,6 +465,7 @@ class Ragdoll:
                                       physicsClientId=self.client)
             self._pushes, self._waking = self._waking, []
             pb.stepSimulation(physicsClientId=self.client)
+        self._frames.clear()
         self.steps += count
         self.time = self.steps * TIME_STEP
         if count:
@@ -523,19 +504,24 @@ class Ragdoll:
         return result
 
     def part_world(self, copy: int = 0) -> np.ndarray:
-        """(P, 4, 4) the part frames ``P_part(t)`` of one copy (model units)."""
+        """(P, 4, 4) the part frames ``P_part(t)`` of one copy (model units), read-only. Read from
+        pybullet once per state: the pose, the gizmos and picking of one frame share the reading."""
+        cached = self._frames.get(copy)
+        if cached is not None:
+            return cached
         result = np.empty((len(self.rig.part_bones), 4, 4))
         for body_id, readout in zip(self._bodies[copy], self._readouts[copy]):
             centres = [pb.getBasePositionAndOrientation(body_id, physicsClientId=self.client)]
             if readout.links:
                 states = pb.getLinkStates(body_id, readout.links, computeForwardKinematics=1,
                                           physicsClientId=self.client)
-                centres += [(s.linkWorldPosition, s.linkWorldOrientation)
-                            for s in map(LinkState._make, states)]
+                centres += [(s[LINK_WORLD_POSITION], s[LINK_WORLD_ORIENTATION]) for s in states]
             positions, orientations = zip(*centres)
             frames = maths.quat_to_matrix(np.array(orientations))
             frames[:, :3, 3] = np.array(positions) / self.scale
             result[readout.parts] = frames @ readout.com_to_part
+        result.flags.writeable = False
+        self._frames[copy] = result
         return result
 
     def part_velocities(self, copy: int = 0) -> np.ndarray:
@@ -546,7 +532,7 @@ class Ragdoll:
             if readout.links:
                 states = pb.getLinkStates(body_id, readout.links, computeLinkVelocity=1,
                                           computeForwardKinematics=1, physicsClientId=self.client)
-                velocities += [LinkStateWithVelocity._make(s).worldLinkLinearVelocity for s in states]
+                velocities += [s[LINK_LINEAR_VELOCITY] for s in states]
             result[readout.parts] = np.array(velocities) / self.scale
         return result
 
@@ -611,9 +597,8 @@ class Ragdoll:
         if link < 0:
             position, orientation = pb.getBasePositionAndOrientation(body_id, physicsClientId=self.client)
         else:
-            state = LinkState._make(pb.getLinkState(body_id, link, computeForwardKinematics=1,
-                                                    physicsClientId=self.client))
-            position, orientation = state.linkWorldPosition, state.linkWorldOrientation
+            state = pb.getLinkState(body_id, link, computeForwardKinematics=1, physicsClientId=self.client)
+            position, orientation = state[LINK_WORLD_POSITION], state[LINK_WORLD_ORIENTATION]
         frame = maths.quat_to_matrix(np.array(orientation))
         frame[:3, 3] = position
         return frame
