@@ -42,3 +42,15 @@ def exit_status(args: list[str]) -> int:
         return main(args)
     except SystemExit as exit_:
         return exit_.code
+
+
+def world_from_relative(relative, parents):
+    """(B, 4, 4) world matrices by walking each bone's parent chain (independent of app.pose)."""
+    world = np.empty_like(relative)
+    for bone in range(len(relative)):
+        matrix, current = relative[bone], parents[bone]
+        while current >= 0:
+            matrix = relative[current] @ matrix
+            current = parents[current]
+        world[bone] = matrix
+    return world

@@ -9,6 +9,7 @@ from app.formats import bonespro
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.pose import evaluate, posed_positions
 from tests.writers import text_formats as write
+from tests.helpers import world_from_relative
 
 NAMES = ["Bip01 Spine", "Bip01 L UpperArm", "Bip01"]
 #: File order puts children before their parents: bone 2 is the root.
@@ -46,18 +47,6 @@ def affine(rng, scale=True):
     if scale:
         matrix[:3, :3] = matrix[:3, :3] @ np.diag(rng.uniform(0.5, 1.5, 3))
     return matrix
-
-
-def world_from_relative(relative):
-    """(B, 4, 4) world matrices by walking each bone's parent chain (independent of app.pose)."""
-    world = np.empty_like(relative)
-    for bone in range(len(relative)):
-        matrix, current = relative[bone], PARENTS[bone]
-        while current >= 0:
-            matrix = relative[current] @ matrix
-            current = PARENTS[current]
-        world[bone] = matrix
-    return world
 
 
 def skin_by_hand(world, bind, positions, influences):
@@ -162,7 +151,7 @@ def test_bones_euler_mode(rig, order, units, system):
     model = load(rig["path"], animation)
     for frame in range(2):
         local = np.array([euler_matrix(angles[frame, b], order, translations[frame, b]) for b in range(3)])
-        expected = local if system == "Absolute" else world_from_relative(local)
+        expected = local if system == "Absolute" else world_from_relative(local, PARENTS)
         np.testing.assert_allclose(evaluate(model, model.clips[0], frame / 30).world, expected, atol=1e-9)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
@@ -18,6 +17,7 @@ from app.formats import ReadError, load
 from app.formats.gltf import read
 from app.model import Clip, Helper, Mesh, Model, Skeleton, Track
 from app.pose import evaluate, posed_positions
+from tests.writers.gltf_writer import write_gltf
 
 TIMES = (0.0, 0.13, 0.5, 0.77, 1.0, 1.6, 2.0, 3.0)
 
@@ -207,26 +207,6 @@ def test_sheared_matrices_clip_warns(tmp_path):
 
 # --- hand-written files -------------------------------------------------------------------------
 
-def _write(tmp_path, document: dict, arrays: list[tuple[np.ndarray, str, int]], name="case.gltf"):
-    """Pack (array, type, componentType) into one data-URI buffer, appending views and accessors."""
-    data, views, accessors = bytearray(), [], []
-    for array, kind, component in arrays:
-        dtype = {5126: "<f4", 5121: "u1", 5123: "<u2", 5125: "<u4"}[component]
-        raw = np.ascontiguousarray(array, dtype).tobytes()
-        data.extend(b"\0" * (-len(data) % 4))
-        views.append({"buffer": 0, "byteOffset": len(data), "byteLength": len(raw)})
-        data.extend(raw)
-        width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}[kind]
-        accessors.append({"bufferView": len(views) - 1, "componentType": component,
-                          "count": int(np.asarray(array).size // width), "type": kind})
-    document = {"asset": {"version": "2.0"}, **document, "bufferViews": views, "accessors": accessors,
-                "buffers": [{"byteLength": len(data), "uri": "data:application/octet-stream;base64,"
-                             + base64.b64encode(bytes(data)).decode()}]}
-    path = tmp_path / name
-    path.write_text(json.dumps(document))
-    return path
-
-
 def _posed(model: Model, clip_index: int, time: float) -> np.ndarray:
     return posed_positions(model, evaluate(model, model.clips[clip_index], time))
 
@@ -261,7 +241,7 @@ def test_skin_without_inverse_bind_matrices_linear_rotation(tmp_path):
         {"joints": [2, 3]}, joints, weights,
         [{"input": 3, "output": 4}], [{"sampler": 0, "target": {"node": 3, "path": "rotation"}}],
         [(np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([[0, 0, 0, 1], QUARTER_Z]), "VEC4", 5126)])
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert model.meshes[0].triangles is None
     np.testing.assert_allclose(model.meshes[0].positions, [[1, 0, 0], [2, 1, 0], [1, 1, 1]], atol=1e-6)
     np.testing.assert_allclose(_posed(model, 0, 1.0), [[1, 0, 0], [1, 2, 0], [1, 1, 1]], atol=1e-6)
@@ -282,7 +262,7 @@ def test_step_sampler_and_zero_weight_joint_indices(tmp_path):
         [{"sampler": 0, "target": {"node": 2, "path": "translation"}}],
         [(np.swapaxes(inverse_binds, 1, 2).reshape(-1, 16), "MAT4", 5126),
          (np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([[1, 0, 0], [3, 0, 0]]), "VEC3", 5126)])
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert model.clips[0].tracks[0].interpolation == "step"
     np.testing.assert_allclose(model.meshes[0].positions, POINTS, atol=1e-6)
     np.testing.assert_allclose(_posed(model, 0, 0.9), POINTS, atol=1e-6)
@@ -301,7 +281,7 @@ def test_cubic_spline_sampler_is_resampled(tmp_path):
         [{"sampler": 0, "target": {"node": 2, "path": "translation"}}],
         [(np.stack([np.eye(4)] * 2).reshape(-1, 16), "MAT4", 5126),
          (np.array([0.0, 1.0]), "SCALAR", 5126), (triplets, "VEC3", 5126)])
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     for time, x in ((0.25, 0.4375), (0.5, 0.75), (1.0, 1.0)):
         np.testing.assert_allclose(_posed(model, 0, time), POINTS + [x, 0, 0], atol=1e-6)
 
@@ -319,7 +299,7 @@ def test_rigid_mesh_follows_its_node(tmp_path):
     arrays = [(POINTS, "VEC3", 5126), (np.array([[0, 0, 1.0]] * 3), "VEC3", 5126),
               (np.array([0, 1, 2]), "SCALAR", 5123), (np.array([0.0, 2.0]), "SCALAR", 5126),
               (np.array([[0, 0, 5], [0, 0, 9]]), "VEC3", 5126)]
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     mesh = model.meshes[0]
     np.testing.assert_allclose(mesh.positions, [[0, 0, 5], [0, 1, 5], [0, 0, 6]], atol=1e-6)
     assert mesh.joints[:, 0].tolist() == [1, 1, 1] and mesh.color == (1.0, 0.5, 0.25)
@@ -333,7 +313,7 @@ def test_eight_influences(tmp_path):
         (joints[:, 4:], "VEC4", 5121), (weights[:, 4:], "VEC4", 5126)])
     document["meshes"][0]["primitives"][0]["attributes"].update(JOINTS_1=3, WEIGHTS_1=4)
     del document["animations"]
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert model.meshes[0].joints.shape == (3, 8)
     np.testing.assert_allclose(model.meshes[0].positions, POINTS + [1, 0.5, 0], atol=1e-6)
 
@@ -397,7 +377,7 @@ def _expected_beside(time: float, morph_weight: float = 0.0) -> np.ndarray:
 
 
 def test_skinned_mesh_node_is_not_a_bone(tmp_path):
-    model = read(_write(tmp_path, *_beside_document(with_morph=False)))
+    model = read(write_gltf(tmp_path, *_beside_document(with_morph=False)))
     # Two joints plus the empty leaf "tip"; node 0 "body" is dropped and the others shift down one.
     assert model.skeleton.names == ["root", "arm", "tip"]
     assert len(model.skeleton) == 2 + 1
@@ -415,7 +395,7 @@ def test_skinned_mesh_node_is_not_a_bone(tmp_path):
 
 def test_morphed_skinned_mesh_node_is_not_a_bone(tmp_path):
     # A "weights" channel on the mesh node does not make it a bone; the morph clip still finds it.
-    model = read(_write(tmp_path, *_beside_document(with_morph=True)))
+    model = read(write_gltf(tmp_path, *_beside_document(with_morph=True)))
     assert model.skeleton.names == ["root", "arm", "tip"]
     clip = model.clips[0]
     assert clip.kind == "vertex" and clip.world.shape == (3, 3, 4, 4)
@@ -439,7 +419,7 @@ def test_rigidly_bound_mesh_nodes_stay_bones(tmp_path):
     }
     arrays = [(POINTS, "VEC3", 5126), (np.zeros((3, 4)), "VEC4", 5121),
               (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5126)]
-    model = read(_write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert model.skeleton.names == ["root", "prop", "mixed"]
     assert model.skeleton.parents.tolist() == [-1, -1, -1]
     skinned, prop, mixed = model.meshes
@@ -491,33 +471,28 @@ def test_damaged_glb_raises_only_read_error(tmp_path):
             pass
 
 
-def test_accessor_past_buffer_end(tmp_path):
-    path = _write(tmp_path, _triangle_document(), [(POINTS, "VEC3", 5126)])
+@pytest.mark.parametrize("table, field, value, message", [
+    ("accessors", "count", 4000, r"accessors\[0\].*4000 elements"),
+    ("bufferViews", "byteOffset", 8, r"bufferViews\[0\] spans"),
+], ids=["accessor", "view"])
+def test_reach_past_buffer_end(tmp_path, table, field, value, message):
+    path = write_gltf(tmp_path, _triangle_document(), [(POINTS, "VEC3", 5126)])
     document = json.loads(path.read_text())
-    document["accessors"][0]["count"] = 4000
+    document[table][0][field] = value
     path.write_text(json.dumps(document))
-    with pytest.raises(ReadError, match=r"accessors\[0\].*4000 elements"):
-        read(path)
-
-
-def test_view_past_buffer_end(tmp_path):
-    path = _write(tmp_path, _triangle_document(), [(POINTS, "VEC3", 5126)])
-    document = json.loads(path.read_text())
-    document["bufferViews"][0]["byteOffset"] = 8
-    path.write_text(json.dumps(document))
-    with pytest.raises(ReadError, match=r"bufferViews\[0\] spans"):
+    with pytest.raises(ReadError, match=message):
         read(path)
 
 
 def test_index_out_of_range(tmp_path):
-    path = _write(tmp_path, _triangle_document(indices=1),
+    path = write_gltf(tmp_path, _triangle_document(indices=1),
                   [(POINTS, "VEC3", 5126), (np.array([0, 1, 99]), "SCALAR", 5123)])
     with pytest.raises(ReadError, match=r"indices: index 2 is 99, outside 0..2"):
         read(path)
 
 
 def test_wrong_accessor_type(tmp_path):
-    path = _write(tmp_path, _triangle_document(), [(POINTS[:, :2], "VEC2", 5126)])
+    path = write_gltf(tmp_path, _triangle_document(), [(POINTS[:, :2], "VEC2", 5126)])
     with pytest.raises(ReadError, match=r"POSITION \(accessors\[0\]\): expected type VEC3"):
         read(path)
 
@@ -526,7 +501,7 @@ def test_nan_position(tmp_path):
     points = POINTS.copy()
     points[1, 2] = np.nan
     with pytest.raises(ReadError, match="element 1 is not finite"):
-        read(_write(tmp_path, _triangle_document(), [(points, "VEC3", 5126)]))
+        read(write_gltf(tmp_path, _triangle_document(), [(points, "VEC3", 5126)]))
 
 
 @pytest.mark.parametrize("children, message", [

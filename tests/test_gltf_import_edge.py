@@ -10,13 +10,12 @@ weights with UNSIGNED_SHORT joints; non-indexed triangles that are not a multipl
 
 from __future__ import annotations
 
-import base64
-import json
-
 import numpy as np
 
 from app.formats.gltf import read
 from app.pose import evaluate, posed_positions
+from tests.helpers import rotation_z, translation
+from tests.writers.gltf_writer import write_gltf
 
 HALF = np.sqrt(0.5)
 #: Quaternions (x, y, z, w).
@@ -32,48 +31,13 @@ POINTS = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 1.0]])
 SKINNED_POINTS = {"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}, "mode": 0}]}
 
 
-def translation(x, y, z) -> np.ndarray:
-    matrix = np.eye(4)
-    matrix[:3, 3] = (x, y, z)
-    return matrix
-
-
-def rotation_z(angle: float) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
-
-
-def write(tmp_path, document: dict, arrays: list, name: str = "edge.gltf"):
-    """The document with one data-URI buffer holding ``arrays`` — (values, type, componentType) or
-    (values, type, componentType, normalized) — as accessors 0, 1, … in order."""
-    dtypes = {5121: "u1", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
-    widths = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
-    data, views, accessors = bytearray(), [], []
-    for values, kind, component, *normalized in arrays:
-        raw = np.ascontiguousarray(values, dtypes[component]).tobytes()
-        data.extend(b"\0" * (-len(data) % 4))
-        views.append({"buffer": 0, "byteOffset": len(data), "byteLength": len(raw)})
-        data.extend(raw)
-        accessor = {"bufferView": len(views) - 1, "componentType": component,
-                    "count": int(np.asarray(values).size // widths[kind]), "type": kind}
-        if normalized:
-            accessor["normalized"] = True
-        accessors.append(accessor)
-    document = {"asset": {"version": "2.0"}, **document, "bufferViews": views, "accessors": accessors,
-                "buffers": [{"byteLength": len(data), "uri": "data:application/octet-stream;base64,"
-                             + base64.b64encode(bytes(data)).decode()}]}
-    path = tmp_path / name
-    path.write_text(json.dumps(document))
-    return path
-
-
 def one_animated_node(tmp_path, path: str, interpolation: str, times, values):
     """A single node "mover" with one sampler on ``path``."""
     document = {"nodes": [{"name": "mover"}],
                 "animations": [{"samplers": [{"input": 0, "output": 1, "interpolation": interpolation}],
                                 "channels": [{"sampler": 0, "target": {"node": 0, "path": path}}]}]}
     kind = "VEC4" if path == "rotation" else "VEC3"
-    return read(write(tmp_path, document, [(np.array(times, float), "SCALAR", 5126),
+    return read(write_gltf(tmp_path, document, [(np.array(times, float), "SCALAR", 5126),
                                            (np.array(values, float), kind, 5126)]))
 
 
@@ -135,7 +99,7 @@ def morph_document(interpolation: str, rest_weights: list | None) -> tuple[dict,
 
 
 def test_step_morph_weights_hold_until_the_next_key(tmp_path):
-    model = read(write(tmp_path, *morph_document("STEP", None)))
+    model = read(write_gltf(tmp_path, *morph_document("STEP", None)))
     clip = model.clips[0]
     assert clip.kind == "vertex"
     for time, weight in ((0.0, 0.0), (0.5, 0.0), (0.999, 0.0), (1.0, 1.0), (1.5, 1.0), (1.99, 1.0),
@@ -147,7 +111,7 @@ def test_step_morph_weights_hold_until_the_next_key(tmp_path):
 def test_animated_weights_replace_the_rest_weights(tmp_path):
     # The mesh rests at weight 0.25 (its bind positions include it); the animation's 0 at t=0 and 1 at
     # t=1 are the weights themselves, not added to the rest weight.
-    model = read(write(tmp_path, *morph_document("LINEAR", [0.25])))
+    model = read(write_gltf(tmp_path, *morph_document("LINEAR", [0.25])))
     np.testing.assert_allclose(model.meshes[0].positions, POINTS + [0, 0, 0.25], atol=1e-6)
     for time, weight in ((0.0, 0.0), (0.5, 0.5), (1.0, 1.0), (1.5, 0.75)):
         np.testing.assert_allclose(posed_positions(model, evaluate(model, model.clips[0], time)),
@@ -157,7 +121,7 @@ def test_animated_weights_replace_the_rest_weights(tmp_path):
 def test_node_weights_override_the_mesh_weights(tmp_path):
     document, arrays = morph_document("LINEAR", [0.25])
     document["nodes"][0]["weights"] = [1.0]
-    model = read(write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     np.testing.assert_allclose(model.meshes[0].positions, POINTS + [0, 0, 1.0], atol=1e-6)
 
 
@@ -196,7 +160,7 @@ def test_skinned_mesh_under_an_animated_parent_with_joints_under_a_rotated_node(
               (np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([[0, 0, 5], [0, 0, 9.0]]), "VEC3", 5126),
               (np.array([[3, 0, 0], [100, 0, 0.0]]), "VEC3", 5126),
               (np.array([IDENTITY, QUARTER_Z]), "VEC4", 5126)]
-    model = read(write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert not model.warnings
     np.testing.assert_allclose(model.meshes[0].positions, positions, atol=1e-6)
 
@@ -241,7 +205,7 @@ def test_zero_weight_lanes_naming_real_joints_change_nothing(tmp_path):
               (np.swapaxes(inverse_binds, 1, 2).reshape(-1, 16), "MAT4", 5126),
               (np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([IDENTITY, HALF_TURN_Z]), "VEC4", 5126),
               (np.array([[1, 0, 0], [1, 0, 2.0]]), "VEC3", 5126)]
-    model = read(write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     assert not any("bind pose" in warning for warning in model.warnings), model.warnings
     np.testing.assert_allclose(model.meshes[0].positions, POINTS, atol=1e-6)  # j0 rest @ IBM = identity
     # Only j0 moves the vertices: +2 in z over the second, whatever j1 does.
@@ -264,7 +228,7 @@ def test_normalised_byte_weights_and_short_joints(tmp_path):
     arrays = [(POINTS, "VEC3", 5126), (np.array([[0, 1, 0, 0]] * 3), "VEC4", 5123),
               (np.array([[128, 127, 0, 0]] * 3), "VEC4", 5121, True),
               (np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([IDENTITY, QUARTER_Z]), "VEC4", 5126)]
-    model = read(write(tmp_path, document, arrays))
+    model = read(write_gltf(tmp_path, document, arrays))
     np.testing.assert_allclose(model.meshes[0].weights[:, :2], [[128 / 255, 127 / 255]] * 3, atol=1e-7)
     turned = POINTS @ RZ90[:3, :3].T
     np.testing.assert_allclose(posed_positions(model, evaluate(model, model.clips[0], 1.0)),
@@ -275,6 +239,6 @@ def test_non_indexed_triangles_not_a_multiple_of_three(tmp_path):
     # Four vertices drawn as TRIANGLES without indices: one triangle, the fourth vertex left over.
     points = np.vstack([POINTS, [[5.0, 5.0, 5.0]]])
     document = {"nodes": [{"mesh": 0}], "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}]}
-    model = read(write(tmp_path, document, [(points, "VEC3", 5126)]))
+    model = read(write_gltf(tmp_path, document, [(points, "VEC3", 5126)]))
     assert model.meshes[0].triangles.tolist() == [[0, 1, 2]] and model.meshes[0].vertex_count == 4
     assert any("not a multiple of 3" in warning for warning in model.warnings)

@@ -33,6 +33,7 @@ from app import formats, maths, resources
 from app.export.gltf import export_gltf
 from app.model import Clip, Model, Track
 from app.pose import evaluate, posed_positions
+from tests.helpers import world_from_relative
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_bones_2010, write_mesh
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
@@ -209,21 +210,9 @@ def _bonespro_locals(frame: float) -> np.ndarray:
     return np.stack([spine, arm, root, head, right])
 
 
-def _world(locals_: np.ndarray, parents: np.ndarray) -> np.ndarray:
-    """World matrices by walking each bone's parent chain (independent of app.pose)."""
-    world = np.empty_like(locals_)
-    for bone in range(len(parents)):
-        matrix, current = locals_[bone], parents[bone]
-        while current >= 0:
-            matrix = locals_[current] @ matrix
-            current = parents[current]
-        world[bone] = matrix
-    return world
-
-
 def bonespro_model(folder: Path) -> Model:
     rng = np.random.default_rng(70)
-    bind = _world(_bonespro_locals(0.0), BONESPRO_PARENTS)
+    bind = world_from_relative(_bonespro_locals(0.0), BONESPRO_PARENTS)
     positions = rng.uniform([-20, -15, 60], [30, 15, 170], (40, 3))
     influences = []
     for vertex in range(len(positions)):
@@ -235,7 +224,7 @@ def bonespro_model(folder: Path) -> Model:
     structure = write.bonespro_structure(folder / "body.txt", BONESPRO_NAMES, BONESPRO_PARENTS, bind,
                                          positions, influences)
     frames = 6
-    world = np.stack([_world(_bonespro_locals(f), BONESPRO_PARENTS) for f in range(frames)])
+    world = np.stack([world_from_relative(_bonespro_locals(f), BONESPRO_PARENTS) for f in range(frames)])
     matrix = write.bonespro_bones_matrix(folder / "walk.txt", world, len(positions))
     # Euler angles relative to the parent (no scale: Euler mode has none), 3ds Max "XYZ" order.
     angles = np.array([[[0.1 * f, 0.05 * b, -0.03 * f] for b in range(5)] for f in range(frames)])

@@ -186,72 +186,59 @@ def test_missing_supermodel_warns(tmp_path):
 
 # --- malformed files ----------------------------------------------------------------------------
 
-def _corrupt(tmp_path, change) -> ReadError:
+def _corrupt(tmp_path, change) -> tuple[ReadError, dict]:
+    """Write the test model, let ``change(data, where)`` damage it, and return the reader's error
+    with ``where`` (the writer's layout: block name -> offset in the model data)."""
     where: dict = {}
     data = bytearray(write_mdl("c_test", model_tree(), [walk_animation()], layout_of=where))
     change(data, where)
     path = save(tmp_path, "bad.mdl", bytes(data))
     with pytest.raises(ReadError) as caught:
         nwn_mdl.load([SniffedFile(path, "nwn_mdl", "model")], LoadOptions())
-    return caught.value
+    return caught.value, where
 
 
 def test_truncated(tmp_path):
     def cut(data, where):
         del data[len(data) - 10:]
-    error = _corrupt(tmp_path, cut)
+    error, _ = _corrupt(tmp_path, cut)
     assert error.offset == 4 and "truncated" in error.message
 
 
 def test_pointer_past_its_block(tmp_path):
-    holder = {}
-
     def past(data, where):
-        holder.update(where)
         struct.pack_into("<I", data, 12 + where["pelvis.children"], struct.unpack_from("<I", data, 4)[0] + 8)
-    error = _corrupt(tmp_path, past)
-    assert error.offset == 12 + holder["pelvis.children"]
+    error, where = _corrupt(tmp_path, past)
+    assert error.offset == 12 + where["pelvis.children"]
     assert "the model data holds" in error.message
 
 
 def test_child_cycle(tmp_path):
-    holder = {}
-
     def cycle(data, where):
-        holder.update(where)
         struct.pack_into("<I", data, 12 + where["pelvis.children"] + 4, where["c_test"])
-    error = _corrupt(tmp_path, cycle)
-    assert error.offset == 12 + holder["pelvis.children"] + 4 and "reached twice" in error.message
+    error, where = _corrupt(tmp_path, cycle)
+    assert error.offset == 12 + where["pelvis.children"] + 4 and "reached twice" in error.message
 
 
 def test_face_index_past_vertex_count(tmp_path):
-    holder = {}
-
     def face(data, where):
-        holder.update(where)
         struct.pack_into("<H", data, 12 + where["torso_g.faces"] + 0x1A + 2, 3)
-    error = _corrupt(tmp_path, face)
-    assert error.offset == 12 + holder["torso_g.faces"] + 0x1A and "vertex 3" in error.message
+    error, where = _corrupt(tmp_path, face)
+    assert error.offset == 12 + where["torso_g.faces"] + 0x1A and "vertex 3" in error.message
 
 
 def test_absurd_counts(tmp_path):
-    holder = {}
-
     def absurd(data, where):
-        holder.update(where)
         struct.pack_into("<II", data, 12 + where["pelvis"] + 0x58, 0x7FFFFFFF, 0x7FFFFFFF)
-    error = _corrupt(tmp_path, absurd)
-    assert error.offset == 12 + holder["pelvis"] + 0x54 and "2147483647" in error.message
+    error, where = _corrupt(tmp_path, absurd)
+    assert error.offset == 12 + where["pelvis"] + 0x54 and "2147483647" in error.message
 
 
 def test_bad_controller_indices(tmp_path):
-    holder = {}
-
     def controller(data, where):
-        holder.update(where)
         struct.pack_into("<H", data, 12 + where["pelvis.keys"] + 8, 500)
-    error = _corrupt(tmp_path, controller)
-    assert error.offset == 12 + holder["pelvis.keys"]
+    error, where = _corrupt(tmp_path, controller)
+    assert error.offset == 12 + where["pelvis.keys"]
 
 
 def test_not_binary(tmp_path):

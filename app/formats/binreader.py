@@ -56,12 +56,6 @@ class Block:
         """One structured record (``np.void``) of ``dtype`` at ``offset``."""
         return self.array(offset, dtype, 1, what, at)[0]
 
-    def u32(self, offset: int, what: str) -> int:
-        return int(self.array(offset, "<u4", 1, what)[0])
-
-    def i32(self, offset: int, what: str) -> int:
-        return int(self.array(offset, "<i4", 1, what)[0])
-
 
 def fixed_string(raw: bytes) -> str:
     """A fixed-width string cut at the first NUL (junk after it is normal), decoded as latin-1."""

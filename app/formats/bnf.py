@@ -15,7 +15,7 @@ import numpy as np
 
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
-from app.formats.textscan import TextScanner, head_lines, head_tokens, is_integer, is_number
+from app.formats.textscan import TextScanner, first_unrooted, head_lines, head_tokens, is_integer, is_number
 from app.model import Clip, Model, Skeleton, Track, derive_tails, hierarchy_levels
 
 #: Values per .bnf bone row: ID ParentID Rx Ry Rz.
@@ -66,17 +66,9 @@ def read_bones(path: Path) -> tuple[np.ndarray, np.ndarray]:
         try:
             hierarchy_levels(parents)
         except ValueError:
-            bone = _first_on_cycle(parents)
+            bone = first_unrooted(parents)
             raise scanner.error(f"bone {bone} is on a parent cycle", int(parent_lines[bone])) from None
     return parents, centres
-
-
-def _first_on_cycle(parents: np.ndarray) -> int:
-    """The lowest bone whose parent chain never reaches a root (parents (N,))."""
-    rooted = parents == -1
-    for _ in range(len(parents)):
-        rooted |= (parents >= 0) & rooted[np.maximum(parents, 0)]
-    return int(np.flatnonzero(~rooted)[0])
 
 
 def _label(scanner: TextScanner, label: str) -> None:

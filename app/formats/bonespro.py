@@ -15,8 +15,8 @@ import numpy as np
 from app.formats import obj_faces
 from app.formats.bonespro_animation import Animation, build_clips, read_animation, row_to_column
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
-from app.formats.textscan import (RecordLayout, TextScanner, affine_invertible, head_lines, head_tokens,
-                                  is_integer, is_number, record_starts)
+from app.formats.textscan import (RecordLayout, TextScanner, affine_invertible, first_unrooted, head_lines,
+                                  head_tokens, is_integer, is_number, record_starts)
 from app.model import Mesh, Model, Skeleton, derive_tails, hierarchy_levels
 
 #: x y z Nbv, then Nbv × (b W).
@@ -95,23 +95,15 @@ def _read_bones(scanner: TextScanner, count: int):
     try:
         hierarchy_levels(parents)
     except ValueError:
-        raise _cycle_error(scanner, parents, parent_lines) from None
+        bone = first_unrooted(parents)
+        raise scanner.error(f"bone {bone} is on a parent cycle (parent {parents[bone]})",
+                            parent_lines[bone]) from None
     return names, parents, parent_lines, bind, extras
 
 
 def _check_invertible(scanner: TextScanner, matrix: np.ndarray, bone: int, line: int) -> None:
     if not affine_invertible(matrix):
         raise scanner.error(f"bone {bone}'s bone matrix is singular (its 3×3 part has no inverse)", line)
-
-
-def _cycle_error(scanner: TextScanner, parents: np.ndarray, parent_lines: list[int]) -> ReadError:
-    """A ReadError at the parent line of the first bone whose parent chain never reaches a root."""
-    depth_ok = np.zeros(len(parents), bool)
-    depth_ok[parents == -1] = True
-    for _ in range(len(parents)):
-        depth_ok |= (parents >= 0) & depth_ok[np.maximum(parents, 0)]
-    bone = int(np.flatnonzero(~depth_ok)[0])
-    return scanner.error(f"bone {bone} is on a parent cycle (parent {parents[bone]})", parent_lines[bone])
 
 
 def _read_mesh(scanner: TextScanner, vertex_count: int, bone_count: int,

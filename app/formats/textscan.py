@@ -161,32 +161,27 @@ class TextScanner:
     def at_end(self) -> bool:
         return self.peek() is None
 
-    def word(self, what: str) -> Token:
+    def _expect(self, what: str, kind: str, expected: str, text: str | None = None) -> Token:
+        """Consume the next token, which must be of ``kind`` (and read ``text`` when given)."""
         token = self.next(what)
-        if token.kind != "word":
-            raise self.error(f"expected {what}, found {token.kind} {token.text!r}", token.line)
+        if token.kind != kind or (text is not None and token.text != text):
+            raise self.error(f"expected {expected}, found {token.kind} {token.text!r}", token.line)
         return token
+
+    def word(self, what: str) -> Token:
+        return self._expect(what, "word", what)
 
     def keyword(self, expected: str) -> Token:
         """Consume the keyword ``expected`` (exact match)."""
-        token = self.next(expected)
-        if token.kind != "word" or token.text != expected:
-            raise self.error(f"expected {expected}, found {token.text!r}", token.line)
-        return token
+        return self._expect(expected, "word", expected, expected)
 
     def string(self, what: str) -> Token:
         """Consume a ``"quoted"`` string."""
-        token = self.next(what)
-        if token.kind != "string":
-            raise self.error(f"expected {what} in double quotes, found {token.text!r}", token.line)
-        return token
+        return self._expect(what, "string", f"{what} in double quotes")
 
     def name(self, what: str) -> Token:
         """Consume a ``<name>``."""
-        token = self.next(what)
-        if token.kind != "name":
-            raise self.error(f"expected {what} in < >, found {token.text!r}", token.line)
-        return token
+        return self._expect(what, "name", f"{what} in < >")
 
     def number(self, what: str) -> float:
         """Consume one finite number."""
@@ -338,6 +333,15 @@ def affine_invertible(matrix: np.ndarray) -> bool:
         except (ValueError, np.linalg.LinAlgError):
             return False
     return bool(np.isfinite(inverse).all())
+
+
+def first_unrooted(parents: np.ndarray) -> int:
+    """The lowest bone whose parent chain never reaches a root, i.e. one on (or under) a parent cycle;
+    for the error line once ``hierarchy_levels`` has refused ``parents`` (N,), all in range."""
+    rooted = parents == -1
+    for _ in range(len(parents)):
+        rooted |= (parents >= 0) & rooted[np.maximum(parents, 0)]
+    return int(np.flatnonzero(~rooted)[0])
 
 
 _counted_cache: dict[int, re.Pattern] = {}
