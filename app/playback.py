@@ -1,6 +1,8 @@
 """Clip playback state, shared by the timeline and the viewport (plain Python, no Qt).
 
-Listeners are called with no arguments after any change; views read the state back.
+Listeners are called with no arguments after any change; views read the state back. ``pose`` is
+evaluated once per clip and time and shared, so every listener (and every change that leaves the
+playhead where it was: speed, looping, direction, play and pause) gets the same Pose object.
 
 Stepping. ``step_key`` moves to the clip's next or previous key time (``Clip.frame_times``: every
 distinct key of a keyed clip, every stored frame of a matrices or vertex clip). ``step_frame`` lands
@@ -65,6 +67,7 @@ class Playback:
         self.loop = True
         self.reverse = False
         self.scrubbing = False
+        self._pose: tuple[tuple[int | None, float], Pose] | None = None
         self._listeners: list[Callable[[], None]] = []
 
     def subscribe(self, listener: Callable[[], None]) -> None:
@@ -182,4 +185,8 @@ class Playback:
         self._changed()
 
     def pose(self) -> Pose:
-        return evaluate(self.model, self.clip, self.time)
+        """The pose at the playhead, evaluated once per clip and time (callers share it)."""
+        key = (self.clip_index, self.time)
+        if self._pose is None or self._pose[0] != key:
+            self._pose = key, evaluate(self.model, self.clip, self.time)
+        return self._pose[1]

@@ -210,3 +210,16 @@ def test_a_single_key_clip_holds_its_time():
     playback.advance(0.3)
     playback.step_frame(+1)
     assert playback.time == 0.5
+
+
+def test_pose_is_evaluated_once_per_clip_and_time(playback):
+    pose = playback.pose()
+    playback.set_speed(2.0)
+    playback.set_loop(False)
+    playback.set_playing(False)
+    assert playback.pose() is pose  # nothing moved the playhead: listeners share one evaluation
+    playback.set_time(0.5)
+    moved = playback.pose()
+    assert moved is not pose and playback.pose() is moved
+    playback.set_clip(1)
+    assert playback.pose() is not moved

@@ -32,10 +32,6 @@ class BackgroundLoader(QObject):
         self._relay_loaded.connect(self._deliver_loaded)
         self._relay_failed.connect(self._deliver_failed)
 
-    @property
-    def busy(self) -> bool:
-        return self._active is not None
-
     def start(self, job: Callable[[], Model]) -> int:
         """Run ``job`` in a worker thread; returns its request number."""
         with self._lock:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -259,7 +260,6 @@ class MainWindow(QMainWindow):
         fmt = formats.formats.get(model.format)
         self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
         self.outliner.bind(model)
-        self.outliner.set_pose(self.playback.pose())
         self._pose_changed()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
     def _start_load(self, paths: list[str], keep_state: bool) -> int:
         options = self.load_options
         request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
-        self._pending = {"paths": paths, "keep_state": keep_state, "request": request}
+        self._pending = {"keep_state": keep_state, "request": request}
         self._show_progress(paths, request)
         return request
 
@@ -515,8 +515,7 @@ class MainWindow(QMainWindow):
             return
         settings = dialog.settings()
         self.settings.setValue("screenshot/transparent", settings.transparent)
-        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", self._suggested_name(".png"),
-                                              "PNG images (*.png)")
+        path = self._ask_save_path("Save screenshot", ".png", "PNG images (*.png)")
         if path:
             self.save_screenshot(path, settings.width, settings.height, settings.transparent)
 
@@ -537,14 +536,17 @@ class MainWindow(QMainWindow):
         QApplication.clipboard().setImage(self.capture())
         self.statusBar().showMessage("Image copied to the clipboard", 3000)
 
-    def _suggested_name(self, suffix: str) -> str:
+    def _ask_save_path(self, title: str, suffix: str, file_filter: str) -> str:
+        """A save dialog offering the current file's stem + ``suffix`` in the last folder ('': cancelled)."""
         folder = self.settings.value("last_folder", "")
         stem = Path(self.model.files[0]).stem if self.model is not None and self.model.files else "boneyard"
-        return str(Path(folder) / f"{stem}{suffix}") if folder else f"{stem}{suffix}"
+        name = str(Path(folder) / f"{stem}{suffix}") if folder else f"{stem}{suffix}"
+        path, _ = QFileDialog.getSaveFileName(self, title, name, file_filter)
+        return path
 
     def export_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export glTF 2.0", self._suggested_name(".glb"),
-                                              "glTF binary (*.glb);;glTF with embedded buffer (*.gltf)")
+        path = self._ask_save_path("Export glTF 2.0", ".glb",
+                                   "glTF binary (*.glb);;glTF with embedded buffer (*.gltf)")
         if path:
             self.export_gltf(path)
 
@@ -553,17 +555,12 @@ class MainWindow(QMainWindow):
         from app.export.gltf import export_gltf
 
         path = _with_suffix(path, (".glb", ".gltf"), ".glb")
-        try:
-            warnings = export_gltf(self.model, path, embed_buffer=path.suffix.lower() == ".gltf")
-        except (OSError, ValueError) as error:
-            QMessageBox.warning(self, "Export glTF", f"Could not write {path}: {error}")
-            return False
-        self._report_export(path, warnings)
-        return True
+        embed = path.suffix.lower() == ".gltf"
+        return self._export("Export glTF", path, lambda: export_gltf(self.model, path, embed_buffer=embed))
 
     def export_pose_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export the current pose", self._suggested_name("_pose.obj"),
-                                              "Wavefront OBJ (*.obj);;glTF binary, static (*.glb)")
+        path = self._ask_save_path("Export the current pose", "_pose.obj",
+                                   "Wavefront OBJ (*.obj);;glTF binary, static (*.glb)")
         if path:
             self.export_pose(path)
 
@@ -575,23 +572,27 @@ class MainWindow(QMainWindow):
         path = _with_suffix(path, (".obj", ".glb", ".gltf"), ".obj")
         method = "dqs" if self.viewport.options.skinning == "dqs" else "lbs"
         positions = posed_positions(self.model, self.current_pose(), method).reshape(-1, 3)
-        try:
+
+        def write() -> list[str]:
             if path.suffix.lower() == ".obj":
                 write_obj(path, self.model, positions)
-                warnings = []
-            else:
-                warnings = export_gltf_pose(self.model, positions, path,
-                                            embed_buffer=path.suffix.lower() == ".gltf")
-        except (OSError, ValueError) as error:
-            QMessageBox.warning(self, "Export Pose", f"Could not write {path}: {error}")
-            return False
-        self._report_export(path, warnings)
-        return True
+                return []
+            return export_gltf_pose(self.model, positions, path,
+                                    embed_buffer=path.suffix.lower() == ".gltf")
 
-    def _report_export(self, path: Path, warnings: list[str]) -> None:
+        return self._export("Export Pose", path, write)
+
+    def _export(self, title: str, path: Path, write: Callable[[], list[str]]) -> bool:
+        """Run ``write`` (which returns warnings); report a failure, the warnings and the written file."""
+        try:
+            warnings = write()
+        except (OSError, ValueError) as error:
+            QMessageBox.warning(self, title, f"Could not write {path}: {error}")
+            return False
         if warnings:
             QMessageBox.information(self, "Exported with warnings", f"Wrote {path}.\n\n" + "\n".join(warnings))
         self.statusBar().showMessage(f"Wrote {path}", 5000)
+        return True
 
     # --- help -----------------------------------------------------------------------------------
 
