@@ -169,12 +169,12 @@ class MainWindow(QMainWindow):
         self._action(menu, "&Frame All", self.viewport.frame_all, "F")
         self._action(menu, "&Reset View", self.viewport.reset_view, "Ctrl+0")
         up_menu = menu.addMenu("&Up Axis")
-        self.up_axis_group = QActionGroup(self)
+        up_axis_group = QActionGroup(self)
         self.up_axis_actions = {}
         for axis in ("Y", "Z"):
             action = self._action(up_menu, f"{axis} Up", lambda on, a=axis: on and self.viewport.set_up_axis(a),
                                   checkable=True)
-            self.up_axis_group.addAction(action)
+            up_axis_group.addAction(action)
             self.up_axis_actions[axis] = action
         menu.addSeparator()
         options = self.viewport.options
