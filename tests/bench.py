@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -112,15 +114,61 @@ BENCHES = {
     "binary": _optional("tests.bench_binary", "run"),
     "convert": _optional("tests.bench_convert", "run"),
     "ragdoll": _optional("tests.bench_ragdoll", "run"),
+    "window": _optional("tests.bench_window", "run"),
 }
 
 
+@dataclass(frozen=True)
+class Goal:
+    """One line of the closing block: ``goal: NAME VALUE (goal OP TARGET)``; docs/benchmarks.md says
+    what each measures."""
+
+    name: str
+    bench: str
+    figure: Callable[[dict], float | None]
+    op: str
+    target: float
+
+    def met(self, value: float) -> bool:
+        return value <= self.target if self.op == "<=" else value >= self.target
+
+
+GOALS = (
+    Goal("skinned_vs_static", "gpu", lambda r: r.get("lbs_ratio"), "<=", 1.3),
+    Goal("window_fps_vs_offscreen_draw", "window", lambda r: r.get("window_fps_vs_offscreen_draw"), ">=", 0.8),
+    Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
+    Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
+    Goal("c3de_load_mb_per_s", "binary", lambda r: r.get("c3de", {}).get("mb_per_s"), ">=", 200),
+    Goal("ragdolls_realtime_awake", "ragdoll", lambda r: r.get("ragdolls in real time while all awake"), ">=", 10),
+    Goal("ragdolls_realtime_falling", "ragdoll",
+         lambda r: r.get("ragdolls in real time over a 6 s fall (goal >= 20)"), ">=", 20),
+    Goal("window_ragdoll_speed_vs_realtime", "window", lambda r: r.get("window_ragdoll_speed_vs_realtime"),
+         ">=", 0.95),
+)
+
+
+def goal_lines(results: dict[str, dict]) -> list[str]:
+    """The closing block, one line per goal whose benchmark ran (outside checks parse these lines)."""
+    lines = []
+    for goal in GOALS:
+        if goal.bench not in results:
+            continue
+        value = goal.figure(results[goal.bench])
+        shown = "n/a" if value is None else f"{value:.4g}"
+        lines.append(f"goal: {goal.name} {shown} (goal {goal.op} {goal.target:g})")
+    return lines
+
+
 def main(names: list[str]) -> int:
+    results = {}
     for name in names or list(BENCHES):
-        print(f"== {name}")
-        for key, value in BENCHES[name]().items():
+        print(f"== {name}", flush=True)
+        results[name] = BENCHES[name]()
+        for key, value in results[name].items():
             shown = f"{value:.4g}" if isinstance(value, float) else str(value)
-            print(f"  {key:<40} {shown}")
+            print(f"  {key:<40} {shown}", flush=True)
+    print()
+    print("\n".join(goal_lines(results)))
     return 0
 
 
