@@ -130,13 +130,53 @@ class Skeleton:
 
 
 @dataclass(eq=False)
+class Material:
+    """How a mesh is drawn: base colour, an optional base-colour image, alpha mode, sidedness.
+
+    base_color: linear RGBA factor; texture: the image name the file gives, or an assigned image's
+    path; texture_path: the file found for it (None when missing or embedded); image: decoded
+    (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t) each 'repeat',
+    'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to UVs.
+    """
+
+    name: str = ""
+    base_color: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
+    texture: str = ""
+    texture_path: str | None = None
+    image: np.ndarray | None = None
+    wrap: tuple[str, str] = ("repeat", "repeat")
+    alpha_mode: Literal["OPAQUE", "MASK", "BLEND"] = "OPAQUE"
+    alpha_cutoff: float = 0.5
+    double_sided: bool = False
+    uv_transform: np.ndarray | None = None
+
+    def __post_init__(self):
+        color = tuple(float(c) for c in self.base_color)
+        if len(color) == 3:
+            color = (*color, 1.0)
+        if len(color) != 4:
+            raise ValueError(f"material {self.name!r} base_color: expected 3 or 4 values, got {len(color)}")
+        self.base_color = color
+        if self.image is not None:
+            self.image = _frozen(self.image, np.uint8, (None, None, 4), f"material {self.name!r} image")
+        if self.uv_transform is not None:
+            self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3), f"material {self.name!r} uv_transform")
+        if self.alpha_mode not in ("OPAQUE", "MASK", "BLEND"):
+            raise ValueError(f"material {self.name!r}: unknown alpha mode {self.alpha_mode!r}")
+        for wrap in self.wrap:
+            if wrap not in ("repeat", "clamp", "mirror"):
+                raise ValueError(f"material {self.name!r}: unknown wrap mode {wrap!r}")
+
+
+@dataclass(eq=False)
 class Mesh:
     """One mesh, vertices in file order, positions in model space at bind time.
 
     positions: (V, 3); normals: (V, 3) or None; uvs: (V, 2) or None; triangles: (T, 3) int or None
     (None: the format has no faces, draw points); joints, weights: (V, K) bone indices and weights,
     K ≥ 1. A vertex whose weights sum to 0 is rigid: it stays at its bind position. A mesh rigidly
-    attached to one bone has weight 1 on that bone for every vertex.
+    attached to one bone has weight 1 on that bone for every vertex. UVs follow glTF: (0, 0) is the
+    image's top-left corner. ``visible`` is False for meshes the file marks as not rendered.
     """
 
     name: str
@@ -146,9 +186,8 @@ class Mesh:
     normals: np.ndarray | None = None
     uvs: np.ndarray | None = None
     triangles: np.ndarray | None = None
-    material: str = ""
-    texture: str = ""
-    color: tuple[float, float, float] = (0.8, 0.8, 0.8)
+    material: Material = field(default_factory=Material)
+    visible: bool = True
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
@@ -312,6 +351,8 @@ class Model:
     format: str = ""
     files: list[str] = field(default_factory=list)
     up_axis: Literal["Y", "Z"] = "Z"
+    up_source: Literal["file", "guessed", "option"] = "file"
+    forward: str = "+Y"
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from app import maths
-from app.model import Mesh, Model, Skeleton
+from app.model import Material, Mesh, Model, Skeleton
 from app.pose import Pose, pose_from_world
 
 #: Cube corners and faces: 6 faces × 4 corners, each face with its outward normal.
@@ -86,7 +86,8 @@ def humanoid(up_axis: str = "Z", with_mesh: bool = True) -> Model:
             joints.append(np.full(len(local), bone))
         meshes.append(Mesh(name="body", positions=np.concatenate(positions), normals=np.concatenate(normals),
                            joints=np.concatenate(joints)[:, None], weights=np.ones((sum(map(len, joints)), 1)),
-                           triangles=np.concatenate(triangles), color=(0.75, 0.62, 0.52)))
+                           triangles=np.concatenate(triangles),
+                           material=Material(base_color=(0.75, 0.62, 0.52, 1.0))))
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,
                         derived_tails=np.zeros(len(names), bool))
     return Model(name="humanoid", skeleton=skeleton, meshes=meshes, up_axis=up_axis)

@@ -15,7 +15,7 @@ from app import maths
 from app.export.gltf import ANCHOR_NAME, UP_ROOT_NAME, Z_UP_TO_Y_UP, export_gltf, export_gltf_pose
 from app.formats import ReadError, load
 from app.formats.gltf import read
-from app.model import Clip, Helper, Mesh, Model, Skeleton, Track
+from app.model import Clip, Helper, Material, Mesh, Model, Skeleton, Track
 from app.pose import evaluate, posed_positions
 from tests.writers.gltf_writer import write_gltf
 
@@ -49,7 +49,7 @@ def _mesh(name: str = "body", rigid: bool = True) -> Mesh:
         weights[6] = 0
     triangles = np.array([[0, 1, 2], [2, 3, 0], [4, 5, 6], [6, 7, 4], [1, 5, 6]])
     return Mesh(name, positions, joints, weights, uvs=rng.uniform(0, 1, (8, 2)), triangles=triangles,
-                color=(0.2, 0.4, 0.6), texture="skin.png", material="skin")
+                material=Material(name="skin", base_color=(0.2, 0.4, 0.6, 1.0), texture="skin.png"))
 
 
 def _keyed_clip() -> Clip:
@@ -132,8 +132,8 @@ def test_round_trip_keeps_structure(tmp_path):
     body = loaded.meshes[0]
     np.testing.assert_allclose(body.uvs, model.meshes[0].uvs, atol=1e-7)
     np.testing.assert_array_equal(body.triangles, model.meshes[0].triangles)
-    assert body.texture == "skin.png" and body.material == "skin"
-    np.testing.assert_allclose(body.color, (0.2, 0.4, 0.6), atol=1e-7)
+    assert body.material.texture == "skin.png" and body.material.name == "skin"
+    np.testing.assert_allclose(body.material.base_color, (0.2, 0.4, 0.6, 1.0), atol=1e-7)
     np.testing.assert_allclose(loaded.skeleton.bind_world[4], maths.quat_to_matrix(Z_UP_TO_Y_UP)
                                @ model.skeleton.bind_world[2] @ maths.translation([0, 0.25, 0]), atol=1e-6)
     tracks = {(t.bone, t.interpolation) for t in loaded.clips[0].tracks}
@@ -302,7 +302,7 @@ def test_rigid_mesh_follows_its_node(tmp_path):
     model = read(write_gltf(tmp_path, document, arrays))
     mesh = model.meshes[0]
     np.testing.assert_allclose(mesh.positions, [[0, 0, 5], [0, 1, 5], [0, 0, 6]], atol=1e-6)
-    assert mesh.joints[:, 0].tolist() == [1, 1, 1] and mesh.color == (1.0, 0.5, 0.25)
+    assert mesh.joints[:, 0].tolist() == [1, 1, 1] and mesh.material.base_color[:3] == (1.0, 0.5, 0.25)
     np.testing.assert_allclose(_posed(model, 0, 1.0), [[0, 0, 7], [0, 1, 7], [0, 0, 8]], atol=1e-6)
 
 

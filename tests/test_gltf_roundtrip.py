@@ -406,7 +406,7 @@ def test_round_trip(tmp_path, name):
         assert loaded_mesh.triangle_count == mesh.triangle_count
         if mesh.uvs is not None:
             np.testing.assert_allclose(loaded_mesh.uvs, mesh.uvs, atol=1e-7)
-        assert loaded_mesh.texture == mesh.texture
+        assert loaded_mesh.material.texture == mesh.material.texture
     assert errors.samples >= 2 + 3 * len(original.clips)
 
 
@@ -475,7 +475,7 @@ def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
     document = json.loads(path.read_bytes()[20:20 + struct.unpack_from("<I", path.read_bytes(), 12)[0]])
     assert [image["uri"] for image in document["images"]] == ["faces/face%20one.png"]
     assert [m["extras"]["texture"] for m in document["materials"]] == textures
-    assert [mesh.texture for mesh in formats.load([path]).meshes] == textures
+    assert [mesh.material.texture for mesh in formats.load([path]).meshes] == textures
     if VALIDATOR:
         issues = validate(path)[str(path)]
         assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]
@@ -483,7 +483,7 @@ def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
 
 def _retextured(mesh, texture: str):
     from dataclasses import replace
-    return replace(mesh, texture=texture)
+    return replace(mesh, material=replace(mesh.material, texture=texture))
 
 
 def test_step_key_takes_effect_at_its_own_time(tmp_path):

@@ -55,7 +55,7 @@ def test_skeleton_meshes_and_helpers(scene):
     np.testing.assert_array_equal(skin.triangles, [[0, 1, 2], [2, 3, 0]])
     np.testing.assert_allclose(skin.weights.sum(axis=1), 1, atol=1e-6)
     np.testing.assert_array_equal(claw.joints[:, 0], 2)
-    assert skin.material == "skin" and skin.texture == "skin.tga"
+    assert skin.material.name == "skin" and skin.material.texture == "skin.tga"
     helper = model.helpers[0]
     assert helper.parent == 1
     np.testing.assert_allclose(BONE6 @ helper.offset, POINT, atol=1e-9)

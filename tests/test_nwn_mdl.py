@@ -130,7 +130,7 @@ def test_skeleton_meshes_and_rest_pose(model_file):
     assert [names[p] if p >= 0 else None for p in model.skeleton.parents][:5] == [
         None, "c_test", "pelvis", "pelvis", "c_test"]
     assert [m.name for m in model.meshes] == ["torso_g", "body"]
-    assert model.meshes[0].texture == "torso_tex"
+    assert model.meshes[0].material.texture == "torso_tex"
     types = [extra["node_type"] for extra in model.skeleton.extras]
     assert types[5:] == ["light", "emitter", "reference", "aabb"]
     assert any("nodes not drawn" in w for w in model.warnings)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from app.model import Helper, Mesh, Model, Skeleton
+from app.model import Helper, Material, Mesh, Model, Skeleton
 from app.pose import bind_pose, pose_from_world
 from tests.gui_helpers import needs_display
 from tests.helpers import rotation_z, translation
@@ -22,7 +22,7 @@ def small_model(extras=None, file_format=""):
     skeleton = Skeleton(names=NAMES, parents=PARENTS, bind_world=bind, heads=heads, tails=heads + [0.5, 0, 0],
                         derived_tails=[True, False, False, False], extras=extras or [])
     mesh = Mesh("sleeve", positions=[[1, 0, 0], [2, 0, 0], [3, 1, 0]], joints=[[1, 2], [1, 0], [0, 0]],
-                weights=[[0.5, 0.5], [1, 0], [1, 0]], triangles=[[0, 1, 2]], material="cloth")
+                weights=[[0.5, 0.5], [1, 0], [1, 0]], triangles=[[0, 1, 2]], material=Material(name="cloth"))
     helpers = [Helper("grip", HAND, translation(0, 1, 0)), Helper("origin", -1, np.eye(4))]
     return Model("small", skeleton, meshes=[mesh], helpers=helpers, format=file_format)
 

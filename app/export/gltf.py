@@ -133,11 +133,12 @@ def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
     meshes = [Mesh(name=mesh.name, positions=positions[start:end], joints=np.zeros((end - start, 1)),
                    weights=np.zeros((end - start, 1)), uvs=mesh.uvs, triangles=mesh.triangles,
-                   material=mesh.material, texture=mesh.texture, color=mesh.color)
+                   material=mesh.material, visible=mesh.visible)
               for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:])]
     empty = Skeleton(names=[], parents=np.zeros(0), bind_world=np.zeros((0, 4, 4)), heads=np.zeros((0, 3)),
                      tails=np.zeros((0, 3)), derived_tails=np.zeros(0, bool))
-    static = Model(name=model.name, skeleton=empty, meshes=meshes, format=model.format, up_axis=model.up_axis)
+    static = Model(name=model.name, skeleton=empty, meshes=meshes, format=model.format, up_axis=model.up_axis,
+                   up_source=model.up_source, forward=model.forward)
     return export_gltf(static, path, clips=[], embed_buffer=embed_buffer)
 
 
@@ -331,14 +332,15 @@ def _add_material(gltf: gl.GLTF2, mesh: Mesh, folder: Path, warnings: list[str])
     """A material per mesh. A texture's name always goes in the material's ``extras.texture``; an
     image is referenced (by URI relative to the output) only where glTF and the validator accept it:
     a PNG or JPEG file that sits there (a missing file is a validator IO_ERROR)."""
-    pbr = gl.PbrMetallicRoughness(baseColorFactor=[*map(float, mesh.color), 1.0], metallicFactor=0.0,
+    source = mesh.material
+    pbr = gl.PbrMetallicRoughness(baseColorFactor=list(source.base_color), metallicFactor=0.0,
                                   roughnessFactor=1.0)
-    material = gl.Material(name=mesh.material or mesh.name, pbrMetallicRoughness=pbr)
-    if mesh.texture:
-        material.extras = {"texture": mesh.texture}
-        uri = mesh.texture.replace("\\", "/")
+    material = gl.Material(name=source.name or mesh.name, pbrMetallicRoughness=pbr)
+    if source.texture:
+        material.extras = {"texture": source.texture}
+        uri = source.texture.replace("\\", "/")
         if Path(uri).suffix.lower() not in IMAGE_SUFFIXES:
-            message = (f"texture {mesh.texture!r} is not a PNG or JPEG image, which glTF requires; "
+            message = (f"texture {source.texture!r} is not a PNG or JPEG image, which glTF requires; "
                        "its name is kept in the material's extras")
             if message not in warnings:
                 warnings.append(message)

@@ -47,7 +47,7 @@ from pygltflib import GLTF2
 from app import maths
 from app import pose as posing
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.model import Clip, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
 CUBIC_SUBSTEPS = 8
@@ -307,9 +307,8 @@ class _Reader:
             normals = _transform_normals(bind, normals)
         if triangles is not None and count and np.linalg.det(bind[0, :3, :3]) < 0:
             triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
-        color, texture, material = self.material(primitive.material, where)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                    uvs=uvs, triangles=triangles, material=material, texture=texture, color=color)
+                    uvs=uvs, triangles=triangles, material=self.material(primitive.material, where))
         return mesh, morph
 
     def default_weights(self, node_index: int, node, targets: int) -> np.ndarray:
@@ -418,10 +417,10 @@ class _Reader:
                                                       ("VEC3",), (5126,), count)
         return deltas
 
-    def material(self, index, where: str) -> tuple[tuple[float, float, float], str, str]:
+    def material(self, index, where: str) -> Material:
         """Base colour, base-colour texture image uri (or name) and material name."""
         if index is None:
-            return (0.8, 0.8, 0.8), "", ""
+            return Material()
         material = self.item("materials", index, f"{where}.material")
         pbr = material.pbrMetallicRoughness
         color = self.floats(pbr.baseColorFactor if pbr else None, 4, (0.8, 0.8, 0.8, 1.0),
@@ -436,7 +435,7 @@ class _Reader:
         extras = material.extras if isinstance(material.extras, dict) else {}
         if not texture and isinstance(extras.get("texture"), str):
             texture = extras["texture"]  # Boneyard's exports keep names glTF cannot reference here
-        return tuple(float(c) for c in color[:3]), texture, material.name or f"material{index}"
+        return Material(name=material.name or f"material{index}", base_color=(*color[:3], 1.0), texture=texture)
 
     # --- animations --------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import numpy as np
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import TextScanner, affine_invertible, head_tokens
-from app.model import Helper, Mesh, Model, Skeleton, derive_tails
+from app.model import Helper, Material, Mesh, Model, Skeleton, derive_tails
 
 #: Floats per static vertex: position, uv, normal.
 VERTEX_VALUES = 8
@@ -48,7 +48,7 @@ class RawMesh:
 
 
 @dataclass
-class Material:
+class RawMaterial:
     name: str
     color: tuple[float, float, float] | None = None
     texture: str = ""
@@ -60,7 +60,7 @@ class _Reader:
     def __init__(self, scanner: TextScanner):
         self.scanner = scanner
         self.warnings: list[str] = []
-        self.materials: dict[int, Material] = {}
+        self.materials: dict[int, RawMaterial] = {}
         self.meshes: list[RawMesh] = []
         self.helpers: list[tuple[str, Link | None, np.ndarray, int]] = []
 
@@ -129,9 +129,9 @@ class _Reader:
             index = self.scanner.integer("the material index", 0)
             self.materials[index] = self.material(self.scanner.string("the material name").text)
 
-    def material(self, name: str) -> Material:
+    def material(self, name: str) -> RawMaterial:
         """Keys up to END_OF_MATERIAL; DIFFUSE_COLOR and the first TEXTURE's file name are kept."""
-        material = Material(name)
+        material = RawMaterial(name)
         depth = 0
         while True:
             token = self.scanner.next("END_OF_MATERIAL")
@@ -337,8 +337,8 @@ def _build_mesh(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> Mesh:
     triangles = np.concatenate(raw.triangles) if raw.triangles else None
     return Mesh(name=raw.name, positions=raw.vertices[:, :3], uvs=raw.vertices[:, 3:5],
                 normals=raw.vertices[:, 5:8], joints=joints, weights=weights, triangles=triangles,
-                material=material.name if material else "", texture=material.texture if material else "",
-                color=color)
+                material=Material(name=material.name if material else "",
+                                  texture=material.texture if material else "", base_color=color))
 
 
 def _skin_weights(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> tuple[np.ndarray, np.ndarray]:

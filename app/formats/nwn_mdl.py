@@ -24,7 +24,7 @@ from app import maths
 from app.formats import nwn_layout as layout
 from app.formats.binreader import Block, finite_or_zero, fixed_string
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.model import Clip, Mesh, Model, Skeleton, Track, derive_tails
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails
 
 #: Deepest node tree accepted (nwnrs uses the same bound).
 MAX_TREE_DEPTH = 256
@@ -458,8 +458,8 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
             normals = normals @ world[index, :3, :3].T
         meshes.append(Mesh(name=node.name, positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=geometry["uvs"],
-                           triangles=geometry["triangles"], texture=geometry["texture"],
-                           color=geometry["color"]))
+                           triangles=geometry["triangles"],
+                           material=Material(texture=geometry["texture"], base_color=geometry["color"])))
     return meshes
 
 

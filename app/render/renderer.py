@@ -355,7 +355,7 @@ class Renderer:
         animated = self._animated()
         for gpu_mesh in self.meshes:
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
-                                _linear(gpu_mesh.mesh.color), heat, animated=animated)
+                                _linear(gpu_mesh.mesh.material.base_color[:3]), heat, animated=animated)
             _write(self.programs["mesh"], "sphere_points", gpu_mesh.points)
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         _write(self.programs["mesh"], "sphere_points", False)

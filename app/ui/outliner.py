@@ -29,7 +29,7 @@ def mesh_info(mesh: Mesh) -> str:
     """'10506 vertices · 20944 triangles · skin' (points instead of triangles for face-less meshes)."""
     faces = "points" if mesh.triangles is None else _plural(mesh.triangle_count, "triangle")
     parts = [_plural(mesh.vertex_count, "vertex", "vertices"), faces]
-    return " · ".join(parts + ([mesh.material] if mesh.material else []))
+    return " · ".join(parts + ([mesh.material.name] if mesh.material.name else []))
 
 
 def _row(name: str, kind: str, info: str, key: tuple[str, int] | None) -> QTreeWidgetItem:
