@@ -67,6 +67,7 @@ class Viewport(QOpenGLWidget):
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
+        self._view_targets: ImageTargets | None = None
 
     # --- model and pose ---------------------------------------------------------------------------
 
@@ -128,6 +129,9 @@ class Viewport(QOpenGLWidget):
         if self.gizmos is not None:
             self.gizmos.release()
             self.gizmos = None
+        if self._view_targets is not None:
+            self._view_targets.release()
+            self._view_targets = None
         self.doneCurrent()
 
     def _sync_renderer(self) -> None:
@@ -147,15 +151,27 @@ class Viewport(QOpenGLWidget):
         start = time.perf_counter()
         self._sync_renderer()
         ratio = self.devicePixelRatioF()
+        size = (max(int(self.width() * ratio), 1), max(int(self.height() * ratio), 1))
+        targets = self._targets_for(size)
+        self._draw_scene(targets.draw_target, self.options)
         framebuffer = self.ctx.detect_framebuffer(self.defaultFramebufferObject())
-        framebuffer.viewport = (0, 0, int(self.width() * ratio), int(self.height() * ratio))
-        self._draw_scene(framebuffer, self.options)
+        framebuffer.viewport = (0, 0, *size)
+        self.ctx.copy_framebuffer(framebuffer, targets.draw_target)
         self.frame_seconds = time.perf_counter() - start
         if self.labels.isVisible():
             self.labels.update()
         if self.model is not None and not self._announced:
             self._announced = True
             self.first_frame_drawn.emit()
+
+    def _targets_for(self, size: tuple[int, int]) -> ImageTargets:
+        """The multisampled target the view draws into before resolving into Qt's framebuffer, kept
+        while the size stays."""
+        if self._view_targets is None or self._view_targets.size != size:
+            if self._view_targets is not None:
+                self._view_targets.release()
+            self._view_targets = ImageTargets.create(self.ctx, size)
+        return self._view_targets
 
     def render_image(self, width: int, height: int, transparent: bool = False) -> np.ndarray:
         """The current view (gizmos included) drawn offscreen at ``width`` × ``height``: (H, W, 4) uint8
