@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app import formats
+from app.errors import InputError
 from app.model import Clip, Model
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
 from app.resources import demo_paths
@@ -30,7 +31,7 @@ def run(args: Namespace) -> int:
     handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
     try:
         return handlers[args.command](args)
-    except formats.ReadError as error:
+    except InputError as error:
         return _fail(args, f"error: {error}", EXIT_UNREADABLE)
     except UsageError as error:
         return _fail(args, f"boneyard {args.command}: error: {error}", EXIT_USAGE)

@@ -341,7 +341,8 @@ class Helper:
 
 @dataclass(eq=False)
 class Model:
-    """Everything read from one set of files."""
+    """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
+    else 'unknown' (lengths are as the authoring tool wrote them)."""
 
     name: str
     skeleton: Skeleton
@@ -353,6 +354,7 @@ class Model:
     up_axis: Literal["Y", "Z"] = "Z"
     up_source: Literal["file", "guessed", "option"] = "file"
     forward: str = "+Y"
+    unit: str = "unknown"
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self):

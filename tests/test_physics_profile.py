@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from app.formats import ReadError
+from app.errors import InputError
 from app.model import Model, Skeleton
 from app.physics.autosetup import auto_setup, bone_role, humanoid_slots
 from app.physics.multibody import build_layout, gimbal_angles, joint_positions
@@ -209,7 +209,7 @@ def test_bad_profiles_name_file_field_and_expectation(tmp_path, demo_profile, ch
     with pytest.raises(ProfileError) as caught:
         load_profile(path)
     error = caught.value
-    assert isinstance(error, ReadError) and error.where == where
+    assert isinstance(error, InputError) and error.where == where
     assert str(error).startswith(f"{path}: {where}: ") and expected in str(error)
 
 

@@ -38,7 +38,6 @@ import numpy as np
 import pygltflib as gl
 
 from app import maths
-from app.formats import formats as registered_formats
 from app.model import Clip, Helper, Mesh, Model, Skeleton
 from app.pose import GPU_INFLUENCES, Pose, top_influences
 
@@ -111,7 +110,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     gltf = gl.GLTF2(asset=gl.Asset(generator="Boneyard", version="2.0"), scene=0, scenes=[gl.Scene(nodes=[])],
                     nodes=[], meshes=[], accessors=[], bufferViews=[], buffers=[], materials=[], skins=[],
                     animations=[], images=[], textures=[])
-    gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": _source_unit(model)}
+    gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit}
     blob = _Blob(gltf)
     animated = {track.bone for clip in selected if clip.kind == "keyed" for track in clip.tracks}
     animated |= set(range(len(model.skeleton))) if any(c.kind == "matrices" for c in selected) else set()
@@ -138,15 +137,8 @@ def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
     empty = Skeleton(names=[], parents=np.zeros(0), bind_world=np.zeros((0, 4, 4)), heads=np.zeros((0, 3)),
                      tails=np.zeros((0, 3)), derived_tails=np.zeros(0, bool))
     static = Model(name=model.name, skeleton=empty, meshes=meshes, format=model.format, up_axis=model.up_axis,
-                   up_source=model.up_source, forward=model.forward)
+                   up_source=model.up_source, forward=model.forward, unit=model.unit)
     return export_gltf(static, path, clips=[], embed_buffer=embed_buffer)
-
-
-def _source_unit(model: Model) -> str:
-    """The source's length unit: 'metre' (glTF's, so nothing is scaled) where its format states it,
-    else 'unknown': lengths are written as the file has them."""
-    fmt = registered_formats.get(model.format)
-    return fmt.unit if fmt is not None and fmt.unit else "unknown"
 
 
 def _select_clips(model: Model, clips) -> list[Clip]:

@@ -6,29 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from app.errors import InputError
 from app.model import Model
 
 #: Bytes read from the start of a file for sniffing.
 SNIFF_BYTES = 4096
 
 
-class ReadError(Exception):
-    """A file that cannot be read: the file, where (line or byte offset) and what was expected."""
-
-    def __init__(self, path: str | Path, message: str, *, line: int | None = None,
-                 offset: int | None = None):
-        self.path = str(path)
-        self.message = message
-        self.line = line
-        self.offset = offset
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        if self.line is not None:
-            return f"{self.path}:{self.line}: {self.message}"
-        if self.offset is not None:
-            return f"{self.path}: at byte {self.offset} (0x{self.offset:x}): {self.message}"
-        return f"{self.path}: {self.message}"
+class ReadError(InputError):
+    """A model or animation file that cannot be read."""
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -122,4 +108,5 @@ def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
     except ValueError as error:  # a model-consistency check failed on what the reader built
         raise ReadError(sniffed[0].path, str(error)) from None
     model.files = [str(s.path) for s in sniffed]
+    model.unit = formats[owners[0]].unit or "unknown"
     return model

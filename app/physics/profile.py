@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
-from app.formats.registry import ReadError
+from app.errors import InputError
 from app.model import Model
 
 VERSION = 1
@@ -41,7 +41,7 @@ Vector = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
 
 
-class ProfileError(ReadError):
+class ProfileError(InputError):
     """A profile that cannot be used: the file, the JSON path of the bad field and what was expected."""
 
     def __init__(self, path: str | Path | None, where: str, message: str):
