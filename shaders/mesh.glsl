@@ -1,6 +1,8 @@
 #version 330 core
 // Meshes, skeleton octahedra, wireframe and point clouds: GPU skinning (linear or dual quaternion)
-// from a bone texture, then lit shading, a weight heat map, a highlight or a flat colour.
+// from a bone texture, then lit shading, a weight heat map, a highlight, a flat colour or a mesh id.
+// The base colour is a linear factor times the sRGB base-colour texture (decoded to linear by the
+// sampler); the result is lit in linear space and encoded to sRGB on output.
 // Compiled a second time without the fragment stage to capture v_world and v_normal by
 // transform feedback (tests and the normals overlay).
 
@@ -13,6 +15,7 @@ in vec3 in_position;
 in vec3 in_normal;
 in ivec4 in_joints;
 in vec4 in_weights;
+in vec2 in_uv;               // glTF convention: (0, 0) is the image's top-left corner
 
 // One row per bone, five RGBA32F texels: the top three rows of the skinning matrix S_b,
 // then its real and dual quaternions (x, y, z, w).
@@ -22,10 +25,12 @@ uniform int heat_bone;      // bone whose weight goes to v_heat; -1 for none
 uniform vec2 depth_layer;   // clip z' = z * x + w * y: splits the depth range into layers
 uniform float point_radius; // world units, for point clouds
 uniform float viewport_height;
+uniform mat3 uv_transform;  // KHR_texture_transform, applied to in_uv
 
 out vec3 v_world;
 out vec3 v_normal;
 out float v_heat;
+out vec2 v_uv;
 
 mat3x4 bone_rows(int bone) {
     return mat3x4(texelFetch(bones, ivec2(0, bone), 0),
@@ -74,6 +79,7 @@ void main() {
         }
     }
     v_heat = dot(vec4(equal(in_joints, ivec4(heat_bone))), in_weights);
+    v_uv = (uv_transform * vec3(in_uv, 1.0)).xy;
     gl_Position = projection * view * vec4(v_world, 1.0);
     gl_PointSize = max(2.0, point_radius * projection[1][1] * viewport_height / gl_Position.w);
     gl_Position.z = gl_Position.z * depth_layer.x + gl_Position.w * depth_layer.y;
@@ -86,9 +92,15 @@ void main() {
 in vec3 v_world;
 in vec3 v_normal;
 in float v_heat;
+in vec2 v_uv;
 
-uniform int mode;                // 0: lit colour, 1: weight heat map, 2: flat colour
-uniform vec4 color;              // linear RGB and alpha
+uniform int mode;                // 0: lit colour, 1: weight heat map, 2: flat colour, 3: mesh id
+uniform vec4 color;              // linear RGB and alpha (mode 3: the id, bytes as written)
+uniform bool textured;           // multiply the colour by base_texture at v_uv
+uniform sampler2D base_texture;  // sRGB RGBA, mipmapped; repeat or clamp set on the texture
+uniform bvec2 mirror;            // mirrored repeat along s / t, done here (moderngl has no mode for it)
+uniform int alpha_mode;          // 0: opaque, 1: mask (cut below alpha_cutoff), 2: blend
+uniform float alpha_cutoff;
 uniform vec3 highlight_color;    // mixed in by v_heat in mode 0 (the selected bone)
 uniform bool sphere_points;      // shade each point as a little sphere
 uniform bool derivative_normals; // faceted normals from screen derivatives (vertex-animated clips)
@@ -121,6 +133,18 @@ vec3 shaded_normal(vec3 to_eye) {
     return dot(normal, to_eye) < 0.0 ? -normal : normal;
 }
 
+vec4 base_color() {
+    if (!textured) return color;
+    // Mirrored coordinates fold into 0..1; the unfolded ones keep the mip level continuous.
+    vec2 folded = mix(v_uv, 1.0 - abs(mod(v_uv, 2.0) - 1.0), vec2(mirror));
+    return color * textureGrad(base_texture, folded, dFdx(v_uv), dFdy(v_uv));
+}
+
+vec3 srgb_encode(vec3 linear) {
+    linear = clamp(linear, 0.0, 1.0);
+    return mix(linear * 12.92, 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, linear));
+}
+
 vec3 lit(vec3 albedo, vec3 normal, vec3 to_eye) {
     vec3 sky = vec3(0.60, 0.64, 0.70);
     vec3 ground = vec3(0.26, 0.24, 0.22);
@@ -136,14 +160,22 @@ vec3 lit(vec3 albedo, vec3 normal, vec3 to_eye) {
 
 void main() {
     if (mode == 2) {
-        f_color = vec4(pow(color.rgb, vec3(1.0 / 2.2)) * color.a, color.a);
+        f_color = vec4(srgb_encode(color.rgb) * color.a, color.a);
         return;
     }
+    vec4 base = base_color();
+    if (alpha_mode == 1 && base.a < alpha_cutoff) discard;
+    if (mode == 3) {
+        f_color = color;
+        return;
+    }
+    float alpha = alpha_mode == 2 ? clamp(base.a, 0.0, 1.0) : 1.0;
     vec3 to_eye = normalize(eye - v_world);
     vec3 normal = shaded_normal(to_eye);
-    vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(color.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
+    vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(base.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
     vec3 linear = lit(albedo, normal, to_eye);
-    f_color = vec4(pow(linear, vec3(1.0 / 2.2)), 1.0);
+    // Premultiplied, as the blending and the transparent captures expect.
+    f_color = vec4(srgb_encode(linear) * alpha, alpha);
 }
 
 #endif

@@ -1,9 +1,12 @@
-"""The moderngl renderer: meshes skinned on the GPU, and the overlays (skeleton, grid, wireframe,
-normals, weight heat map).
+"""The moderngl renderer: meshes skinned on the GPU and drawn with their materials (base colour and
+texture, alpha modes, sidedness), and the overlays (skeleton, grid, wireframe, normals, weight heat map).
 
 It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
 share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``); a pose
 only uploads the bone texture (and, for vertex-animated clips, the posed positions).
+
+Opaque and masked meshes are drawn first, then the grid, then blended meshes from the farthest to
+the nearest without writing depth. Meshes the file hides are left out unless ``show_hidden``.
 
 Depth is split in two layers: meshes and the grid in the back half, the skeleton in the front half,
 so bones show through the skin yet still hide each other.
@@ -22,6 +25,7 @@ from app import maths
 from app.model import Mesh, Model
 from app.pose import Pose, bind_pose, posed_bounds, top_influences
 from app.render.camera import Camera
+from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program
 
 #: (scale, offset) applied to clip-space z for each depth layer.
@@ -48,7 +52,8 @@ NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
 
 @dataclass
 class DisplayOptions:
-    """What to draw and how. Colours are display (sRGB) values in 0..1."""
+    """What to draw and how. Colours are display (sRGB) values in 0..1. ``textures`` off draws every
+    mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered."""
 
     skinning: Literal["lbs", "dqs", "none"] = "lbs"
     shaded: bool = True
@@ -61,6 +66,8 @@ class DisplayOptions:
     background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
     transparent: bool = False
     point_size: float = 1.0
+    textures: bool = True
+    show_hidden: bool = False
 
     def __post_init__(self):
         if self.skinning not in SKINNING_CODES:
@@ -68,16 +75,17 @@ class DisplayOptions:
 
 
 def _linear(color) -> tuple[float, ...]:
-    """Display RGB → linear RGB (the shaders light in linear space)."""
-    return tuple(float(c) ** 2.2 for c in color[:3])
+    """Display (sRGB) RGB → linear RGB (the shaders light in linear space and encode sRGB on output)."""
+    rgb = np.asarray(color[:3], dtype=np.float64)
+    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).tolist())
 
 
 def _write(program: moderngl.Program, name: str, value) -> None:
     """Set a uniform when the compiler kept it (unused uniforms are optimised away)."""
     if name not in program:
         return
-    if isinstance(value, np.ndarray) and value.shape == (4, 4):
-        # Column-vector numpy matrices are row-major bytes; GLSL mat4 reads column-major.
+    if isinstance(value, np.ndarray) and value.shape in ((3, 3), (4, 4)):
+        # Column-vector numpy matrices are row-major bytes; GLSL matrices read column-major.
         program[name].write(value.T.astype("f4").tobytes())
     else:
         program[name].value = value
@@ -87,7 +95,8 @@ class GpuMesh:
     """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
 
     positions, normals: (V, 3) f4; joints: (V, 4) i4; weights: (V, 4) f4 (the four largest
-    influences, renormalised); indices: (T·3,) i4 or none for point clouds.
+    influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); indices: (T·3,) i4 or
+    none for point clouds.
     """
 
     def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program]):
@@ -96,12 +105,17 @@ class GpuMesh:
         self.vertex_count = mesh.vertex_count
         self.points = mesh.triangles is None
         joints, weights = top_influences(mesh.joints, mesh.weights)
+        uvs = mesh.uvs if mesh.uvs is not None else np.zeros((mesh.vertex_count, 2))
         self.buffers = {
             "in_position": ctx.buffer(mesh.positions.astype("f4").tobytes()),
             "in_normal": ctx.buffer(mesh.smooth_normals.astype("f4").tobytes()),
             "in_joints": ctx.buffer(joints.astype("i4").tobytes()),
             "in_weights": ctx.buffer(weights.astype("f4").tobytes()),
+            "in_uv": ctx.buffer(uvs.astype("f4").tobytes()),
         }
+        self.cull_back = culls_back_faces(mesh)
+        self.centre, self.anchor_bone = anchor(mesh)
+        self.animated_centre: np.ndarray | None = None
         self.index_buffer = None if self.points else ctx.buffer(mesh.triangles.astype("i4").tobytes())
         self.animated_buffer: moderngl.Buffer | None = None
         self.capture_buffer: moderngl.Buffer | None = None
@@ -112,7 +126,8 @@ class GpuMesh:
         key = program_name + (":animated" if animated else "")
         if key not in self.vertex_arrays:
             program = self.programs[program_name]
-            formats = {"in_position": "3f", "in_normal": "3f", "in_joints": "4i", "in_weights": "4f"}
+            formats = {"in_position": "3f", "in_normal": "3f", "in_joints": "4i", "in_weights": "4f",
+                       "in_uv": "2f"}
             sources = dict(self.buffers)
             if animated:
                 sources["in_position"] = self.animated_buffer
@@ -125,10 +140,19 @@ class GpuMesh:
     def upload_positions(self, positions: np.ndarray) -> None:
         """Replace the drawn positions (V, 3) (a vertex-animated clip's frame)."""
         data = np.ascontiguousarray(positions, dtype="f4").tobytes()
+        self.animated_centre = positions.mean(axis=0, dtype=np.float64) if len(positions) else self.centre
         if self.animated_buffer is None:
             self.animated_buffer = self.ctx.buffer(data, dynamic=True)
         else:
             self.animated_buffer.write(data)
+
+    def posed_centre(self, skin: np.ndarray, animated: bool) -> np.ndarray:
+        """(3,) the mesh's centre in the current pose (for sorting blended meshes)."""
+        if animated and self.animated_centre is not None:
+            return self.animated_centre
+        if self.anchor_bone < 0 or self.anchor_bone >= len(skin):
+            return self.centre
+        return skin[self.anchor_bone, :3, :3] @ self.centre + skin[self.anchor_bone, :3, 3]
 
     def draw(self, animated: bool, mode: int) -> None:
         """Draw with the mesh program (its uniforms already set): triangles or points."""
@@ -231,6 +255,8 @@ class Renderer:
         self._bounds: tuple[np.ndarray, np.ndarray] | None = None
         self._floor_bounds: tuple[np.ndarray, np.ndarray] | None = None
         self._capture_framebuffer: moderngl.Framebuffer | None = None
+        self._pick_targets: dict[str, moderngl.Framebuffer | moderngl.Renderbuffer] = {}
+        self.textures = TextureCache(ctx)
 
     # --- model and pose -------------------------------------------------------------------------
 
@@ -244,6 +270,9 @@ class Renderer:
             self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
         self.bone_texture = self.ctx.texture((BONE_TEXELS, max(len(model.skeleton), 1)), 4, dtype="f4")
         self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        for mesh in model.meshes:
+            if mesh.material.image is not None:
+                self.textures.texture(mesh.material)
         self.set_pose(pose if pose is not None else bind_pose(model))
         # The grid stays where the model first stood: it does not bob with the animation, and
         # playback needs no CPU skinning per frame to place it.
@@ -264,6 +293,12 @@ class Renderer:
 
     def _upload_bones(self, skin: np.ndarray) -> None:
         self.bone_texture.write(bone_texels(skin).tobytes())
+
+    def take_warnings(self) -> list[str]:
+        """Problems met since the last call (an image too large for the driver), for the caller to show."""
+        warnings = list(self.textures.warnings)
+        self.textures.warnings.clear()
+        return warnings
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Posed bounds (min (3,), max (3,)) of the current pose, computed once per pose."""
@@ -287,14 +322,17 @@ class Renderer:
         if self.model is None:
             return
         self._begin(framebuffer, camera)
-        if options.shaded or options.heatmap_bone is not None:
-            self._draw_meshes(options)
+        meshes = options.shaded or options.heatmap_bone is not None
+        if meshes:
+            self._draw_meshes(options, blended=False)
         if options.wireframe:
             self._draw_wireframe(options)
         if options.normals:
             self._draw_normals(options)
         if options.grid:
             self._draw_grid(camera)
+        if meshes:
+            self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
         if options.bones and self.skeleton_mesh is not None:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
@@ -307,10 +345,12 @@ class Renderer:
         if self.model is None or not skeletal or not options.shaded:
             return
         self._begin(framebuffer, camera)
-        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size)
+        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size,
+                               textures=options.textures, show_hidden=options.show_hidden)
         for pose in skeletal:
             self._upload_bones(pose.skin)
-            self._draw_meshes(plain)
+            self._draw_meshes(plain, blended=False)
+            self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera, skin=pose.skin)
         self._upload_bones(self.pose.skin)
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
 
@@ -335,6 +375,10 @@ class Renderer:
         self.bone_texture.use(0)
         for name in ("mesh", "capture"):
             _write(self.programs[name], "bones", 0)
+        _write(mesh, "base_texture", 1)
+        _write(mesh, "uv_transform", np.eye(3))
+        _write(mesh, "textured", False)
+        _write(mesh, "alpha_mode", 0)
 
     def _mesh_uniforms(self, skinning: int, mode: int, color, heat_bone: int | None,
                        layer=SCENE_LAYER, animated: bool = False, highlight=SELECTED_COLOR) -> None:
@@ -350,15 +394,66 @@ class Renderer:
     def _animated(self) -> bool:
         return self.pose is not None and self.pose.positions is not None
 
-    def _draw_meshes(self, options: DisplayOptions) -> None:
-        heat = options.heatmap_bone
+    def shown_meshes(self, options: DisplayOptions) -> list[GpuMesh]:
+        """The meshes ``options`` draw: every mesh with ``show_hidden``, else the visible ones."""
+        return [gpu_mesh for gpu_mesh in self.meshes if options.show_hidden or gpu_mesh.mesh.visible]
+
+    def _draw_meshes(self, options: DisplayOptions, blended: bool, framebuffer: moderngl.Framebuffer | None = None,
+                     camera: Camera | None = None, skin: np.ndarray | None = None) -> None:
+        """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
+        nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
-        for gpu_mesh in self.meshes:
+        meshes = [gpu_mesh for gpu_mesh in self.shown_meshes(options)
+                  if (gpu_mesh.mesh.material.alpha_mode == "BLEND") == blended]
+        if not meshes:
+            return
+        if blended:
+            skin = self.pose.skin if skin is None else skin
+            distance = [float(np.linalg.norm(gpu_mesh.posed_centre(skin, animated) - camera.eye))
+                        for gpu_mesh in meshes]
+            meshes = [meshes[index] for index in np.argsort(distance)[::-1]]
+            self._enable_blending()
+            framebuffer.depth_mask = False
+            framebuffer.use()
+        heat = options.heatmap_bone
+        for gpu_mesh in meshes:
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
-                                _linear(gpu_mesh.mesh.material.base_color[:3]), heat, animated=animated)
-            _write(self.programs["mesh"], "sphere_points", gpu_mesh.points)
+                                gpu_mesh.mesh.material.base_color, heat, animated=animated)
+            self._material_uniforms(gpu_mesh, options.textures)
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
-        _write(self.programs["mesh"], "sphere_points", False)
+        self._plain_material()
+        if blended:
+            framebuffer.depth_mask = True
+            framebuffer.use()
+            self.ctx.disable(moderngl.BLEND)
+
+    def _material_uniforms(self, gpu_mesh: GpuMesh, textures: bool) -> None:
+        """The mesh's texture, alpha mode and culling (its colour goes with ``_mesh_uniforms``)."""
+        program = self.programs["mesh"]
+        material = gpu_mesh.mesh.material
+        textured = textures and material.image is not None and gpu_mesh.mesh.uvs is not None
+        _write(program, "textured", textured)
+        if textured:
+            if id(material.image) not in self.textures.entries:  # a newly assigned image replaces one
+                self.textures.keep_only([mesh.material.image for mesh in self.model.meshes])
+            self.textures.texture(material).use(1)
+            _write(program, "mirror", tuple(wrap == "mirror" for wrap in material.wrap))
+            _write(program, "uv_transform", np.eye(3) if material.uv_transform is None else material.uv_transform)
+        _write(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
+        _write(program, "alpha_cutoff", float(material.alpha_cutoff))
+        _write(program, "sphere_points", gpu_mesh.points)
+        if gpu_mesh.cull_back:
+            self.ctx.enable(moderngl.CULL_FACE)
+        else:
+            self.ctx.disable(moderngl.CULL_FACE)
+
+    def _plain_material(self) -> None:
+        """Back to an untextured, opaque, unculled material for the overlays."""
+        program = self.programs["mesh"]
+        _write(program, "textured", False)
+        _write(program, "alpha_mode", 0)
+        _write(program, "sphere_points", False)
+        self.ctx.disable(moderngl.CULL_FACE)
 
     def _draw_wireframe(self, options: DisplayOptions) -> None:
         self._enable_blending()
@@ -366,7 +461,7 @@ class Renderer:
         self.ctx.polygon_offset = (-1.0, -1.0)
         animated = self._animated()
         color = (*_linear(WIREFRAME_COLOR), WIREFRAME_COLOR[3])
-        for gpu_mesh in self.meshes:
+        for gpu_mesh in self.shown_meshes(options):
             if gpu_mesh.points:
                 continue
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 2, color, None, animated=animated)
@@ -382,6 +477,8 @@ class Renderer:
         _write(program, "color", tuple(c * NORMALS_COLOR[3] for c in NORMALS_COLOR[:3]) + (NORMALS_COLOR[3],))
         self._enable_blending()
         for index, gpu_mesh in enumerate(self.meshes):
+            if gpu_mesh not in self.shown_meshes(options):
+                continue
             buffer = self._capture(gpu_mesh, options.skinning)
             if index not in self.normal_arrays:
                 self.normal_arrays[index] = self.ctx.vertex_array(
@@ -429,6 +526,50 @@ class Renderer:
         self.ctx.blend_func = (moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA,
                                moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA)
 
+    # --- picking --------------------------------------------------------------------------------
+
+    def mesh_at(self, camera: Camera, size: tuple[int, int], x: int, y: int,
+                options: DisplayOptions | None = None) -> int | None:
+        """Index of the mesh drawn at pixel (``x``, ``y``) (from the top left) of a ``size`` view seen by
+        ``camera``, or None: each shown mesh drawn in a colour that encodes its index (masked texels
+        cut as when drawn), and the pixel read back."""
+        options = options or DisplayOptions()
+        if self.model is None or not (0 <= x < size[0] and 0 <= y < size[1]):
+            return None
+        framebuffer = self._pick_target(size)
+        framebuffer.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
+        self._begin(framebuffer, camera)
+        animated = self._animated()
+        for index, gpu_mesh in enumerate(self.meshes):
+            if not (options.show_hidden or gpu_mesh.mesh.visible):
+                continue
+            code = tuple(((index + 1) >> shift & 255) / 255.0 for shift in (0, 8, 16)) + (1.0,)
+            self._mesh_uniforms(SKINNING_CODES[options.skinning], 3, code, None, animated=animated)
+            self._material_uniforms(gpu_mesh, options.textures)
+            gpu_mesh.draw(animated, moderngl.TRIANGLES)
+        self._plain_material()
+        self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
+        pixel = np.frombuffer(framebuffer.read(viewport=(x, size[1] - 1 - y, 1, 1), components=4), np.uint8)
+        code = int(pixel[0]) | int(pixel[1]) << 8 | int(pixel[2]) << 16
+        return code - 1 if code else None
+
+    def _pick_target(self, size: tuple[int, int]) -> moderngl.Framebuffer:
+        """A single-sample colour + depth framebuffer of ``size``, kept while the size stays."""
+        framebuffer = self._pick_targets.get("framebuffer")
+        if framebuffer is not None and framebuffer.size == tuple(size):
+            return framebuffer
+        self._release_pick_target()
+        color = self.ctx.renderbuffer(tuple(size), 4)
+        depth = self.ctx.depth_renderbuffer(tuple(size))
+        self._pick_targets = {"color": color, "depth": depth,
+                              "framebuffer": self.ctx.framebuffer([color], depth)}
+        return self._pick_targets["framebuffer"]
+
+    def _release_pick_target(self) -> None:
+        for name in ("framebuffer", "color", "depth"):
+            if name in self._pick_targets:
+                self._pick_targets.pop(name).release()
+
     # --- transform feedback ---------------------------------------------------------------------
 
     def _capture(self, gpu_mesh: GpuMesh, skinning: str) -> moderngl.Buffer:
@@ -470,12 +611,14 @@ class Renderer:
         if self.bone_texture is not None:
             self.bone_texture.release()
         self.bone_texture = None
+        self.textures.release()
         self.model = None
         self.pose = None
 
     def release(self) -> None:
         """Free every GL object the renderer owns (call with its context current)."""
         self._release_model()
+        self._release_pick_target()
         self.grid_array.release()
         if self._capture_framebuffer is not None:
             for attachment in self._capture_framebuffer.color_attachments:

@@ -1,0 +1,105 @@
+"""Materials on the GPU: base-colour textures (sRGB, mipmapped, shared by the meshes that use the same
+image, downscaled to the driver's limit) and the per-mesh facts drawing needs (whether back faces may
+be culled, where the mesh is when blended meshes are sorted)."""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from app.model import Material, Mesh
+
+#: OpenGL's GL_SRGB8_ALPHA8: the sampler decodes sRGB to linear, and mipmaps average linear values.
+GL_SRGB8_ALPHA8 = 0x8C43
+#: The shader's alpha_mode codes.
+ALPHA_CODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
+ANISOTROPY = 8.0
+#: Fraction of a mesh's faces whose winding must agree with its stored normals before its back faces
+#: are culled: legacy files often mix windings, and culling those would cut holes.
+WINDING_AGREEMENT = 0.99
+
+
+def fit_to_limit(image: np.ndarray, limit: int) -> np.ndarray:
+    """``image`` (H, W, 4) uint8, shrunk (aspect kept) so that neither side exceeds ``limit``."""
+    height, width = image.shape[:2]
+    if max(height, width) <= limit:
+        return image
+    from PIL import Image
+
+    scale = limit / max(height, width)
+    size = (max(1, min(limit, round(width * scale))), max(1, min(limit, round(height * scale))))
+    return np.asarray(Image.fromarray(np.ascontiguousarray(image), "RGBA").resize(size, Image.Resampling.BOX))
+
+
+class TextureCache:
+    """One GL texture per distinct image array (meshes sharing an image share the texture).
+
+    ``warnings`` collects what was wrong with an image (too large for the driver); the owner reports
+    and clears them.
+    """
+
+    def __init__(self, ctx: moderngl.Context):
+        self.ctx = ctx
+        self.limit = int(ctx.info["GL_MAX_TEXTURE_SIZE"])
+        self.anisotropy = min(ANISOTROPY, float(ctx.max_anisotropy))
+        self.entries: dict[int, tuple[np.ndarray, moderngl.Texture]] = {}
+        self.warnings: list[str] = []
+
+    def texture(self, material: Material) -> moderngl.Texture:
+        """The texture for ``material.image``, uploaded on first use, its wrap set as the material asks."""
+        image = material.image
+        entry = self.entries.get(id(image))
+        if entry is None or entry[0] is not image:
+            entry = (image, self._upload(image, material.texture or material.name))
+            self.entries[id(image)] = entry
+        texture = entry[1]
+        texture.repeat_x = material.wrap[0] == "repeat"
+        texture.repeat_y = material.wrap[1] == "repeat"
+        return texture
+
+    def _upload(self, image: np.ndarray, name: str) -> moderngl.Texture:
+        fitted = fit_to_limit(image, self.limit)
+        if fitted is not image:
+            self.warnings.append(
+                f"texture {name!r}: {image.shape[1]}x{image.shape[0]} is larger than this OpenGL driver's "
+                f"limit of {self.limit}; drawn at {fitted.shape[1]}x{fitted.shape[0]}")
+        height, width = fitted.shape[:2]
+        texture = self.ctx.texture((width, height), 4, np.ascontiguousarray(fitted).tobytes(),
+                                   internal_format=GL_SRGB8_ALPHA8)
+        texture.build_mipmaps()
+        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+        texture.anisotropy = self.anisotropy
+        return texture
+
+    def keep_only(self, images: list[np.ndarray]) -> None:
+        """Release the textures of images no longer in ``images``."""
+        wanted = {id(image) for image in images}
+        for key in [key for key in self.entries if key not in wanted]:
+            self.entries.pop(key)[1].release()
+
+    def release(self) -> None:
+        self.keep_only([])
+
+
+def culls_back_faces(mesh: Mesh) -> bool:
+    """True when ``mesh`` is single-sided and its winding agrees with its stored normals (so that the
+    faces culled as back faces really face away)."""
+    if mesh.material.double_sided or mesh.normals is None or not mesh.triangle_count:
+        return False
+    corners = mesh.positions[mesh.triangles].astype(np.float64)
+    faces = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    normals = mesh.normals[mesh.triangles].sum(axis=1, dtype=np.float64)
+    agreement = np.einsum("ij,ij->i", faces, normals)
+    decided = agreement != 0.0
+    return bool(decided.any()) and float(np.mean(agreement[decided] > 0.0)) >= WINDING_AGREEMENT
+
+
+def anchor(mesh: Mesh) -> tuple[np.ndarray, int]:
+    """Where a mesh is, for sorting blended meshes: its bind centre (3,) and the bone carrying most
+    of its weight (−1: none), whose skinning matrix moves the centre in a pose."""
+    centre = mesh.positions.mean(axis=0, dtype=np.float64) if mesh.vertex_count else np.zeros(3)
+    used = mesh.weights > 0
+    if not used.any():
+        return centre, -1
+    totals = np.bincount(mesh.joints[used], weights=mesh.weights[used])
+    return centre, int(np.argmax(totals))
