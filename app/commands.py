@@ -177,6 +177,8 @@ def render(args: Namespace) -> int:
                              grid=not args.transparent)
     with OffscreenRenderer() as renderer:
         image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
+        for warning in renderer.renderer.take_warnings():
+            print(f"warning: {warning}", file=sys.stderr)
     save_png(image, output)
     return EXIT_OK
 

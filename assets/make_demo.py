@@ -18,8 +18,10 @@ if __package__ in (None, ""):
 
 from app import maths  # noqa: E402
 from app.export.gltf import export_gltf  # noqa: E402
-from app.model import Clip, Mesh, Model, Skeleton, Track  # noqa: E402
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track  # noqa: E402
 
+#: The body's colour as seen (sRGB); glTF stores base colours in linear light.
+SKIN_SRGB = (0.72, 0.62, 0.52)
 #: Points around each tube and rings along it.
 AROUND, ALONG = 28, 22
 #: How far (fraction of the bone) the weights blend into the neighbouring bone at each joint.
@@ -148,10 +150,14 @@ def build_body(skeleton: Skeleton) -> Mesh:
         offset += len(tube_positions)
     mesh = Mesh("body", positions=np.concatenate(positions), joints=np.concatenate(joints),
                 weights=np.concatenate(weights), triangles=np.concatenate(triangles),
-                material="skin", color=(0.72, 0.62, 0.52))
+                material=Material(name="skin", base_color=(*_srgb_to_linear(SKIN_SRGB), 1.0)))
     return Mesh("body", positions=mesh.positions, joints=mesh.joints, weights=mesh.weights,
-                triangles=mesh.triangles, normals=mesh.smooth_normals, material=mesh.material,
-                color=mesh.color)
+                triangles=mesh.triangles, normals=mesh.smooth_normals, material=mesh.material)
+
+
+def _srgb_to_linear(color: tuple[float, ...]) -> tuple[float, ...]:
+    rgb = np.asarray(color, dtype=np.float64)
+    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).round(4).tolist())
 
 
 def _rotation_track(skeleton: Skeleton, name: str, times: np.ndarray, axis, degrees: np.ndarray) -> Track:
