@@ -417,7 +417,8 @@ def _skin_influences(parsed: Parsed, node: Node, world: np.ndarray, skin_index: 
     if np.any(np.abs(totals[totals > 0] - 1.0) > 1e-3):
         warnings.append(f"skin {node.name!r}: weights that do not sum to 1 are renormalised")
     joints = np.where(weights > 0, nodes_of_slots, 0)
-    _check_inverse_bind(node, geometry, np.unique(joints[weights > 0]), world, skin_index, warnings)
+    weighted_bones = np.flatnonzero(np.bincount(joints[weights > 0], minlength=node_count))
+    _check_inverse_bind(node, geometry, weighted_bones, world, skin_index, warnings)
     return joints.astype(np.int32), weights.astype(np.float32)
 
 
@@ -455,7 +456,7 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
             joints, weights = np.full((count, 1), index, np.int32), np.ones((count, 1), np.float32)
         normals = geometry["normals"]
         if normals is not None:
-            normals = normals @ world[index, :3, :3].T
+            normals = normals @ world[index, :3, :3].T.astype(np.float32)
         meshes.append(Mesh(name=node.name, positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=geometry["uvs"],
                            triangles=geometry["triangles"],
