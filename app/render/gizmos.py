@@ -20,8 +20,8 @@ import moderngl
 import numpy as np
 
 from app.render.camera import Camera
-from app.render.renderer import OVERLAY_LAYER, _write
-from app.render.shaders import load_program
+from app.render.renderer import OVERLAY_LAYER
+from app.render.shaders import load_program, set_uniform
 
 #: Corners of the unit box (8, 3) and its 12 edges as corner index pairs.
 BOX_CORNERS = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
@@ -326,9 +326,9 @@ class Gizmos:
             self._upload(scene)
         framebuffer.use()
         width, height = framebuffer.viewport[2:]
-        _write(self.program, "view", camera.view_matrix())
-        _write(self.program, "projection", camera.projection_matrix(width / max(height, 1)))
-        _write(self.program, "depth_layer", OVERLAY_LAYER)
+        set_uniform(self.program, "view", camera.view_matrix())
+        set_uniform(self.program, "projection", camera.projection_matrix(width / max(height, 1)))
+        set_uniform(self.program, "depth_layer", OVERLAY_LAYER)
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         self.ctx.blend_func = (moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA,
                                moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA)

@@ -26,7 +26,7 @@ from app.model import Mesh, Model
 from app.pose import Pose, bind_pose, posed_bounds, top_influences
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
-from app.render.shaders import load_program
+from app.render.shaders import load_program, set_uniform
 
 #: (scale, offset) applied to clip-space z for each depth layer.
 SCENE_LAYER = (0.5, 0.5)
@@ -78,17 +78,6 @@ def _linear(color) -> tuple[float, ...]:
     """Display (sRGB) RGB → linear RGB (the shaders light in linear space and encode sRGB on output)."""
     rgb = np.asarray(color[:3], dtype=np.float64)
     return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).tolist())
-
-
-def _write(program: moderngl.Program, name: str, value) -> None:
-    """Set a uniform when the compiler kept it (unused uniforms are optimised away)."""
-    if name not in program:
-        return
-    if isinstance(value, np.ndarray) and value.shape in ((3, 3), (4, 4)):
-        # Column-vector numpy matrices are row-major bytes; GLSL matrices read column-major.
-        program[name].write(value.T.astype("f4").tobytes())
-    else:
-        program[name].value = value
 
 
 class GpuMesh:
@@ -365,31 +354,31 @@ class Renderer:
 
     def _set_common(self, view: np.ndarray, projection: np.ndarray, camera: Camera, height: int) -> None:
         for program in self.programs.values():
-            _write(program, "view", view)
-            _write(program, "projection", projection)
+            set_uniform(program, "view", view)
+            set_uniform(program, "projection", projection)
         mesh = self.programs["mesh"]
-        _write(mesh, "eye", tuple(camera.eye))
-        _write(mesh, "up", tuple(camera.world_up))
-        _write(mesh, "viewport_height", float(height))
-        _write(mesh, "point_radius", POINT_RADIUS * self.model.extent())
+        set_uniform(mesh, "eye", tuple(camera.eye))
+        set_uniform(mesh, "up", tuple(camera.world_up))
+        set_uniform(mesh, "viewport_height", float(height))
+        set_uniform(mesh, "point_radius", POINT_RADIUS * self.model.extent())
         self.bone_texture.use(0)
         for name in ("mesh", "capture"):
-            _write(self.programs[name], "bones", 0)
-        _write(mesh, "base_texture", 1)
-        _write(mesh, "uv_transform", np.eye(3))
-        _write(mesh, "textured", False)
-        _write(mesh, "alpha_mode", 0)
+            set_uniform(self.programs[name], "bones", 0)
+        set_uniform(mesh, "base_texture", 1)
+        set_uniform(mesh, "uv_transform", np.eye(3))
+        set_uniform(mesh, "textured", False)
+        set_uniform(mesh, "alpha_mode", 0)
 
     def _mesh_uniforms(self, skinning: int, mode: int, color, heat_bone: int | None,
                        layer=SCENE_LAYER, animated: bool = False, highlight=SELECTED_COLOR) -> None:
         program = self.programs["mesh"]
-        _write(program, "skinning", 0 if animated else skinning)
-        _write(program, "mode", mode)
-        _write(program, "color", tuple(color) if len(color) == 4 else (*color, 1.0))
-        _write(program, "highlight_color", _linear(highlight))
-        _write(program, "heat_bone", -1 if heat_bone is None else int(heat_bone))
-        _write(program, "depth_layer", layer)
-        _write(program, "derivative_normals", animated)
+        set_uniform(program, "skinning", 0 if animated else skinning)
+        set_uniform(program, "mode", mode)
+        set_uniform(program, "color", tuple(color) if len(color) == 4 else (*color, 1.0))
+        set_uniform(program, "highlight_color", _linear(highlight))
+        set_uniform(program, "heat_bone", -1 if heat_bone is None else int(heat_bone))
+        set_uniform(program, "depth_layer", layer)
+        set_uniform(program, "derivative_normals", animated)
 
     def _animated(self) -> bool:
         return self.pose is not None and self.pose.positions is not None
@@ -432,16 +421,16 @@ class Renderer:
         program = self.programs["mesh"]
         material = gpu_mesh.mesh.material
         textured = textures and material.image is not None and gpu_mesh.mesh.uvs is not None
-        _write(program, "textured", textured)
+        set_uniform(program, "textured", textured)
         if textured:
             if id(material.image) not in self.textures.entries:  # a newly assigned image replaces one
                 self.textures.keep_only([mesh.material.image for mesh in self.model.meshes])
             self.textures.texture(material).use(1)
-            _write(program, "mirror", tuple(wrap == "mirror" for wrap in material.wrap))
-            _write(program, "uv_transform", np.eye(3) if material.uv_transform is None else material.uv_transform)
-        _write(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
-        _write(program, "alpha_cutoff", float(material.alpha_cutoff))
-        _write(program, "sphere_points", gpu_mesh.points)
+            set_uniform(program, "mirror", tuple(wrap == "mirror" for wrap in material.wrap))
+            set_uniform(program, "uv_transform", np.eye(3) if material.uv_transform is None else material.uv_transform)
+        set_uniform(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
+        set_uniform(program, "alpha_cutoff", float(material.alpha_cutoff))
+        set_uniform(program, "sphere_points", gpu_mesh.points)
         if gpu_mesh.cull_back:
             self.ctx.enable(moderngl.CULL_FACE)
         else:
@@ -450,9 +439,9 @@ class Renderer:
     def _plain_material(self) -> None:
         """Back to an untextured, opaque, unculled material for the overlays."""
         program = self.programs["mesh"]
-        _write(program, "textured", False)
-        _write(program, "alpha_mode", 0)
-        _write(program, "sphere_points", False)
+        set_uniform(program, "textured", False)
+        set_uniform(program, "alpha_mode", 0)
+        set_uniform(program, "sphere_points", False)
         self.ctx.disable(moderngl.CULL_FACE)
 
     def _draw_wireframe(self, options: DisplayOptions) -> None:
@@ -472,9 +461,9 @@ class Renderer:
 
     def _draw_normals(self, options: DisplayOptions) -> None:
         program = self.programs["normals"]
-        _write(program, "line_length", NORMAL_LENGTH * self.model.extent())
-        _write(program, "depth_layer", SCENE_LAYER)
-        _write(program, "color", tuple(c * NORMALS_COLOR[3] for c in NORMALS_COLOR[:3]) + (NORMALS_COLOR[3],))
+        set_uniform(program, "line_length", NORMAL_LENGTH * self.model.extent())
+        set_uniform(program, "depth_layer", SCENE_LAYER)
+        set_uniform(program, "color", tuple(c * NORMALS_COLOR[3] for c in NORMALS_COLOR[:3]) + (NORMALS_COLOR[3],))
         self._enable_blending()
         for index, gpu_mesh in enumerate(self.meshes):
             if gpu_mesh not in self.shown_meshes(options):
@@ -501,14 +490,14 @@ class Renderer:
         origin = origin + up * (low @ up)
         program = self.programs["grid"]
         for name, value in (("origin", origin), ("axis_u", axis_u), ("axis_v", axis_v)):
-            _write(program, name, tuple(float(v) for v in value))
-        _write(program, "half_size", 1.5 * extent)
-        _write(program, "cell", cell)
-        _write(program, "depth_layer", SCENE_LAYER)
-        _write(program, "line_color", (0.55, 0.56, 0.58))
-        _write(program, "fill_color", (0.30, 0.31, 0.33))
-        _write(program, "u_axis_color", (0.75, 0.30, 0.30))
-        _write(program, "v_axis_color", (0.35, 0.65, 0.35))
+            set_uniform(program, name, tuple(float(v) for v in value))
+        set_uniform(program, "half_size", 1.5 * extent)
+        set_uniform(program, "cell", cell)
+        set_uniform(program, "depth_layer", SCENE_LAYER)
+        set_uniform(program, "line_color", (0.55, 0.56, 0.58))
+        set_uniform(program, "fill_color", (0.30, 0.31, 0.33))
+        set_uniform(program, "u_axis_color", (0.75, 0.30, 0.30))
+        set_uniform(program, "v_axis_color", (0.35, 0.65, 0.35))
         # Drawn last in the scene layer, so its depth writes hide nothing (moderngl has no depth mask).
         self._enable_blending()
         self.grid_array.render(moderngl.TRIANGLE_STRIP, vertices=4)
@@ -517,7 +506,7 @@ class Renderer:
     def _draw_bones(self, options: DisplayOptions) -> None:
         self._mesh_uniforms(SKINNING_CODES["lbs"], 0, _linear(BONE_COLOR), options.selected_bone,
                             layer=OVERLAY_LAYER)
-        _write(self.programs["mesh"], "sphere_points", False)
+        set_uniform(self.programs["mesh"], "sphere_points", False)
         self.skeleton_mesh.draw(False, moderngl.TRIANGLES)
 
     def _enable_blending(self) -> None:
@@ -575,8 +564,8 @@ class Renderer:
     def _capture(self, gpu_mesh: GpuMesh, skinning: str) -> moderngl.Buffer:
         program = self.programs["capture"]
         animated = self._animated()
-        _write(program, "skinning", 0 if animated else SKINNING_CODES[skinning])
-        _write(program, "bones", 0)
+        set_uniform(program, "skinning", 0 if animated else SKINNING_CODES[skinning])
+        set_uniform(program, "bones", 0)
         self.bone_texture.use(0)
         return gpu_mesh.capture(animated)
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 import moderngl
+import numpy as np
 
 from app.resources import shader_path
 
@@ -67,3 +68,14 @@ def load_program(ctx: moderngl.Context, name: str, defines: Mapping[str, object]
         return ctx.program(**stages, varyings=varyings)
     except moderngl.Error as error:
         raise ShaderError(f"{path}: {error}") from error
+
+
+def set_uniform(program: moderngl.Program, name: str, value) -> None:
+    """Set a uniform when the compiler kept it (unused uniforms are optimised away)."""
+    if name not in program:
+        return
+    if isinstance(value, np.ndarray) and value.shape in ((3, 3), (4, 4)):
+        # Column-vector numpy matrices are row-major bytes; GLSL matrices read column-major.
+        program[name].write(value.T.astype("f4").tobytes())
+    else:
+        program[name].value = value

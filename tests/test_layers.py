@@ -1,0 +1,72 @@
+"""The layer contract (docs/architecture.md), read from the source's import statements.
+
+model, maths and pose sit below formats, render, physics and export; those four never import one
+another, nor anything above them (commands, ui); only ui imports Qt; no module imports another
+module's private names.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parent.parent / "app"
+CORE = {"app.model", "app.maths", "app.pose", "app.errors"}
+SIBLINGS = ("formats", "render", "physics", "export")
+QT = ("PySide6", "shiboken6")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(imported module, imported names, line) for every import in a file, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else _module_name(path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, [], node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([module] if module else []))
+            if module == "app":  # ``from app import maths``: the names are modules
+                found += [(f"app.{alias.name}", [], node.lineno) for alias in node.names]
+            else:
+                found.append((module, [alias.name for alias in node.names], node.lineno))
+    return found
+
+
+SOURCES = sorted(APP.rglob("*.py"))
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if module in CORE or (len(parts) == 2 and parts[0] == "app" and f"app.{parts[1]}" in CORE):
+        return "core"
+    return parts[1] if len(parts) > 1 and parts[0] == "app" else "external"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(APP.parent)))
+def test_imports_follow_the_layers(path):
+    importer = _module_name(path)
+    layer = _layer(importer)
+    for module, names, line in _imports(path):
+        where = f"{path.relative_to(APP.parent)}:{line} imports {module}"
+        if module.split(".")[0] in QT:
+            assert layer == "ui", f"{where}: Qt is only for app/ui"
+        if not module.startswith("app"):
+            continue
+        target = _layer(module)
+        if layer == "core":
+            assert target == "core", f"{where}: model, maths and pose import nothing above them"
+        if layer in SIBLINGS:
+            assert target in ("core", layer, "resources"), f"{where}: {layer}/ imports only itself and the core"
+        private = [name for name in names if name.startswith("_") and not name.startswith("__")]
+        assert not private or module == importer, f"{where}: private names {private}"
