@@ -94,7 +94,9 @@ def describe(model: Model) -> dict:
         "meshes": len(model.meshes),
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
-                   "kind": "skeletal" if clip.skeletal else "vertex"} for clip in model.clips],
+                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source}
+                  for clip in model.clips],
+        "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],
         "bone_names": skeleton.names,
         "parents": skeleton.parents.tolist(),
         "derived_tails": [name for name, derived in zip(skeleton.names, skeleton.derived_tails) if derived],
@@ -115,8 +117,12 @@ def info(args: Namespace) -> int:
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]
-    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s)"
+    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s) from {c['source']}"
               for i, c in enumerate(facts["clips"])]
+    if facts["supermodels"]:
+        links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"
+                 for link in facts["supermodels"]]
+        lines.append(f"supermodels: {' → '.join(links)}")
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
     lines += [f"warning: {w}" for w in facts["warnings"]]

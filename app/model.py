@@ -271,6 +271,7 @@ class Clip:
 
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
+    ``source`` is the name of the file the clip came from.
     """
 
     name: str
@@ -281,6 +282,7 @@ class Clip:
     positions: np.ndarray | None = None
     events: list[tuple[float, str]] = field(default_factory=list)
     note: str = ""
+    source: str = ""
 
     def __post_init__(self):
         if self.kind not in ("keyed", "matrices", "vertex"):
@@ -342,7 +344,9 @@ class Helper:
 @dataclass(eq=False)
 class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
-    else 'unknown' (lengths are as the authoring tool wrote them)."""
+    else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
+    chain followed, each link's name with the file found for it (None: not found, the chain stops
+    there)."""
 
     name: str
     skeleton: Skeleton
@@ -356,6 +360,7 @@ class Model:
     forward: str = "+Y"
     unit: str = "unknown"
     warnings: list[str] = field(default_factory=list)
+    supermodels: list[tuple[str, str | None]] = field(default_factory=list)
 
     def __post_init__(self):
         bones = len(self.skeleton)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats import c3de, nwn_mdl
+from app.formats import c3de, nwn_mdl, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests.writers.c3de_writer import write_bones_2010, write_mesh
 from tests.writers.nwn_writer import WNode, write_mdl
@@ -64,7 +64,7 @@ def run() -> dict:
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         (folder / "bench.mdl").write_bytes(_nwn_file(12))
-        size, speed = _throughput(nwn_mdl.load, [SniffedFile(folder / "bench.mdl", "nwn_mdl", "model")])
+        size, speed = _throughput(nwn_model.load, [SniffedFile(folder / "bench.mdl", "nwn_mdl", "model")])
         data = (folder / "bench.mdl").read_bytes()
         parse_seconds = min(_timed(lambda files, options: nwn_mdl.parse(folder / "bench.mdl", data), [])
                             for _ in range(3))

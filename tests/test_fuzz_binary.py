@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from app.formats import c3de, nwn_mdl
+from app.formats import c3de, nwn_model
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from tests.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, UVS, WEIGHT0, skinning_frames
 from tests.test_nwn_mdl import cast_animation, model_tree, walk_animation
@@ -68,7 +68,7 @@ def test_fuzz_nwn_mdl(tmp_path):
     seeds = [("model", write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()]))]
 
     def load(path, role):
-        nwn_mdl.load([SniffedFile(path, "nwn_mdl", role)], LoadOptions())
+        nwn_model.load([SniffedFile(path, "nwn_mdl", role)], LoadOptions())
     run_cases(tmp_path, seeds, load, seed=2)
 
 

@@ -15,9 +15,12 @@ import warnings
 import numpy as np
 import pytest
 
-from app.formats import bnf, bonespro, lgw
+from app.formats import bnf, bonespro, lgw, nwn_model
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
+from tests.test_nwn_ascii import every_kind_tree
+from tests.test_nwn_mdl import cast_animation, model_tree, walk_animation
 from tests.writers import text_formats as write
+from tests.writers.nwn_ascii_writer import write_ascii_mdl
 
 EXAMPLES = int(os.environ.get("BONEYARD_FUZZ_EXAMPLES", "2000"))
 #: Slowest a single case may be, in seconds.
@@ -134,10 +137,25 @@ def load_bnf(paths):
     return bnf.load([SniffedFile(p, "bnf", roles[p.name]) for p in paths], LoadOptions())
 
 
+def nwn_ascii_files(tmp_path) -> dict[str, bytes]:
+    """A model (counted keys) and a lender of every node kind (bezier keys without counts)."""
+    files = {"m.mdl": write_ascii_mdl("m", model_tree(), [walk_animation()], supermodel="k"),
+             "k.mdl": write_ascii_mdl("k", every_kind_tree(), [cast_animation()], key_form="endlist", bezier=True)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return files
+
+
+def load_nwn_ascii(paths):
+    return nwn_model.load([SniffedFile(p, "nwn_ascii", "model") for p in paths], LoadOptions())
+
+
 @pytest.mark.fuzz
 @pytest.mark.parametrize("make, load, seed", [(bonespro_files, load_bonespro, 100),
                                               (lgw_files, load_lgw, 200),
-                                              (bnf_files, load_bnf, 300)], ids=["bonespro", "lgw", "bnf"])
+                                              (bnf_files, load_bnf, 300),
+                                              (nwn_ascii_files, load_nwn_ascii, 400)],
+                         ids=["bonespro", "lgw", "bnf", "nwn_ascii"])
 def test_mutations_raise_only_read_error(tmp_path, make, load, seed):
     originals = make(tmp_path)
     load([tmp_path / name for name in sorted(originals)])  # the unmutated files load

@@ -18,6 +18,6 @@ from app.formats.registry import (
 
 from app.formats import gltf  # noqa: E402,F401  (registers itself)
 from app.formats import bonespro, bnf, lgw, obj_faces  # noqa: E402,F401  (register themselves)
-from app.formats import c3de, nwn_mdl  # noqa: E402,F401  (register themselves)
+from app.formats import c3de, nwn_ascii, nwn_mdl  # noqa: E402,F401  (register themselves)
 
 __all__ = ["Format", "LoadOptions", "ReadError", "SniffedFile", "formats", "load", "register", "sniff"]

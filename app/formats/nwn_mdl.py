@@ -1,85 +1,41 @@
 """Neverwinter Nights 1 compiled (binary) MDL (seed 002; docs/formats/nwn-binary-mdl.md).
 
 Layout: a 12-byte header, the model-data block (pointers relative to file offset 12, 0 = NULL) and
-the raw-data block (pointers relative to its start, 0xFFFFFFFF = NULL). Every node of the model
-geometry is a bone, in pre-order; ``L = T(position) @ Rot(orientation)`` from the rest controllers.
-Trimesh, skin and dangly nodes become meshes, their vertices moved from node space to model space at
-rest (``W_node(rest) @ p``) so that ``S = W(t) @ inv(W(rest))`` skins them. Animations are keyed clips
-matched to bones by node name (case-insensitive).
-
-Several ``.mdl`` files in one load call: the one with mesh nodes is the model (the first file when
-none has meshes) and the others lend their animations by node name. A model naming a supermodel
-gets the supermodel's animations when ``<supermodel>.mdl`` lies beside it (case-insensitive).
+the raw-data block (pointers relative to its start, 0xFFFFFFFF = NULL). This module reads the bytes
+into ``nwn_model.Parsed``; building the Model and loading several models as one (lenders,
+supermodels) are shared with the ASCII reader in ``nwn_model``.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from app import maths
 from app.formats import nwn_layout as layout
+from app.formats import nwn_model
 from app.formats.binreader import Block, finite_or_zero, fixed_string
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails
+from app.formats.nwn_model import ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
+from app.formats.registry import Format, register
 
 #: Deepest node tree accepted (nwnrs uses the same bound).
 MAX_TREE_DEPTH = 256
 #: Most nodes in one geometry, whatever the header says.
 MAX_NODES = 65536
-#: Longest supermodel chain followed.
-MAX_SUPERMODEL_CHAIN = 16
-#: Relative tolerance of the inverse-bind cross-check.
-BIND_TOLERANCE = 1e-3
 
-POSITION, ORIENTATION, SCALE = 8, 20, 36
 NO_RAW = 0xFFFFFFFF
+#: The model header's classification byte (docs 2.2), as the ASCII form spells it.
+_CLASSIFICATIONS = {1: "effect", 2: "tile", 4: "character", 8: "door"}
+#: Node kinds by the sub-headers their flags announce, most specific first.
+_KINDS = ((layout.AABB_FLAG, "aabb"), (layout.ANIMMESH_FLAG, "animmesh"), (layout.DANGLY_FLAG, "dangly"),
+          (layout.SKIN_FLAG, "skin"), (layout.MESH_FLAG, "trimesh"), (layout.REFERENCE_FLAG, "reference"),
+          (layout.EMITTER_FLAG, "emitter"), (layout.LIGHT_FLAG, "light"))
 
 
-# --- parsed structures --------------------------------------------------------------------------
-
-@dataclass
-class Node:
-    """One node of a geometry. controllers: type → (times (K,), values (K, n)) float64."""
-
-    name: str
-    parent: int
-    flags: int
-    part: int
-    offset: int
-    controllers: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    extras: dict = field(default_factory=dict)
-    geometry: dict | None = None
-
-
-@dataclass
-class Animation:
-    name: str
-    length: float
-    nodes: list[Node]
-    events: list[tuple[float, str]]
-
-
-@dataclass
-class Parsed:
-    path: Path
-    name: str
-    supermodel: str
-    nodes: list[Node]
-    animations: list[Animation]
-    warnings: list[str]
-
-    @property
-    def has_meshes(self) -> bool:
-        return any(_drawn(node) for node in self.nodes)
-
-
-def _drawn(node: Node) -> bool:
-    """Trimesh, skin and dangly nodes with vertices draw; AABB and animmesh nodes do not."""
-    return node.geometry is not None and not node.flags & layout.UNDRAWN_MESH_FLAGS
+def node_kind(flags: int) -> str:
+    """The shared node kind of binary content flags (docs 2.5)."""
+    return next((kind for flag, kind in _KINDS if flags & flag), "dummy")
 
 
 class _Reader:
@@ -165,14 +121,13 @@ class _Reader:
             raise self.model.error(offset + 0x6C, f"node {name!r}: unknown content flags 0x{flags:x} "
                                                   f"(expected bits within 0x{layout.KNOWN_FLAGS:x})")
         children = self.array(header["children"], "<u4", f"node {name!r} children", offset + 0x48)
-        node = Node(name=name, parent=parent, flags=flags, part=int(header["part"]), offset=offset)
+        node = Node(name=name, parent=parent, kind=node_kind(flags))
         node.controllers, opaque = self.controllers(header, name, offset)
-        node.extras = {"node_type": layout.node_type(flags), "part_number": node.part,
-                       "flags": f"0x{flags:x}"}
+        node.extras = {"part_number": int(header["part"]), "flags": f"0x{flags:x}"}
         if opaque:
             node.extras["other_controllers"] = opaque
         if full:
-            self.sub_headers(node, offset)
+            self.sub_headers(node, flags, offset)
         return node, children
 
     def controllers(self, header, name: str, offset: int) -> tuple[dict, list[int]]:
@@ -214,9 +169,8 @@ class _Reader:
             result[kind] = (times[order], values[order])
         return result, opaque
 
-    def sub_headers(self, node: Node, offset: int) -> None:
+    def sub_headers(self, node: Node, flags: int, offset: int) -> None:
         """Parse each sub-header the flags announce, in the fixed order (docs 2.5)."""
-        flags = node.flags
         if flags & (layout.SKIN_FLAG | layout.ANIMMESH_FLAG | layout.DANGLY_FLAG | layout.AABB_FLAG) \
                 and not flags & layout.MESH_FLAG:
             raise self.model.error(offset + 0x6C, f"node {node.name!r}: flags 0x{flags:x} name a mesh "
@@ -279,6 +233,7 @@ class _Reader:
             "triangles": indices.astype(np.int32),
             "texture": fixed_string(record["texture0"]),
             "color": tuple(float(c) for c in finite_or_zero(record["diffuse"], "diffuse", self.warnings)),
+            "render": bool(record["render"]),
         }
 
     def _skin(self, node: Node, record, at: int) -> None:
@@ -309,7 +264,7 @@ class _Reader:
         node.geometry.update(
             skin_weights=finite_or_zero(weights, f"skin {node.name!r} weights", self.warnings).reshape(count, 4),
             skin_slots=slots, bone_parts=record["bone_parts"].astype(np.int64), node_to_bone=node_to_bone,
-            slots_at=self.raw.start + int(record["bone_refs"]),
+            slots_at=int(record["bone_refs"]),
             inverse_rotations=np.array(inverse_rotations.tolist(), np.float64).reshape(-1, 4),
             inverse_translations=np.array(inverse_translations.tolist(), np.float64).reshape(-1, 3))
 
@@ -344,6 +299,9 @@ class _Reader:
             raise self.model.error(0x6C, f"geometry type {kind} (expected 2, a model): not an NWN1 model "
                                          "(a KotOR model or damaged file?)")
         nodes = self.walk(int(header["root"]), 0x48, "model", full=True)
+        for node in nodes:
+            if node.geometry is not None and "skin_slots" in node.geometry:
+                self.resolve_skin(node, len(nodes))
         animations = []
         pointers = self.array(header["animations"], "<u4", "animation list", 0x78)
         list_at = int(header["animations"][0])
@@ -352,7 +310,24 @@ class _Reader:
         if self.mismatched_arrays:
             self.warnings.append(f"{self.mismatched_arrays} array(s) whose used and allocated counts differ")
         return Parsed(self.path, fixed_string(header["name"]), fixed_string(header["supermodel"]), nodes,
-                      animations, self.warnings)
+                      animations, self.warnings,
+                      classification=_CLASSIFICATIONS.get(int(header["classification"]), ""),
+                      animation_scale=float(finite_or_zero(header["animation_scale"], "animation scale",
+                                                           self.warnings)))
+
+    def resolve_skin(self, node: Node, node_count: int) -> None:
+        """Skin lanes name bone slots; the slot table names nodes (pre-order indices). Replace the
+        slots by node indices, checked against the tree."""
+        geometry = node.geometry
+        slots = geometry.pop("skin_slots")
+        used = slots >= 0
+        nodes_of_slots = np.where(used, geometry.pop("bone_parts")[np.where(used, slots, 0)], -1)
+        bad = np.flatnonzero((used & (nodes_of_slots >= node_count) & (geometry["skin_weights"] > 0)).ravel())
+        if bad.size:
+            raise self.raw.error(geometry["slots_at"] + 2 * int(bad[0]),
+                                 f"skin {node.name!r}: bone slot {int(slots.ravel()[bad[0]])} names node "
+                                 f"{int(nodes_of_slots.ravel()[bad[0]])}, the model has {node_count}")
+        geometry["skin_joints"] = np.where(nodes_of_slots < node_count, nodes_of_slots, -1)
 
     def animation(self, pointer: int, at: int) -> Animation:
         offset = self.pointer(pointer, layout.ANIMATION_HEADER.itemsize, "animation header", at)
@@ -365,7 +340,9 @@ class _Reader:
         events = self.array(header["events"], layout.EVENT, f"animation {name!r} events", offset + 0xB8)
         times = finite_or_zero(events["time"], f"animation {name!r} event times", self.warnings)
         length = float(finite_or_zero(header["length"], f"animation {name!r} length", self.warnings))
-        return Animation(name, length, nodes, [(float(t), fixed_string(n)) for t, n in zip(times, events["name"])])
+        transition = float(finite_or_zero(header["transition"], f"animation {name!r} transition", self.warnings))
+        return Animation(name, length, nodes, [(float(t), fixed_string(n)) for t, n in zip(times, events["name"])],
+                         root=fixed_string(header["animation_root"]), transition=transition)
 
 
 def parse(path: Path, data: bytes) -> Parsed:
@@ -374,198 +351,12 @@ def parse(path: Path, data: bytes) -> Parsed:
         return _Reader(path, data).read()
 
 
-# --- building the model -------------------------------------------------------------------------
-
-def _rest_local(nodes: list[Node]) -> np.ndarray:
-    """(N, 4, 4) ``T(position) @ Rot(orientation)`` from each node's first position/orientation row."""
-    translations = np.zeros((len(nodes), 3))
-    rotations = maths.quat_identity((len(nodes),))
-    for index, node in enumerate(nodes):
-        if POSITION in node.controllers:
-            translations[index] = node.controllers[POSITION][1][0]
-        if ORIENTATION in node.controllers:
-            rotations[index] = node.controllers[ORIENTATION][1][0]
-    return maths.translation(translations) @ maths.quat_to_matrix(rotations)
-
-
-def _world(local: np.ndarray, parents: np.ndarray) -> np.ndarray:
-    """World matrices; nodes are in pre-order, so every parent precedes its children."""
-    world = local.copy()
-    for index in np.flatnonzero(parents >= 0):
-        world[index] = world[parents[index]] @ local[index]
-    return world
-
-
-def _skin_influences(parsed: Parsed, node: Node, world: np.ndarray, skin_index: int,
-                     warnings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(V, 4) joints (bone = pre-order node index) and weights of a skin node; tables cross-checked."""
-    geometry = node.geometry
-    slots, weights = geometry["skin_slots"], geometry["skin_weights"].copy()
-    used = slots >= 0
-    nodes_of_slots = np.where(used, geometry["bone_parts"][np.where(used, slots, 0)], -1)
-    node_count = len(parsed.nodes)
-    bad = np.flatnonzero((used & (nodes_of_slots >= node_count) & (weights > 0)).ravel())
-    if bad.size:
-        raise ReadError(parsed.path, f"skin {node.name!r}: bone slot {int(slots.ravel()[bad[0]])} names node "
-                                     f"{int(nodes_of_slots.ravel()[bad[0]])}, the model has {node_count}",
-                        offset=geometry["slots_at"] + 2 * int(bad[0]))
-    orphan = used & (nodes_of_slots < 0) & (weights > 0)
-    if orphan.any():
-        warnings.append(f"skin {node.name!r}: {int(orphan.sum())} weighted lane(s) name no node; dropped")
-    weights[~used | (nodes_of_slots < 0) | (weights < 0)] = 0.0
-    totals = weights.sum(axis=1)
-    if np.any(np.abs(totals[totals > 0] - 1.0) > 1e-3):
-        warnings.append(f"skin {node.name!r}: weights that do not sum to 1 are renormalised")
-    joints = np.where(weights > 0, nodes_of_slots, 0)
-    weighted_bones = np.flatnonzero(np.bincount(joints[weights > 0], minlength=node_count))
-    _check_inverse_bind(node, geometry, weighted_bones, world, skin_index, warnings)
-    return joints.astype(np.int32), weights.astype(np.float32)
-
-
-def _check_inverse_bind(node: Node, geometry: dict, bones: np.ndarray, world: np.ndarray, skin_index: int,
-                        warnings: list[str]) -> None:
-    """Warn when QBoneRefInv (w, x, y, z) / TBoneRefInv disagree with ``inv(W_bone) @ W_skin`` at rest."""
-    rotations, translations = geometry["inverse_rotations"], geometry["inverse_translations"]
-    listed = bones[(bones < len(rotations)) & (bones < len(translations))]
-    if len(listed) < len(bones):
-        warnings.append(f"skin {node.name!r}: the inverse-bind tables do not cover every bone")
-    if not len(listed):
-        return
-    expected = maths.affine_inverse(world[listed]) @ world[skin_index]
-    stored = rotations[listed][:, [1, 2, 3, 0]]
-    stored = maths.quat_normalize(stored)
-    agreement = np.abs(np.sum(stored * maths.quat_from_matrix(expected), axis=1))
-    scale = max(1.0, float(np.abs(expected[:, :3, 3]).max()))
-    apart = np.linalg.norm(translations[listed] - expected[:, :3, 3], axis=1)
-    wrong = (agreement < 1 - BIND_TOLERANCE) | (apart > BIND_TOLERANCE * scale)
-    if wrong.any():
-        warnings.append(f"skin {node.name!r}: the stored inverse-bind tables disagree with the rest "
-                        f"hierarchy for {int(wrong.sum())} bone(s); the hierarchy is used")
-
-
-def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh]:
-    meshes = []
-    for index, node in enumerate(parsed.nodes):
-        if not _drawn(node):
-            continue
-        geometry = node.geometry
-        count = len(geometry["positions"])
-        if "skin_slots" in geometry:
-            joints, weights = _skin_influences(parsed, node, world, index, warnings)
-        else:
-            joints, weights = np.full((count, 1), index, np.int32), np.ones((count, 1), np.float32)
-        normals = geometry["normals"]
-        if normals is not None:
-            normals = normals @ world[index, :3, :3].T.astype(np.float32)
-        meshes.append(Mesh(name=node.name, positions=maths.transform_points(world[index], geometry["positions"]),
-                           joints=joints, weights=weights, normals=normals, uvs=geometry["uvs"],
-                           triangles=geometry["triangles"],
-                           material=Material(texture=geometry["texture"], base_color=geometry["color"])))
-    return meshes
-
-
-def _clip(animation: Animation, bones: dict[str, int], warnings: list[str]) -> Clip:
-    """A keyed clip; animation nodes are matched to bones by lower-cased name, unmatched ones skipped."""
-    tracks, unmatched = {}, 0
-    length = animation.length if animation.length > 0 else None
-    for node in animation.nodes:
-        bone = bones.get(node.name.lower())
-        if bone is None:
-            unmatched += 1
-            continue
-        if bone in tracks or not node.controllers:
-            continue
-        channels = {}
-        for kind, channel in ((POSITION, "translation"), (ORIENTATION, "rotation"), (SCALE, "scale")):
-            if kind in node.controllers:
-                times, values = node.controllers[kind]
-                channels[channel] = (np.clip(times, 0.0, length) if length else times, values)
-        if channels:
-            tracks[bone] = Track(bone=bone, **channels)
-    if unmatched:
-        warnings.append(f"animation {animation.name!r}: {unmatched} node(s) name no model node; ignored")
-    return Clip(name=animation.name, kind="keyed", tracks=list(tracks.values()), events=animation.events)
-
-
-def _find_beside(path: Path, name: str) -> Path | None:
-    """``<name>.mdl`` in ``path``'s folder, compared case-insensitively."""
-    wanted = f"{name}.mdl".lower()
-    try:
-        entries = os.listdir(path.parent)
-    except OSError:
-        return None
-    return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
-
-
-def _supermodel_animations(parsed: Parsed, warnings: list[str]) -> list[Animation]:
-    """Animations of the supermodel chain, nearest first, read from files beside the model."""
-    animations: list[Animation] = []
-    seen = {parsed.path.resolve()}
-    current = parsed
-    for _ in range(MAX_SUPERMODEL_CHAIN):
-        name = current.supermodel.strip()
-        if not name or name.lower() == "null":
-            break
-        found = _find_beside(current.path, name)
-        if found is None:
-            warnings.append(f"supermodel {name!r} not found beside {current.path.name}: its animations are missing")
-            break
-        if found.resolve() in seen:
-            warnings.append(f"supermodel chain loops back to {found.name}")
-            break
-        seen.add(found.resolve())
-        try:
-            current = parse(found, found.read_bytes())
-        except (ReadError, OSError) as error:
-            warnings.append(f"supermodel {found.name} unreadable: {error}")
-            break
-        animations.extend(current.animations)
-    return animations
-
-
-def build(parsed: Parsed, lenders: list[Parsed]) -> Model:
-    """The Model of ``parsed``, with the animations of ``lenders`` and of its supermodel chain."""
-    warnings = list(parsed.warnings)
-    nodes = parsed.nodes
-    parents = np.array([node.parent for node in nodes], np.int32)
-    world = _world(_rest_local(nodes), parents)
-    if not np.isfinite(world).all():
-        raise ReadError(parsed.path, "node transforms overflow (values too large)", offset=12)
-    meshes = _meshes(parsed, world, warnings)
-    names = [node.name for node in nodes]
-    bones: dict[str, int] = {}
-    for index, name in enumerate(names):
-        bones.setdefault(name.lower(), index)
-    if len(bones) < len(names):
-        warnings.append(f"{len(names) - len(bones)} duplicate node name(s); animations drive the first")
-    hidden = [f"{node.name} ({node.extras['node_type']})" for node in nodes
-              if node.flags & layout.HIDDEN_FLAGS]
-    if hidden:
-        warnings.append("nodes not drawn: " + ", ".join(hidden))
-    animations = list(parsed.animations)
-    for lender in lenders:
-        warnings.extend(lender.warnings)
-        animations.extend(lender.animations)
-    animations.extend(_supermodel_animations(parsed, warnings))
-    clips, taken = [], set()
-    for animation in animations:
-        if animation.name.lower() in taken:
-            continue
-        taken.add(animation.name.lower())
-        clips.append(_clip(animation, bones, warnings))
-    heads, tails = derive_tails(world, parents, meshes)
-    skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
-                        derived_tails=np.ones(len(nodes), bool), extras=[node.extras for node in nodes])
-    return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
-                 format="nwn_mdl", up_axis="Z", warnings=warnings)
-
-
 # --- registry -----------------------------------------------------------------------------------
 
 def sniff(head: bytes, path: Path) -> str | None:
     """'model' for a binary NWN1 MDL (marker 0, model geometry type 2, root inside the model data).
 
-    Whether a file is the model or only lends animations is decided at load (it has no meshes).
+    Whether a file is the model or only lends animations is decided at load (nwn_model.choose_model).
     """
     if len(head) < 12 + layout.GEOMETRY.itemsize:
         return None
@@ -576,25 +367,6 @@ def sniff(head: bytes, path: Path) -> str | None:
     return "model" if 0 < root < model_size else None
 
 
-def load(files: list[SniffedFile], options: LoadOptions) -> Model:
-    """The file with meshes is the model (the first when none has meshes); the others lend animations."""
-    parsed = []
-    for sniffed in files:
-        path = Path(sniffed.path)
-        data = read_bytes(path)
-        parsed.append(parse(path, data))
-    with_meshes = [p for p in parsed if p.has_meshes]
-    if len(with_meshes) > 1:
-        raise ReadError(with_meshes[1].path, "several NWN models in one load (only one may have meshes; "
-                                             f"the others lend animations): {with_meshes[0].path.name}, "
-                                             f"{with_meshes[1].path.name}")
-    model = with_meshes[0] if with_meshes else parsed[0]
-    with np.errstate(all="ignore"):
-        try:
-            return build(model, [p for p in parsed if p is not model])
-        except ValueError as error:
-            raise ReadError(model.path, str(error)) from None
-
-
-register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff, load=load,
-                extensions=(".mdl",), unit="metre"))
+nwn_model.PARSERS["binary"] = parse
+register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
+                load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre"))

@@ -109,4 +109,14 @@ def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
         raise ReadError(sniffed[0].path, str(error)) from None
     model.files = [str(s.path) for s in sniffed]
     model.unit = formats[owners[0]].unit or "unknown"
+    _name_clip_sources(model, sniffed)
     return model
+
+
+def _name_clip_sources(model: Model, sniffed: list[SniffedFile]) -> None:
+    """Clips whose reader did not say where they came from: the one animation file of the set, else
+    the first file."""
+    animations = [s for s in sniffed if s.role == "animation"]
+    default = (animations[0] if len(animations) == 1 else sniffed[0]).path.name
+    for clip in model.clips:
+        clip.source = clip.source or default

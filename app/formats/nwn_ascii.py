@@ -1,0 +1,482 @@
+"""Neverwinter Nights ASCII MDL (docs/formats/nwn-ascii-mdl.md): the text form modders edit.
+
+A line-based reader: each line starts with a keyword; counted lists (``verts N``, ``faces N``,
+``weights N``, ``positionkey N``…) take the next N lines, and key lists without a count run to
+``endlist``. It fills the same ``nwn_model.Parsed`` as the binary reader, so both build the same
+Model for the same content. Faces index vertices and texture vertices separately; vertices are split
+where one vertex has several texture vertices, as the compiler does. Every error names the line.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import chain
+from pathlib import Path
+
+import numpy as np
+
+from app.formats import nwn_model
+from app.formats.nwn_model import ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
+from app.formats.registry import Format, ReadError, register
+
+#: Node kinds whose vertices and faces make a mesh (drawn or not).
+MESH_KINDS = {"trimesh", "skin", "dangly", "animmesh", "aabb"}
+#: Spellings of node kinds that differ from the shared names.
+KIND_NAMES = {"danglymesh": "dangly"}
+#: Numbers per key row after the time, by controller; bezier rows hold value, in- and out-tangent.
+KEY_WIDTHS = {POSITION: 3, ORIENTATION: 4, SCALE: 1}
+KEYWORDS = {"position": POSITION, "orientation": ORIENTATION, "scale": SCALE}
+#: Per-kind values shown in the inspector, keyword → extras key (the binary reader's names).
+EXTRAS = {"displacement": "displacement", "tightness": "tightness", "period": "period",
+          "refmodel": "reference_model", "reattachable": "reattachable", "update": "update",
+          "render": "render", "blend": "blend", "texture": "texture", "chunkname": "chunk_name",
+          "flareradius": "flare_radius", "lightpriority": "priority", "ambientonly": "ambient_only",
+          "shadow": "shadow"}
+#: The sniffer's test: a ``newmodel`` line near the top of a text file.
+_NEWMODEL = re.compile(rb"^[ \t]*newmodel[ \t]+\S", re.IGNORECASE | re.MULTILINE)
+#: Keywords that cannot appear inside a node: a node before them was not closed.
+SECTION_KEYWORDS = {"node", "newanim", "doneanim", "beginmodelgeom", "endmodelgeom", "donemodel", "newmodel"}
+#: Most lanes a skin weight row may name.
+MAX_WEIGHT_LANES = 16
+#: Largest count a list line may give (more rows than any file could hold is a bad count anyway).
+MAX_COUNT = 10_000_000
+
+
+def _number(token: str) -> float:
+    """A float, with the MSVC spellings of infinities and NaNs (``1.#INF``, ``-1.#IND``) as NaN."""
+    try:
+        return float(token)
+    except ValueError:
+        if "#" in token:
+            return float("nan")
+        raise
+
+
+def _axis_angle_quaternions(rows: np.ndarray) -> np.ndarray:
+    """(K, 4) ``x y z angle`` rows → (K, 4) quaternions (x, y, z, w); a zero axis is the identity."""
+    axis, angle = rows[:, :3], rows[:, 3]
+    length = np.linalg.norm(axis, axis=1)
+    unit = np.divide(axis, length[:, None], out=np.zeros_like(axis), where=length[:, None] > 1e-12)
+    half = np.where(length > 1e-12, angle, 0.0) / 2
+    return np.column_stack([unit * np.sin(half)[:, None], np.cos(half)])
+
+
+class _NodeText:
+    """What the lines of one ``node … endnode`` block said, before the model's nodes are known."""
+
+    def __init__(self, kind: str, name: str, line: int):
+        self.kind, self.name, self.line = kind, name, line
+        self.parent = ""
+        self.parent_line = line
+        self.controllers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.lists: dict[str, tuple[np.ndarray, int]] = {}
+        self.weights: tuple[list[list[str]], np.ndarray, int] | None = None
+        self.values: dict[str, str] = {}
+
+
+class _Parser:
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.lines = text.splitlines()
+        self.at = 0
+        self.warnings: list[str] = []
+        self.nonfinite = 0
+
+    def error(self, line: int, message: str) -> ReadError:
+        """``line`` is 0-based; the error quotes it 1-based."""
+        return ReadError(self.path, message, line=line + 1)
+
+    def next_tokens(self) -> tuple[list[str], int] | None:
+        """The next line with content (comments and blank lines skipped), and its index."""
+        while self.at < len(self.lines):
+            line = self.at
+            self.at += 1
+            tokens = self.lines[line].split()
+            if tokens and not tokens[0].startswith("#"):
+                return tokens, line
+        return None
+
+    # numeric rows
+
+    def rows(self, start: int, count: int, width: int, what: str) -> np.ndarray:
+        """(count, width) floats from the ``count`` lines after line ``start`` (extra numbers on a
+        row are ignored); fewer rows or a short row is an error naming the line."""
+        first, end = start + 1, start + 1 + count
+        if end > len(self.lines):
+            raise self.error(start, f"{what}: expected {count} rows, the file ends after {len(self.lines) - first}")
+        parts = [line.split() for line in self.lines[first:end]]
+        widths = np.fromiter(map(len, parts), np.int64, count)
+        short = np.flatnonzero(widths < width)
+        if short.size:
+            row = int(short[0])
+            found = " ".join(parts[row]) or "an empty line"
+            raise self.error(first + row, f"{what}: row {row + 1} of {count} (listed on line {start + 1}) "
+                                          f"should hold {width} numbers, found {found!r}")
+        self.at = end
+        flat = list(chain.from_iterable(parts)) if (widths == width).all() else \
+            list(chain.from_iterable(part[:width] for part in parts))
+        try:
+            values = np.array(flat, np.float64)
+        except ValueError:
+            values = self._slow_numbers(flat, first, width, what)
+        values = values.reshape(count, width)
+        finite = np.isfinite(values)
+        if not finite.all():
+            self.nonfinite += int((~finite).sum())
+            values[~finite] = 0.0
+        return values
+
+    def _slow_numbers(self, flat: list[str], first: int, width: int, what: str) -> np.ndarray:
+        """Numbers one by one, for a block holding ``1.#INF``-style spellings or a bad token."""
+        values = np.empty(len(flat))
+        for index, token in enumerate(flat):
+            try:
+                values[index] = _number(token)
+            except ValueError:
+                raise self.error(first + index // width, f"{what}: expected a number, found {token!r}") from None
+        return values
+
+    def count(self, tokens: list[str], line: int) -> int:
+        if len(tokens) < 2:
+            raise self.error(line, f"{tokens[0]}: expected a count after it")
+        try:
+            value = int(tokens[1])
+        except ValueError:
+            raise self.error(line, f"{tokens[0]}: expected a whole count, found {tokens[1]!r}") from None
+        if not 0 <= value <= MAX_COUNT:
+            raise self.error(line, f"{tokens[0]}: count {value} outside 0..{MAX_COUNT}")
+        return value
+
+    def rows_to_endlist(self, start: int) -> int:
+        """How many lines follow line ``start`` before its ``endlist`` (key lists without a count)."""
+        end = start + 1
+        while end < len(self.lines):
+            tokens = self.lines[end].split()
+            if tokens and tokens[0].lower() == "endlist":
+                return end - start - 1
+            if tokens and not tokens[0].startswith("#") and not _numeric(tokens[0]):
+                raise self.error(end, f"expected 'endlist' to close the key list of line {start + 1}, "
+                                      f"found {tokens[0]!r}")
+            end += 1
+        raise self.error(start, "a key list without a count runs to the end of the file (expected 'endlist')")
+
+    def keys(self, tokens: list[str], line: int, kind: int, bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """A key list: times (K,) and values (K, n), rotations as quaternions; None when empty (real
+        files hold empty ``positionkey … endlist`` pairs)."""
+        width = KEY_WIDTHS[kind]
+        columns = 1 + width * (3 if bezier else 1)
+        counted = len(tokens) > 1
+        count = self.count(tokens, line) if counted else self.rows_to_endlist(line)
+        rows = self.rows(line, count, columns, f"{tokens[0]} (time and {columns - 1} values per row)")
+        if not counted:
+            self.at += 1  # the endlist
+        elif self.at < len(self.lines) and self.lines[self.at].strip().lower() == "endlist":
+            self.at += 1
+        if not count:
+            return None
+        return self.controller(kind, rows[:, 0], rows[:, 1:1 + width])
+
+    @staticmethod
+    def controller(kind: int, times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if kind == ORIENTATION:
+            values = _axis_angle_quaternions(values)
+        elif kind == SCALE:
+            values = np.repeat(values, 3, axis=1)
+        order = np.argsort(times, kind="stable")
+        return times[order], values[order]
+
+    # blocks
+
+    def node(self, tokens: list[str], line: int) -> _NodeText:
+        if len(tokens) < 3:
+            raise self.error(line, "node: expected 'node <type> <name>'")
+        kind = tokens[1].lower()
+        text = _NodeText(KIND_NAMES.get(kind, kind), tokens[2], line)
+        while True:
+            found = self.next_tokens()
+            if found is None:
+                raise self.error(line, f"node {text.name!r}: expected 'endnode' before the end of the file")
+            tokens, at = found
+            keyword = tokens[0].lower()
+            if keyword == "endnode":
+                return text
+            if keyword in SECTION_KEYWORDS:
+                raise self.error(at, f"node {text.name!r} (line {line + 1}): expected 'endnode' before {tokens[0]!r}")
+            self.node_line(text, keyword, tokens, at)
+
+    def node_line(self, text: _NodeText, keyword: str, tokens: list[str], at: int) -> None:
+        if keyword == "parent":
+            text.parent, text.parent_line = (tokens[1] if len(tokens) > 1 else "NULL"), at
+        elif keyword in KEYWORDS:
+            kind = KEYWORDS[keyword]
+            values = self.inline(tokens, at, KEY_WIDTHS[kind])
+            text.controllers[kind] = self.controller(kind, np.zeros(1), values[None])
+        elif keyword.endswith("key") and keyword[:-3].removesuffix("bezier") in KEYWORDS:
+            kind = KEYWORDS[keyword[:-3].removesuffix("bezier")]
+            keys = self.keys(tokens, at, kind, keyword.endswith("bezierkey"))
+            if keys is not None:
+                text.controllers[kind] = keys
+        elif keyword in ("verts", "tverts", "normals", "constraints", "faces"):
+            width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
+            count = self.count(tokens, at)
+            if keyword == "faces":
+                width = 7 if count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7 else 3
+            text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
+        elif keyword == "weights":
+            text.weights = self.weight_rows(at, self.count(tokens, at))
+        elif keyword in ("animverts", "animtverts", "colors", "tangents"):
+            self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
+        elif keyword in ("bitmap", "texture0", "render", "diffuse") or keyword in EXTRAS:
+            text.values[keyword] = " ".join(tokens[1:])
+
+    def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
+        """The ``width`` numbers after a keyword on its own line."""
+        if len(tokens) < 1 + width:
+            raise self.error(at, f"{tokens[0]}: expected {width} numbers after it, found {len(tokens) - 1}")
+        try:
+            values = np.array([_number(token) for token in tokens[1:1 + width]])
+        except ValueError:
+            raise self.error(at, f"{tokens[0]}: expected {width} numbers, found {' '.join(tokens[1:])!r}") from None
+        if not np.isfinite(values).all():
+            self.nonfinite += 1
+            values = np.where(np.isfinite(values), values, 0.0)
+        return values
+
+    def weight_rows(self, at: int, count: int) -> tuple[list[list[str]], np.ndarray, int]:
+        """Skin weight rows ``bone weight bone weight …``: bone names (V, K) and weights (V, K)."""
+        if at + 1 + count > len(self.lines):
+            raise self.error(at, f"weights {count}: expected {count} rows, the file ends after "
+                                 f"{len(self.lines) - at - 1}")
+        parts = [line.split() for line in self.lines[at + 1:at + 1 + count]]
+        self.at = at + 1 + count
+        lanes = max((len(part) // 2 for part in parts), default=0)
+        bad = next((row for row, part in enumerate(parts)
+                    if not part or len(part) % 2 or len(part) // 2 > MAX_WEIGHT_LANES), None)
+        if bad is not None:
+            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to {MAX_WEIGHT_LANES} "
+                                           f"'bone weight' pairs, found {' '.join(parts[bad]) or 'an empty line'!r}")
+        names = [part[0::2] + [""] * (lanes - len(part) // 2) for part in parts]
+        flat = [part[1::2] + ["0"] * (lanes - len(part) // 2) for part in parts]
+        try:
+            weights = np.array(flat, np.float64).reshape(count, lanes)
+        except ValueError:
+            row = next(row for row, values in enumerate(flat) if not all(map(_numeric, values)))
+            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: expected 'bone weight' pairs, found "
+                                           f"{' '.join(parts[row])!r}") from None
+        return names, weights, at
+
+    def animation(self, tokens: list[str], line: int) -> tuple[Animation, list[_NodeText]]:
+        if len(tokens) < 2:
+            raise self.error(line, "newanim: expected 'newanim <name> <model>'")
+        animation = Animation(tokens[1], 0.0, [], [])
+        texts = []
+        while True:
+            found = self.next_tokens()
+            if found is None:
+                raise self.error(line, f"animation {animation.name!r}: expected 'doneanim' before the end of the file")
+            tokens, at = found
+            keyword = tokens[0].lower()
+            if keyword == "doneanim":
+                return animation, texts
+            if keyword == "node":
+                texts.append(self.node(tokens, at))
+            elif keyword == "length":
+                animation.length = float(self.inline(tokens, at, 1)[0])
+            elif keyword == "transtime":
+                animation.transition = float(self.inline(tokens, at, 1)[0])
+            elif keyword == "animroot":
+                animation.root = tokens[1] if len(tokens) > 1 else ""
+            elif keyword == "event":
+                if len(tokens) < 3:
+                    raise self.error(at, "event: expected 'event <time> <name>'")
+                animation.events.append((float(self.inline(tokens[:2], at, 1)[0]), tokens[2]))
+
+    def parse(self) -> Parsed:
+        name = supermodel = classification = ""
+        scale = 1.0
+        geometry: list[_NodeText] = []
+        animations: list[tuple[Animation, list[_NodeText]]] = []
+        while (found := self.next_tokens()) is not None:
+            tokens, at = found
+            keyword = tokens[0].lower()
+            if keyword == "newmodel" and len(tokens) > 1:
+                name = tokens[1]
+            elif keyword == "setsupermodel":
+                supermodel = tokens[2] if len(tokens) > 2 else ""
+            elif keyword == "classification" and len(tokens) > 1:
+                classification = tokens[1].lower()
+            elif keyword == "setanimationscale":
+                scale = float(self.inline(tokens, at, 1)[0])
+            elif keyword == "node":
+                geometry.append(self.node(tokens, at))
+            elif keyword == "newanim":
+                animations.append(self.animation(tokens, at))
+            elif keyword == "donemodel":
+                break
+        if not name:
+            raise ReadError(self.path, "expected a 'newmodel <name>' line: not an NWN ASCII model", line=1)
+        if not geometry:
+            raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line", line=len(self.lines))
+        nodes = self.tree(geometry, "model")
+        lookup = {}
+        for index, node in enumerate(nodes):
+            lookup.setdefault(node.name.lower(), index)
+        by_name = {text.name.lower(): text for text in reversed(geometry)}
+        for node in nodes:
+            if node.kind in MESH_KINDS:
+                self.mesh(node, by_name[node.name.lower()], lookup)
+        parsed_animations = []
+        for animation, texts in animations:
+            animation.nodes = self.tree(texts, f"animation {animation.name!r}")
+            parsed_animations.append(animation)
+        if self.nonfinite:
+            self.warnings.append(f"{self.nonfinite} non-finite number(s) (NaN/Inf) read as 0")
+        return Parsed(self.path, name, supermodel, nodes, parsed_animations, self.warnings,
+                      classification=classification, animation_scale=scale, format="nwn_ascii")
+
+    def tree(self, texts: list[_NodeText], what: str) -> list[Node]:
+        """The nodes in pre-order (children in file order) with parent indices; a parent that names
+        no node, or a parent cycle, is an error naming the line."""
+        first: dict[str, int] = {}
+        for index, text in enumerate(texts):
+            first.setdefault(text.name.lower(), index)
+        children: list[list[int]] = [[] for _ in texts]
+        roots = []
+        for index, text in enumerate(texts):
+            parent = text.parent.lower()
+            if parent in ("", "null"):
+                roots.append(index)
+            elif parent not in first:
+                raise self.error(text.parent_line, f"{what}: node {text.name!r} has parent {text.parent!r}, "
+                                                   "which is no node of it")
+            else:
+                children[first[parent]].append(index)
+        order: list[tuple[int, int]] = []
+        stack = [(root, -1) for root in reversed(roots)]
+        while stack:
+            index, parent = stack.pop()
+            order.append((index, parent))
+            position = len(order) - 1
+            stack.extend((child, position) for child in reversed(children[index]))
+        if len(order) < len(texts):
+            placed = {index for index, _ in order}
+            stray = next(text for index, text in enumerate(texts) if index not in placed)
+            raise self.error(stray.parent_line, f"{what}: node {stray.name!r} is on a parent cycle")
+        nodes = []
+        for index, parent in order:
+            text = texts[index]
+            extras = {EXTRAS[key]: value for key, value in text.values.items()
+                      if key in EXTRAS and text.kind not in MESH_KINDS}
+            nodes.append(Node(name=text.name, parent=parent, kind=text.kind, controllers=text.controllers,
+                              extras=extras))
+        return nodes
+
+    def mesh(self, node: Node, text: _NodeText, lookup: dict[str, int]) -> None:
+        """Vertices, split where one vertex has several texture vertices, with faces and skin."""
+        verts = text.lists.get("verts")
+        faces = text.lists.get("faces")
+        node.extras.update({EXTRAS[key]: value for key, value in text.values.items()
+                            if key in ("displacement", "tightness", "period")})
+        if verts is None or not len(verts[0]):
+            return
+        positions, verts_line = verts
+        count = len(positions)
+        rows, faces_line = faces if faces is not None else (np.zeros((0, 3)), verts_line)
+        corners = rows[:, :3].astype(np.int64)
+        self._check_indices(corners, count, faces_line, "vertex", "verts", rows[:, :3])
+        tverts = text.lists.get("tverts")
+        if tverts is not None and len(tverts[0]) and rows.shape[1] >= 7:
+            uv_corners = rows[:, 4:7].astype(np.int64)
+            self._check_indices(uv_corners, len(tverts[0]), faces_line, "texture vertex", "tverts", rows[:, 4:7])
+            keys = np.concatenate([corners.ravel() * len(tverts[0]) + uv_corners.ravel(),
+                                   np.setdiff1d(np.arange(count), corners) * len(tverts[0])])
+            unique, inverse = np.unique(keys, return_inverse=True)
+            source, uv_source = unique // len(tverts[0]), unique % len(tverts[0])
+            triangles = inverse[:corners.size].reshape(-1, 3)
+            uvs = tverts[0][uv_source]
+        else:
+            source, triangles, uvs = np.arange(count), corners, None
+        normals = text.lists.get("normals")
+        node.geometry = {
+            "positions": positions[source],
+            "normals": normals[0][source] if normals is not None and len(normals[0]) == count else None,
+            "uvs": uvs,
+            "triangles": triangles.astype(np.int32),
+            "texture": self.texture(text),
+            "color": tuple(float(v) for v in self.floats(text, "diffuse", (0.8, 0.8, 0.8))),
+            "render": self.floats(text, "render", (1.0,))[0] != 0,
+        }
+        node.extras.update(vertices=len(source), faces=len(triangles))
+        if text.kind == "dangly" and "constraints" in text.lists:
+            node.extras["constraints"] = len(text.lists["constraints"][0])
+        if text.kind == "skin":
+            node.geometry.update(self.skin(text, count, lookup, source))
+
+    def _check_indices(self, indices: np.ndarray, count: int, line: int, what: str, listed: str,
+                       raw: np.ndarray) -> None:
+        bad = np.flatnonzero(((indices < 0) | (indices >= count) | (raw != np.floor(raw))).any(axis=1))
+        if bad.size:
+            row = int(bad[0])
+            raise self.error(line + 1 + row, f"face {row}: {what} index {raw[row].tolist()} outside 0..{count - 1} "
+                                             f"(the node lists {count} {listed})")
+
+    def skin(self, text: _NodeText, count: int, lookup: dict[str, int], source: np.ndarray) -> dict:
+        if text.weights is None:
+            raise self.error(text.line, f"skin {text.name!r}: expected a 'weights' list")
+        names, weights, at = text.weights
+        if len(names) != count:
+            raise self.error(at, f"skin {text.name!r}: {len(names)} weight rows for {count} vertices")
+        joints = np.array([[lookup.get(bone.lower(), -1) if bone else -1 for bone in row] for row in names],
+                          np.int64).reshape(weights.shape)
+        return {"skin_joints": joints[source], "skin_weights": weights[source]}
+
+    @staticmethod
+    def texture(text: _NodeText) -> str:
+        """``texture0`` when it names one, else ``bitmap`` (``NULL`` means none)."""
+        for key in ("texture0", "bitmap"):
+            value = text.values.get(key, "").strip()
+            if value and value.lower() != "null":
+                return value
+        return ""
+
+    def floats(self, text: _NodeText, key: str, default: tuple) -> tuple:
+        value = text.values.get(key)
+        if value is None:
+            return default
+        try:
+            numbers = tuple(_number(token) for token in value.split()[:len(default)])
+        except ValueError:
+            return default
+        return numbers if len(numbers) == len(default) and all(np.isfinite(numbers)) else default
+
+
+def _numeric(token: str) -> bool:
+    try:
+        _number(token)
+    except ValueError:
+        return False
+    return True
+
+
+def parse(path: Path, data: bytes) -> Parsed:
+    """One ASCII MDL's content; every count, index and key row checked."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    with np.errstate(all="ignore"):
+        return _Parser(path, text).parse()
+
+
+# --- registry -----------------------------------------------------------------------------------
+
+def sniff(head: bytes, path: Path) -> str | None:
+    """'model' for a text file with a ``newmodel <name>`` line in its head."""
+    if b"\0" in head:
+        return None
+    return "model" if _NEWMODEL.search(head) else None
+
+
+nwn_model.PARSERS["ascii"] = parse
+register(Format(name="nwn_ascii", description="Neverwinter Nights ASCII MDL (.mdl)", sniff=sniff,
+                load=nwn_model.load, accepts=("nwn_mdl",), extensions=(".mdl",), unit="metre"))

@@ -1,0 +1,398 @@
+"""What the Neverwinter Nights readers share: the parsed form of one ``.mdl`` (binary or ASCII),
+building the Model from it, and the rules for loading several models as one.
+
+Both readers (``nwn_mdl`` for the compiled form, ``nwn_ascii`` for the text form) fill the same
+``Parsed`` structure, so node → bone, skins, animations → clips and supermodels are decided here once
+and the same content gives the same Model whatever form it came in.
+
+Every node is a bone, in pre-order; ``L = T(position) @ Rot(orientation)`` from the rest controllers.
+Trimesh, skin and dangly nodes become meshes, their vertices moved from node space to model space at
+rest (``W_node(rest) @ p``) so that ``S = W(t) @ inv(W(rest))`` skins them. Animations are keyed clips
+matched to bones by node name (case-insensitive).
+
+Several models in one load: the model is the file the others are supermodels of (else the first
+given); every other file lends its animations (its meshes are not drawn). The model's own clips win
+over inherited ones of the same name, as the engine does. The model's supermodel chain is then
+followed through files beside it (any case of the name, binary or ASCII).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
+
+import numpy as np
+
+from app import maths
+from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails
+
+#: Longest supermodel chain followed; a longer one is an error.
+MAX_SUPERMODEL_CHAIN = 16
+#: Influences per vertex the compiled form stores (skins are given at least this many lanes).
+SKIN_LANES = 4
+#: Relative tolerance of the inverse-bind cross-check.
+BIND_TOLERANCE = 1e-3
+
+#: Controller types (the binary numbering; the ASCII reader maps its keywords onto them).
+POSITION, ORIENTATION, SCALE = 8, 20, 36
+#: Node kinds that are not drawn as meshes (walk meshes, GUI vertex animation).
+UNDRAWN_KINDS = {"aabb", "animmesh"}
+#: Node kinds listed in the "nodes not drawn" warning.
+HIDDEN_KINDS = {"light", "emitter", "reference", "aabb", "animmesh"}
+
+
+@dataclass
+class Node:
+    """One node of a geometry. kind: 'dummy', 'trimesh', 'skin', 'dangly', 'animmesh', 'aabb',
+    'light', 'emitter', 'reference' (or another name for an unusual binary flag mix).
+    controllers: type → (times (K,), values (K, n)) float64, rotations as (x, y, z, w) quaternions.
+    geometry (meshes): positions (V, 3) in node space, normals (V, 3) or None, uvs (V, 2) or None
+    with OpenGL-style V (0 = bottom), triangles (T, 3), texture, color, render; skins add
+    skin_joints (V, K) node indices (−1 = unused lane) and skin_weights (V, K), and the binary form
+    inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check."""
+
+    name: str
+    parent: int
+    kind: str = "dummy"
+    controllers: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    extras: dict = field(default_factory=dict)
+    geometry: dict | None = None
+
+    @property
+    def drawn(self) -> bool:
+        return self.geometry is not None and self.kind not in UNDRAWN_KINDS
+
+
+@dataclass
+class Animation:
+    name: str
+    length: float
+    nodes: list[Node]
+    events: list[tuple[float, str]]
+    root: str = ""
+    transition: float = 0.0
+
+
+@dataclass
+class Parsed:
+    path: Path
+    name: str
+    supermodel: str
+    nodes: list[Node]
+    animations: list[Animation]
+    warnings: list[str]
+    classification: str = ""
+    animation_scale: float = 1.0
+    format: str = "nwn_mdl"
+
+    @property
+    def has_meshes(self) -> bool:
+        return any(node.drawn for node in self.nodes)
+
+    @property
+    def supermodel_name(self) -> str:
+        """The supermodel's name, empty when there is none (``NULL`` in any case)."""
+        name = self.supermodel.strip()
+        return "" if name.lower() == "null" else name
+
+
+#: Parsers by form, filled in by the reader modules: ``parse(path, data) → Parsed``.
+PARSERS: dict[str, Callable[[Path, bytes], Parsed]] = {}
+
+
+def parse_file(path: Path) -> Parsed:
+    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes."""
+    data = read_bytes(path)
+    return PARSERS["binary" if data[:4] == b"\0\0\0\0" else "ascii"](path, data)
+
+
+# --- building the model -------------------------------------------------------------------------
+
+def _rest_local(nodes: list[Node]) -> np.ndarray:
+    """(N, 4, 4) ``T(position) @ Rot(orientation)`` from each node's first position/orientation row."""
+    translations = np.zeros((len(nodes), 3))
+    rotations = maths.quat_identity((len(nodes),))
+    for index, node in enumerate(nodes):
+        if POSITION in node.controllers:
+            translations[index] = node.controllers[POSITION][1][0]
+        if ORIENTATION in node.controllers:
+            rotations[index] = node.controllers[ORIENTATION][1][0]
+    return maths.translation(translations) @ maths.quat_to_matrix(rotations)
+
+
+def _world(local: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """World matrices; nodes are in pre-order, so every parent precedes its children."""
+    world = local.copy()
+    for index in np.flatnonzero(parents >= 0):
+        world[index] = world[parents[index]] @ local[index]
+    return world
+
+
+def _skin_influences(node: Node, world: np.ndarray, skin_index: int,
+                     warnings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(V, K) joints (bone = pre-order node index) and weights of a skin node."""
+    geometry = node.geometry
+    nodes_of_lanes, weights = geometry["skin_joints"], geometry["skin_weights"].copy()
+    orphan = (nodes_of_lanes < 0) & (weights > 0)
+    if orphan.any():
+        warnings.append(f"skin {node.name!r}: {int(orphan.sum())} weighted lane(s) name no node; dropped")
+    weights[(nodes_of_lanes < 0) | (weights < 0)] = 0.0
+    totals = weights.sum(axis=1)
+    if np.any(np.abs(totals[totals > 0] - 1.0) > 1e-3):
+        warnings.append(f"skin {node.name!r}: weights that do not sum to 1 are renormalised")
+    joints = np.where(weights > 0, nodes_of_lanes, 0)
+    if "inverse_rotations" in geometry:
+        weighted_bones = np.flatnonzero(np.bincount(joints[weights > 0], minlength=len(world)))
+        _check_inverse_bind(node, geometry, weighted_bones, world, skin_index, warnings)
+    # One lane layout whatever the form: heaviest first, at least SKIN_LANES lanes.
+    order = np.argsort(-weights, axis=1, kind="stable")
+    joints, weights = np.take_along_axis(joints, order, 1), np.take_along_axis(weights, order, 1)
+    padding = ((0, 0), (0, max(0, SKIN_LANES - weights.shape[1])))
+    return np.pad(joints, padding).astype(np.int32), np.pad(weights, padding).astype(np.float32)
+
+
+def _check_inverse_bind(node: Node, geometry: dict, bones: np.ndarray, world: np.ndarray, skin_index: int,
+                        warnings: list[str]) -> None:
+    """Warn when QBoneRefInv (w, x, y, z) / TBoneRefInv disagree with ``inv(W_bone) @ W_skin`` at rest."""
+    rotations, translations = geometry["inverse_rotations"], geometry["inverse_translations"]
+    listed = bones[(bones < len(rotations)) & (bones < len(translations))]
+    if len(listed) < len(bones):
+        warnings.append(f"skin {node.name!r}: the inverse-bind tables do not cover every bone")
+    if not len(listed):
+        return
+    expected = maths.affine_inverse(world[listed]) @ world[skin_index]
+    stored = rotations[listed][:, [1, 2, 3, 0]]
+    stored = maths.quat_normalize(stored)
+    agreement = np.abs(np.sum(stored * maths.quat_from_matrix(expected), axis=1))
+    scale = max(1.0, float(np.abs(expected[:, :3, 3]).max()))
+    apart = np.linalg.norm(translations[listed] - expected[:, :3, 3], axis=1)
+    wrong = (agreement < 1 - BIND_TOLERANCE) | (apart > BIND_TOLERANCE * scale)
+    if wrong.any():
+        warnings.append(f"skin {node.name!r}: the stored inverse-bind tables disagree with the rest "
+                        f"hierarchy for {int(wrong.sum())} bone(s); the hierarchy is used")
+
+
+def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh]:
+    meshes = []
+    for index, node in enumerate(parsed.nodes):
+        if not node.drawn:
+            continue
+        geometry = node.geometry
+        count = len(geometry["positions"])
+        if "skin_joints" in geometry:
+            joints, weights = _skin_influences(node, world, index, warnings)
+        else:
+            joints, weights = np.full((count, 1), index, np.int32), np.ones((count, 1), np.float32)
+        normals = geometry["normals"]
+        if normals is not None:
+            normals = normals @ world[index, :3, :3].T.astype(np.float32)
+        uvs = geometry["uvs"]
+        if uvs is not None:
+            uvs = np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])  # OpenGL-style V → glTF's top-left origin
+        meshes.append(Mesh(name=node.name, positions=maths.transform_points(world[index], geometry["positions"]),
+                           joints=joints, weights=weights, normals=normals, uvs=uvs,
+                           triangles=geometry["triangles"],
+                           material=Material(texture=geometry["texture"], base_color=geometry["color"]),
+                           visible=geometry["render"]))
+    return meshes
+
+
+def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by_source: dict[str, int]) -> Clip:
+    """A keyed clip; animation nodes are matched to bones by lower-cased name, unmatched ones skipped
+    (counted per source file in ``unmatched_by_source``)."""
+    tracks, unmatched = {}, 0
+    length = animation.length if animation.length > 0 else None
+    for node in animation.nodes:
+        bone = bones.get(node.name.lower())
+        if bone is None:
+            unmatched += 1
+            continue
+        if bone in tracks or not node.controllers:
+            continue
+        channels = {}
+        for kind, channel in ((POSITION, "translation"), (ORIENTATION, "rotation"), (SCALE, "scale")):
+            if kind in node.controllers:
+                times, values = node.controllers[kind]
+                channels[channel] = (np.clip(times, 0.0, length) if length else times, values)
+        if channels:
+            tracks[bone] = Track(bone=bone, **channels)
+    if unmatched:
+        unmatched_by_source[source] = unmatched_by_source.get(source, 0) + 1
+    return Clip(name=animation.name, kind="keyed", tracks=list(tracks.values()), events=animation.events,
+                source=source)
+
+
+def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: dict[str, int],
+           warnings: list[str]) -> list[Clip]:
+    """The model's own clips, then the lenders' (a name the model already has is the model's: the
+    engine plays its own; a name two lenders share gets a suffix), then the supermodel chain's
+    (nearest first; a name already present is skipped, as the engine finds the nearest)."""
+    clips: list[Clip] = []
+    own = {animation.name.lower() for animation in parsed.animations}
+    taken: set[str] = set()
+    unmatched: dict[str, int] = {}
+
+    def add(animation: Animation, source: Parsed, name: str) -> None:
+        clip = _clip(animation, bones, source.path.name, unmatched)
+        clip.name = name
+        clips.append(clip)
+        taken.add(name.lower())
+
+    for animation in parsed.animations:
+        name = unique_name(animation.name, taken)
+        if name != animation.name:
+            warnings.append(f"animation {animation.name!r} appears twice in {parsed.path.name}; the second is "
+                            f"shown as {name!r}")
+        add(animation, parsed, name)
+    for lender in lenders:
+        for animation in lender.animations:
+            if animation.name.lower() in own:
+                warnings.append(f"animation {animation.name!r} of {lender.path.name}: the model has its own; "
+                                "the model's is played")
+                continue
+            name = unique_name(animation.name, taken)
+            if name != animation.name:
+                warnings.append(f"animation {animation.name!r} of {lender.path.name} is also in another file; "
+                                f"shown as {name!r}")
+            add(animation, lender, name)
+    for link in chain:
+        for animation in link.animations:
+            if animation.name.lower() not in taken:
+                add(animation, link, animation.name)
+    warnings.extend(f"{source}: {count} animation(s) key nodes the model does not have; those keys are ignored"
+                    for source, count in unmatched.items())
+    return clips
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``… — the first not in ``taken`` (compared lower-cased)."""
+    candidate, number = name, 1
+    while candidate.lower() in taken:
+        number += 1
+        candidate = f"{name} ({number})"
+    return candidate
+
+
+def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
+          links: list[tuple[str, str | None]] = ()) -> Model:
+    """The Model of ``parsed``, with the animations of ``lenders`` and of its supermodel ``chain``
+    (``links``: each chain name with the file found for it, or None)."""
+    warnings = list(parsed.warnings)
+    nodes = parsed.nodes
+    parents = np.array([node.parent for node in nodes], np.int32)
+    world = _world(_rest_local(nodes), parents)
+    if not np.isfinite(world).all():
+        raise ReadError(parsed.path, "node transforms overflow (values too large)")
+    meshes = _meshes(parsed, world, warnings)
+    names = [node.name for node in nodes]
+    bones: dict[str, int] = {}
+    for index, name in enumerate(names):
+        bones.setdefault(name.lower(), index)
+    if len(bones) < len(names):
+        warnings.append(f"{len(names) - len(bones)} duplicate node name(s); animations drive the first")
+    hidden = [f"{node.name} ({node.kind})" for node in nodes if node.kind in HIDDEN_KINDS]
+    if hidden:
+        warnings.append("nodes not drawn: " + ", ".join(hidden))
+    for source in [*lenders, *chain]:
+        warnings.extend(f"{source.path.name}: {warning}" for warning in source.warnings)
+    missing = [name for name, found in links if found is None]
+    if missing:
+        warnings.append(f"supermodel {missing[0]!r} not found beside {parsed.path.name}: its animations are "
+                        "missing")
+    clips = _clips(parsed, list(lenders), list(chain), bones, warnings)
+    heads, tails = derive_tails(world, parents, meshes)
+    skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
+                        derived_tails=np.ones(len(nodes), bool),
+                        extras=[{"node_type": node.kind, **node.extras} for node in nodes])
+    return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
+                 format=parsed.format, up_axis="Z", warnings=warnings, supermodels=list(links))
+
+
+# --- several files ------------------------------------------------------------------------------
+
+def find_beside(path: Path, name: str) -> Path | None:
+    """``<name>.mdl`` in ``path``'s folder, compared case-insensitively."""
+    wanted = f"{name}.mdl".lower()
+    try:
+        entries = os.listdir(path.parent)
+    except OSError:
+        return None
+    return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
+
+
+def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
+                     unreadable: list[str]) -> tuple[list[Parsed], list[tuple[str, str | None]]]:
+    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link
+    (``given`` files are reused, not read again), and each link's name with the file found for it
+    (None: not found; the chain stops there). A link that cannot be read ends the chain with a
+    message in ``unreadable``. A cycle or a chain longer than MAX_SUPERMODEL_CHAIN is a ReadError
+    naming the files."""
+    chain: list[Parsed] = []
+    links: list[tuple[str, str | None]] = []
+    seen = [parsed.path.resolve()]
+    current = parsed
+    while name := current.supermodel_name:
+        found = find_beside(current.path, name)
+        if found is None:
+            links.append((name, None))
+            break
+        resolved = found.resolve()
+        if resolved in seen:
+            loop = " → ".join(path.name for path in [*seen[seen.index(resolved):], resolved])
+            raise ReadError(current.path, f"supermodel chain loops: {loop}")
+        if len(chain) >= MAX_SUPERMODEL_CHAIN:
+            raise ReadError(current.path, f"supermodel chain deeper than {MAX_SUPERMODEL_CHAIN} "
+                                          f"({' → '.join(path.name for path in seen)} → …)")
+        seen.append(resolved)
+        links.append((name, str(found)))
+        try:
+            current = given.get(resolved) or parse_file(found)
+        except ReadError as error:
+            unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
+            break
+        chain.append(current)
+    return chain, links
+
+
+def _reach(start: Parsed, by_name: dict[str, Parsed]) -> set[int]:
+    """The ids of the given models on ``start``'s supermodel chain, by model name or file stem."""
+    reached: set[int] = set()
+    current = start
+    while (name := current.supermodel_name.lower()) in by_name and id(by_name[name]) not in reached:
+        current = by_name[name]
+        reached.add(id(current))
+    return reached
+
+
+def choose_model(parsed: list[Parsed]) -> Parsed:
+    """The file every other file is a supermodel of (through the given files), else the first."""
+    by_name: dict[str, Parsed] = {}
+    for item in parsed:
+        by_name.setdefault(item.name.lower(), item)
+        by_name.setdefault(item.path.stem.lower(), item)
+    for candidate in parsed:
+        if _reach(candidate, by_name) >= {id(item) for item in parsed if item is not candidate}:
+            return candidate
+    return parsed[0]
+
+
+def load(files: list[SniffedFile], options: LoadOptions) -> Model:
+    """One model, the other files lending their animations, then the model's supermodel chain."""
+    with np.errstate(all="ignore"):
+        parsed = [parse_file(Path(sniffed.path)) for sniffed in files]
+        model = choose_model(parsed)
+        lenders = [item for item in parsed if item is not model]
+        given = {item.path.resolve(): item for item in lenders}
+        unreadable: list[str] = []
+        chain, links = supermodel_chain(model, given, unreadable)
+        lent = {id(item) for item in lenders}
+        chain = [link for link in chain if id(link) not in lent]
+        try:
+            built = build(model, lenders, chain, links)
+        except ValueError as error:
+            raise ReadError(model.path, str(error)) from None
+        built.warnings.extend(unreadable)
+        return built

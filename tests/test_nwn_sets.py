@@ -1,0 +1,114 @@
+"""NWN models loaded together: lenders with meshes of their own, supermodel chains found on disk in
+any case and either form, cycles and depth; files from the tests' own writers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from app import formats
+from app.__main__ import main
+from app.formats import nwn_model
+from app.formats.registry import ReadError
+from app.pose import evaluate
+from tests.test_nwn_mdl import cast_animation, model_tree, save, walk_animation
+from tests.writers.nwn_ascii_writer import write_ascii_mdl
+from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
+
+
+def lifting(name: str, height: float) -> WAnimation:
+    """An animation moving ``pelvis`` from z = 1 to z = ``height`` over one second."""
+    keys = [(8, [0.0, 1.0], [(0, 0, 1), (0, 0, height)])]
+    return WAnimation(name, 1.0, WNode("c_test", children=[WNode("PELVIS", keys=keys)]))
+
+
+def lender_tree() -> WNode:
+    """A lender with a mesh of its own (as real animation-lending models have)."""
+    square = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0]], float)
+    return WNode("c_test", children=[WNode("pelvis", position=(0, 0, 1), children=[
+        WNode("lender_mesh", 0x021, vertices=square, faces=[[0, 1, 2]])])])
+
+
+def pelvis_height(model, clip_name: str, time: float) -> float:
+    clip = model.clips[model.clip_index(clip_name)]
+    return float(evaluate(model, clip, time).world[model.skeleton.index("pelvis")][2, 3])
+
+
+def test_lenders_with_meshes_add_clips_with_their_source(tmp_path):
+    model_path = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), [walk_animation()],
+                                                        supermodel="a_casts"))
+    lender = save(tmp_path, "a_casts.mdl", write_ascii_mdl("a_casts", lender_tree(),
+                                                            [lifting("castout", 3.0), lifting("walk", 9.0)]))
+    other = save(tmp_path, "a_other.mdl", write_mdl("a_other", lender_tree(), [lifting("castout", 5.0)]))
+    model = formats.load([lender, other, model_path])
+    assert model.name == "a_casts"  # a_other is not on c_hero's chain, so the first file is the model
+    model = formats.load([model_path, lender, other])
+    assert model.name == "c_hero"
+    assert [m.name for m in model.meshes] == ["torso_g", "body"]  # the lenders' meshes are not drawn
+    assert [(c.name, c.source) for c in model.clips] == [
+        ("walk", "c_hero.mdl"), ("castout", "a_casts.mdl"), ("castout (2)", "a_other.mdl")]
+    assert pelvis_height(model, "castout", 0.5) == pytest.approx(2.0)
+    assert pelvis_height(model, "castout (2)", 0.5) == pytest.approx(3.0)
+    assert any("'walk' of a_casts.mdl: the model has its own" in w for w in model.warnings)
+    assert any("shown as 'castout (2)'" in w for w in model.warnings)
+
+
+def test_model_is_the_file_the_others_are_supermodels_of(tmp_path):
+    base = save(tmp_path, "a_base.mdl", write_ascii_mdl("a_base", lender_tree(), [lifting("idle", 2.0)]))
+    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), [walk_animation()], supermodel="A_BASE"))
+    model = formats.load([base, hero])
+    assert model.name == "c_hero"
+    assert [(c.name, c.source) for c in model.clips] == [("walk", "c_hero.mdl"), ("idle", "a_base.mdl")]
+
+
+def test_supermodel_chain_found_on_disk_in_any_case_and_form(tmp_path, capsys):
+    save(tmp_path, "A_Middle.MDL", write_mdl("a_middle", lender_tree(), [lifting("castout", 3.0)],
+                                             supermodel="a_root"))
+    save(tmp_path, "a_ROOT.mdl", write_ascii_mdl("a_root", lender_tree(),
+                                                 [lifting("castout", 7.0), lifting("idle", 4.0)],
+                                                 supermodel="a_gone"))
+    hero = save(tmp_path, "c_hero.mdl", write_ascii_mdl("c_hero", model_tree(), [walk_animation()],
+                                                         supermodel="a_middle"))
+    model = formats.load([hero])
+    assert [(c.name, c.source) for c in model.clips] == [
+        ("walk", "c_hero.mdl"), ("castout", "A_Middle.MDL"), ("idle", "a_ROOT.mdl")]
+    assert pelvis_height(model, "castout", 1.0) == pytest.approx(3.0)  # the nearest link wins
+    assert [(name, found and found.rsplit("/", 1)[-1]) for name, found in model.supermodels] == [
+        ("a_middle", "A_Middle.MDL"), ("a_root", "a_ROOT.mdl"), ("a_gone", None)]
+    assert any("supermodel 'a_gone' not found" in w for w in model.warnings)
+    assert main(["info", str(hero)]) == 0
+    assert "supermodels: a_middle (A_Middle.MDL) → a_root (a_ROOT.mdl) → a_gone (not found)" in capsys.readouterr().out
+    assert main(["info", "--json", str(hero)]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert [c["source"] for c in facts["clips"]] == ["c_hero.mdl", "A_Middle.MDL", "a_ROOT.mdl"]
+    assert facts["supermodels"][2] == {"name": "a_gone", "file": None}
+
+
+def test_supermodel_cycle_is_an_error_naming_the_files(tmp_path):
+    save(tmp_path, "a_one.mdl", write_mdl("a_one", lender_tree(), supermodel="a_two"))
+    save(tmp_path, "a_two.mdl", write_ascii_mdl("a_two", lender_tree(), supermodel="A_ONE"))
+    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_one"))
+    with pytest.raises(ReadError) as caught:
+        formats.load([hero])
+    assert "a_one.mdl → a_two.mdl → a_one.mdl" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_absurd_supermodel_depth_is_an_error(tmp_path):
+    depth = nwn_model.MAX_SUPERMODEL_CHAIN + 2
+    for number in range(depth):
+        save(tmp_path, f"a_{number}.mdl", write_mdl(f"a_{number}", lender_tree(), supermodel=f"a_{number + 1}"))
+    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_0"))
+    with pytest.raises(ReadError) as caught:
+        formats.load([hero])
+    assert f"deeper than {nwn_model.MAX_SUPERMODEL_CHAIN}" in caught.value.message
+    assert "c_hero.mdl → a_0.mdl" in caught.value.message
+
+
+def test_unreadable_supermodel_is_a_warning(tmp_path):
+    save(tmp_path, "a_base.mdl", b"")
+    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), [cast_animation()], supermodel="a_base"))
+    model = formats.load([hero])
+    assert [c.name for c in model.clips] == ["cast"]
+    assert any("supermodel 'a_base' is unreadable" in w for w in model.warnings)
