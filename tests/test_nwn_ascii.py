@@ -140,7 +140,9 @@ def every_kind_tree() -> WNode:
 
 
 def test_every_node_kind(tmp_path):
-    path = save(tmp_path, "kinds.mdl", write_ascii_mdl("kinds", every_kind_tree(), render={"mesh01": 0}))
+    tree = every_kind_tree()
+    tree.children[1].render = 0
+    path = save(tmp_path, "kinds.mdl", write_ascii_mdl("kinds", tree))
     model = formats.load([path])
     kinds = {name: extra["node_type"] for name, extra in zip(model.skeleton.names, model.skeleton.extras)}
     assert kinds == {"kinds": "dummy", "bone_a": "dummy", "mesh01": "trimesh", "dangle01": "dangly",

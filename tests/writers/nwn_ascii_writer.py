@@ -43,9 +43,9 @@ def _key_values(kind: int, value) -> list[float]:
 
 
 class _Text:
-    def __init__(self, key_form: str, bezier: bool, split_uvs: bool, render: dict[str, int]):
+    def __init__(self, key_form: str, bezier: bool, split_uvs: bool):
         self.lines: list[str] = []
-        self.key_form, self.bezier, self.split_uvs, self.render = key_form, bezier, split_uvs, render
+        self.key_form, self.bezier, self.split_uvs = key_form, bezier, split_uvs
 
     def add(self, line: str) -> None:
         self.lines.append(line)
@@ -86,7 +86,7 @@ class _Text:
     def mesh(self, node: WNode) -> None:
         self.add("  ambient 1 1 1")
         self.add("  diffuse 0.8 0.7 0.6")
-        self.add(f"  render {self.render.get(node.name, 1)}")
+        self.add(f"  render {node.render}")
         if node.texture:
             self.add(f"  bitmap {node.texture}")
         vertices = np.asarray(node.vertices, float)
@@ -115,10 +115,10 @@ class _Text:
 
 def write_ascii_mdl(name: str, root: WNode, animations: list[WAnimation] = (), supermodel: str = "NULL", *,
                     key_form: str = "counted", bezier: bool = False, split_uvs: bool = False,
-                    render: dict[str, int] | None = None, classification: str = "character",
+                    classification: str = "character",
                     animation_scale: float = 1.0) -> bytes:
-    """The text of an ASCII MDL holding ``root`` and ``animations`` (``render``: node name → flag)."""
-    text = _Text(key_form, bezier, split_uvs, render or {})
+    """The text of an ASCII MDL holding ``root`` and ``animations``."""
+    text = _Text(key_form, bezier, split_uvs)
     text.add("#MAXMODEL ASCII")
     text.add(f"# model: {name}")
     text.add(f"filedependancy {name}.max")

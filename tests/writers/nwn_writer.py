@@ -22,7 +22,7 @@ POSITION, ORIENTATION = 8, 20
 @dataclass
 class WNode:
     """flags: 0x1 dummy, 0x21 trimesh, 0x61 skin, 0x121 dangly, 0x3 light, 0x5 emitter, 0x11 reference,
-    0x221 AABB. keys: extra controllers ``(type, times, values (K, cols))``. skin_bones: (V, 4) node
+    0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``. skin_bones: (V, 4) node
     names per lane (None = unused lane) with skin_weights (V, 4)."""
 
     name: str
@@ -38,6 +38,7 @@ class WNode:
     texture: str = ""
     skin_bones: list | None = None
     skin_weights: np.ndarray | None = None
+    render: int = 1
 
 
 @dataclass
@@ -182,6 +183,7 @@ class _Builder:
                                   [(0, 0, 1, 0, 1, -1, -1, -1, *face) for face in faces.tolist()])
         self.where[f"{node.name}.faces"] = pointer
         self.put("3f3f", at + 0x3C, 0.8, 0.7, 0.6, 0.2, 0.2, 0.2)
+        self.put("I", at + 0x6C, node.render)
         self.model[at + 0x78:at + 0xB8] = _name(node.texture, 64)
         self.put("I", at + 0x1AC, NO_RAW)
         self.put("B", at + 0x1B4, 3)
