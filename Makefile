@@ -32,6 +32,7 @@ node-deps:
 	fi
 
 test: $(STAMP) system-deps node-deps
+	$(PY) -m ruff check app tests
 	@if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then \
 		$(PY) -m pytest $(PYTEST_ARGS); \
 	else \

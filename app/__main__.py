@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     pose = commands.add_parser("pose", help="write the posed bones and vertices at one instant")
     _add_files(pose)
     _add_instant(pose)
-    pose.add_argument("-o", "--output", required=True, help="OUT.npz, OUT.json, OUT.obj, or OUT.glb/.gltf (static mesh)")
+    pose.add_argument("-o", "--output", required=True,
+                      help="OUT.npz, OUT.json, OUT.obj, or OUT.glb/.gltf (static mesh)")
 
     render = commands.add_parser("render", help="render a PNG without a window")
     _add_files(render)

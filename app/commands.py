@@ -117,8 +117,8 @@ def info(args: Namespace) -> int:
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]
-    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s) from {c['source']}"
-              for i, c in enumerate(facts["clips"])]
+    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s) "
+              f"from {c['source']}" for i, c in enumerate(facts["clips"])]
     if facts["supermodels"]:
         links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"
                  for link in facts["supermodels"]]

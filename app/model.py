@@ -160,7 +160,8 @@ class Material:
         if self.image is not None:
             self.image = _frozen(self.image, np.uint8, (None, None, 4), f"material {self.name!r} image")
         if self.uv_transform is not None:
-            self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3), f"material {self.name!r} uv_transform")
+            self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3),
+                                        f"material {self.name!r} uv_transform")
         if self.alpha_mode not in ("OPAQUE", "MASK", "BLEND"):
             raise ValueError(f"material {self.name!r}: unknown alpha mode {self.alpha_mode!r}")
         for wrap in self.wrap:
@@ -295,7 +296,8 @@ class Clip:
                 raise ValueError(f"clip {self.name!r}: frame times must increase")
             frames = len(self.times)
             if self.world is not None:
-                self.world = _frozen(self.world, np.float64, (frames, None, 4, 4), f"clip {self.name!r} world")
+                self.world = _frozen(self.world, np.float64, (frames, None, 4, 4),
+                                     f"clip {self.name!r} world")
             if self.kind == "matrices" and self.world is None:
                 raise ValueError(f"clip {self.name!r}: a matrices clip needs world matrices")
             if self.kind == "vertex":
@@ -379,7 +381,8 @@ class Model:
                     raise ValueError(f"clip {clip.name!r} animates bone {track.bone}, outside 0..{bones - 1}")
         for helper in self.helpers:
             if not -1 <= helper.parent < bones:
-                raise ValueError(f"helper {helper.name!r} follows bone {helper.parent}, outside -1..{bones - 1}")
+                raise ValueError(f"helper {helper.name!r} follows bone {helper.parent}, "
+                                 f"outside -1..{bones - 1}")
 
     @property
     def vertex_count(self) -> int:

@@ -65,7 +65,8 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     if clip is None:
         return bind_pose(model)
     if clip.kind == "keyed":
-        return pose_from_world(model, compose_world(model.skeleton, _sample_keyed(model.skeleton, clip, time)))
+        local = _sample_keyed(model.skeleton, clip, time)
+        return pose_from_world(model, compose_world(model.skeleton, local))
     frame, fraction = _bracket(clip.times, time)
     world = (model.skeleton.bind_world.copy() if clip.world is None
              else _blend_world_frames(model.skeleton, clip.world, frame, fraction))

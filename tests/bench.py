@@ -135,11 +135,13 @@ class Goal:
 
 GOALS = (
     Goal("skinned_vs_static", "gpu", lambda r: r.get("lbs_ratio"), "<=", 1.3),
-    Goal("window_fps_vs_offscreen_draw", "window", lambda r: r.get("window_fps_vs_offscreen_draw"), ">=", 0.8),
+    Goal("window_fps_vs_offscreen_draw", "window", lambda r: r.get("window_fps_vs_offscreen_draw"),
+         ">=", 0.8),
     Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
     Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
     Goal("c3de_load_mb_per_s", "binary", lambda r: r.get("c3de", {}).get("mb_per_s"), ">=", 200),
-    Goal("ragdolls_realtime_awake", "ragdoll", lambda r: r.get("ragdolls in real time while all awake"), ">=", 10),
+    Goal("ragdolls_realtime_awake", "ragdoll",
+         lambda r: r.get("ragdolls in real time while all awake"), ">=", 10),
     Goal("ragdolls_realtime_falling", "ragdoll",
          lambda r: r.get("ragdolls in real time over a 6 s fall (goal >= 20)"), ">=", 20),
     Goal("window_ragdoll_speed_vs_realtime", "window", lambda r: r.get("window_ragdoll_speed_vs_realtime"),

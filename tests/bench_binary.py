@@ -42,7 +42,8 @@ def _c3de_files(vertices: int, frames: int, bones: int) -> tuple[bytes, bytes]:
                       rng.integers(-1, bones, vertices), rng.random(vertices), rng.random((vertices, 2)))
     bind = np.broadcast_to(np.eye(4), (bones, 4, 4))
     skinning = np.broadcast_to(np.eye(4), (frames, bones, 4, 4))
-    return mesh, write_bones_2010(bind, np.zeros((bones, 3)), np.ones((bones, 3)), skinning, np.full(bones, -1))
+    return mesh, write_bones_2010(bind, np.zeros((bones, 3)), np.ones((bones, 3)), skinning,
+                                  np.full(bones, -1))
 
 
 def _throughput(load, files: list[SniffedFile], repeats: int = 3) -> tuple[float, float]:

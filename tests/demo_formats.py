@@ -47,9 +47,11 @@ def write_bonespro(model: Model, folder: Path) -> list[Path]:
     per key (BonesPro counts frames, not seconds)."""
     skeleton, mesh = model.skeleton, model.meshes[0]
     joints, weights = strongest(model, 4)
-    influences = [[(int(j), float(w)) for j, w in zip(row_j, row_w) if w > 0] for row_j, row_w in zip(joints, weights)]
-    structure = text_formats.bonespro_structure(folder / "demo_structure.txt", skeleton.names, skeleton.parents,
-                                                skeleton.bind_world, mesh.positions, influences)
+    influences = [[(int(j), float(w)) for j, w in zip(row_j, row_w) if w > 0]
+                  for row_j, row_w in zip(joints, weights)]
+    structure = text_formats.bonespro_structure(folder / "demo_structure.txt", skeleton.names,
+                                                skeleton.parents, skeleton.bind_world, mesh.positions,
+                                                influences)
     _, frames = walk_frames(model)
     animation = text_formats.bonespro_bones_matrix(folder / "demo_walk.txt", frames, len(mesh.positions))
     return [structure, animation]
@@ -127,8 +129,9 @@ def write_c3de(model: Model, folder: Path) -> list[Path]:
     joints, weights = strongest(model, 2)
     bone1 = np.where(weights[:, 1] > 0, joints[:, 1], -1)
     mesh_path, bones_path = folder / "demo.c3d", folder / "demo_bones.c3d"
-    mesh_path.write_bytes(c3de_writer.write_mesh(mesh.positions, joints[:, 0], bone1, weights[:, 0], uvs=mesh.uvs,
-                                                 normals=mesh.normals, indices=mesh.triangles.ravel()))
+    mesh_path.write_bytes(c3de_writer.write_mesh(mesh.positions, joints[:, 0], bone1, weights[:, 0],
+                                                 uvs=mesh.uvs, normals=mesh.normals,
+                                                 indices=mesh.triangles.ravel()))
     _, frames = walk_frames(model)
     skinning = frames @ np.linalg.inv(skeleton.bind_world)
     bones_path.write_bytes(c3de_writer.write_bones_2010(skeleton.bind_world, skeleton.heads, skeleton.tails,

@@ -85,7 +85,8 @@ def humanoid(up_axis: str = "Z", with_mesh: bool = True) -> Model:
             normals.append(local_normals @ frame[:3, :3].T)
             joints.append(np.full(len(local), bone))
         meshes.append(Mesh(name="body", positions=np.concatenate(positions), normals=np.concatenate(normals),
-                           joints=np.concatenate(joints)[:, None], weights=np.ones((sum(map(len, joints)), 1)),
+                           joints=np.concatenate(joints)[:, None],
+                           weights=np.ones((sum(map(len, joints)), 1)),
                            triangles=np.concatenate(triangles),
                            material=Material(base_color=(0.75, 0.62, 0.52, 1.0))))
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,

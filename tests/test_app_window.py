@@ -70,7 +70,8 @@ def test_each_format_opens_through_the_dialog_path(window, qtbot, tmp_path, form
         before = view_image(window, qtbot)
         window.playback.set_time(clip.start + 0.4 * clip.duration)
         assert changed_pixels(before, view_image(window, qtbot)) > 200, "the clip should move the model"
-    assert format_name in window.windowTitle() or window.model.files[0].endswith(window.windowTitle().split(" — ")[0])
+    title = window.windowTitle()
+    assert format_name in title or window.model.files[0].endswith(title.split(" — ")[0])
 
 
 def test_failed_load_keeps_the_model(window, qtbot, tmp_path, monkeypatch):
@@ -102,7 +103,8 @@ def test_display_modes_change_the_picture(window, qtbot):
     for name in ("wireframe", "bones", "normals", "dqs"):
         before = view_image(window, qtbot)
         window.display_actions[name].setChecked(True)
-        assert changed_pixels(before, view_image(window, qtbot), threshold=20) > 30, f"{name} changes the picture"
+        changed = changed_pixels(before, view_image(window, qtbot), threshold=20)
+        assert changed > 30, f"{name} changes the picture"
         window.display_actions[name].setChecked(False)
     window.display_actions["grid"].setChecked(False)
     no_grid = view_image(window, qtbot)

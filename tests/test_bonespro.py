@@ -77,8 +77,8 @@ def rig(tmp_path):
 def load(*paths, fps=None):
     """The reader on ``paths`` (body.txt is the structure; .obj files attach faces)."""
     roles = ["structure" if path.name == "body.txt" else "animation" for path in paths]
-    files = [SniffedFile(path, "obj", "faces") if path.suffix == ".obj" else SniffedFile(path, "bonespro", role)
-             for path, role in zip(paths, roles)]
+    files = [SniffedFile(path, "obj", "faces") if path.suffix == ".obj"
+             else SniffedFile(path, "bonespro", role) for path, role in zip(paths, roles)]
     return bonespro.load(files, LoadOptions(fps=fps))
 
 

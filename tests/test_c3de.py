@@ -119,7 +119,8 @@ def test_2009_multi_clip_trailer_and_fps_option(tmp_path):
 def test_2009_single_clip_and_index_list_variant(tmp_path):
     skinning = skinning_frames(3)
     indices = [0, 1, 2, 2, 1, 3, 3, 4, 5]
-    mesh = save(tmp_path, "m.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2010", indices=indices))
+    mesh = save(tmp_path, "m.c3d",
+                write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2010", indices=indices))
     bones = save(tmp_path, "b.c3d", write_bones_2009(skinning, clip_frames=[3]))
     model = formats.load([mesh, bones])
     np.testing.assert_array_equal(model.meshes[0].triangles, np.reshape(indices, (3, 3)))

@@ -143,7 +143,8 @@ def test_headless_modules_never_import_qt():
 def test_app_without_display_says_how_to_render(monkeypatch):
     env = {k: v for k, v in __import__("os").environ.items()
            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    result = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True, timeout=60, env=env)
+    result = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True, timeout=60,
+                            env=env)
     assert result.returncode != 0
     assert "no display" in result.stderr and "boneyard render" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -68,7 +68,8 @@ def test_bnf_turns_the_bones_like_the_original(demo, written):
     assert model.skeleton.extras[demo.skeleton.names.index("thigh_l")]["mirror"] == \
         demo.skeleton.names.index("thigh_r")
     for frame in FRAMES:
-        heads, _ = evaluate(model, model.clips[0], frame_time(model.clips[0], frame)).heads_tails(model.skeleton)
+        pose = evaluate(model, model.clips[0], frame_time(model.clips[0], frame))
+        heads, _ = pose.heads_tails(model.skeleton)
         walk = demo.clips[0]
         expected, _ = evaluate(demo, walk, frame_time(walk, frame)).heads_tails(demo.skeleton)
         assert np.allclose(heads - heads[0], expected - expected[0], atol=1e-5), f"frame {frame}"

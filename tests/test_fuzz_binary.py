@@ -38,7 +38,8 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
             out[int(rng.integers(len(out)))] = INTERESTING[int(rng.integers(len(INTERESTING)))]
         elif choice in (2, 3) and len(out) >= 4:
             at = int(rng.integers(len(out) // 4)) * 4
-            out[at:at + 4] = int(INTERESTING_U32[int(rng.integers(len(INTERESTING_U32)))]).to_bytes(4, "little")
+            value = int(INTERESTING_U32[int(rng.integers(len(INTERESTING_U32)))])
+            out[at:at + 4] = value.to_bytes(4, "little")
         else:
             del out[int(rng.integers(len(out))):]
     return bytes(out)
@@ -75,7 +76,8 @@ def test_fuzz_nwn_mdl(tmp_path):
 @pytest.mark.fuzz
 def test_fuzz_c3de(tmp_path):
     seeds = [("mesh", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, UVS, layout="2010")),
-             ("mesh", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009", indices=[0, 1, 2, 3, 4, 5])),
+             ("mesh", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009",
+                                 indices=[0, 1, 2, 3, 4, 5])),
              ("bones", write_bones_2010(BIND, HEADS, TAILS, skinning_frames(3), [-1, 0])),
              ("bones", write_bones_2009(skinning_frames(5), clip_frames=[2, 3]))]
 

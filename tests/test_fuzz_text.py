@@ -140,7 +140,8 @@ def load_bnf(paths):
 def nwn_ascii_files(tmp_path) -> dict[str, bytes]:
     """A model (counted keys) and a lender of every node kind (bezier keys without counts)."""
     files = {"m.mdl": write_ascii_mdl("m", model_tree(), [walk_animation()], supermodel="k"),
-             "k.mdl": write_ascii_mdl("k", every_kind_tree(), [cast_animation()], key_form="endlist", bezier=True)}
+             "k.mdl": write_ascii_mdl("k", every_kind_tree(), [cast_animation()], key_form="endlist",
+                                      bezier=True)}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
     return files

@@ -159,8 +159,8 @@ def test_copies_draw_plain_boxes_only(demo_rig):
     model, rig = demo_rig
     copies = (rig.part_bind @ rig.box_rotations)[None].repeat(2, axis=0)
     copies[:, :, 0, 3] += np.array([1.0, 2.0])[:, None]
-    scene = ragdoll_scene(None, rig.half_extents, extent=model.extent(), copy_box_world=copies.reshape(-1, 4, 4),
-                          show_joints=False)
+    scene = ragdoll_scene(None, rig.half_extents, extent=model.extent(),
+                          copy_box_world=copies.reshape(-1, 4, 4), show_joints=False)
     assert scene.line_count == 2 * 12 * len(rig.part_bones)
     assert np.allclose(scene.line_colors, gizmos.COPY_BOX_COLOR)
 

@@ -67,6 +67,7 @@ def test_imports_follow_the_layers(path):
         if layer == "core":
             assert target == "core", f"{where}: model, maths and pose import nothing above them"
         if layer in SIBLINGS:
-            assert target in ("core", layer, "resources"), f"{where}: {layer}/ imports only itself and the core"
+            assert target in ("core", layer, "resources"), \
+                f"{where}: {layer}/ imports only itself and the core"
         private = [name for name in names if name.startswith("_") and not name.startswith("__")]
         assert not private or module == importer, f"{where}: private names {private}"

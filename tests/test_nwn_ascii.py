@@ -63,14 +63,16 @@ def test_ascii_and_binary_give_the_same_model(tmp_path, split_uvs):
         np.testing.assert_allclose(mesh_text.positions[corners_text], mesh_binary.positions[corners_binary],
                                    atol=1e-6)
         if mesh_binary.uvs is not None:
-            np.testing.assert_allclose(mesh_text.uvs[corners_text], mesh_binary.uvs[corners_binary], atol=1e-6)
+            np.testing.assert_allclose(mesh_text.uvs[corners_text], mesh_binary.uvs[corners_binary],
+                                       atol=1e-6)
         if not split_uvs:
             np.testing.assert_array_equal(mesh_text.joints, mesh_binary.joints)
             np.testing.assert_allclose(mesh_text.weights, mesh_binary.weights, atol=1e-6)
     for clip_text, clip_binary in zip(text.clips, binary.clips):
         for time in TIMES:
             np.testing.assert_allclose(corner_positions(text, evaluate(text, clip_text, time)),
-                                       corner_positions(binary, evaluate(binary, clip_binary, time)), atol=1e-5)
+                                       corner_positions(binary, evaluate(binary, clip_binary, time)),
+                                       atol=1e-5)
 
 
 def test_header_animation_fields_and_uvs(tmp_path):
@@ -215,7 +217,9 @@ def test_sniffed_by_content(tmp_path):
 
 def test_scale_keys(tmp_path):
     root = WNode("s", children=[WNode("grow", position=(0, 0, 0), orientation=(0, 0, 0, 1))])
-    animation = WAnimation("grow", 1.0, WNode("s", children=[WNode("grow", keys=[(36, [0.0, 1.0], [[1.0], [3.0]])])]))
-    model = formats.load([save(tmp_path, "s.mdl", write_ascii_mdl("s", root, [animation], key_form="endlist"))])
+    grow = WNode("grow", keys=[(36, [0.0, 1.0], [[1.0], [3.0]])])
+    animation = WAnimation("grow", 1.0, WNode("s", children=[grow]))
+    model = formats.load([save(tmp_path, "s.mdl",
+                               write_ascii_mdl("s", root, [animation], key_form="endlist"))])
     pose = evaluate(model, model.clips[0], 0.5)
     np.testing.assert_allclose(pose.world[1][:3, :3], 2.0 * np.eye(3), atol=1e-6)

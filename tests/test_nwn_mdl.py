@@ -118,7 +118,8 @@ def save(tmp_path, name, data):
 
 @pytest.fixture
 def model_file(tmp_path):
-    return save(tmp_path, "c_test.mdl", write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()]))
+    return save(tmp_path, "c_test.mdl",
+                write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()]))
 
 
 def test_skeleton_meshes_and_rest_pose(model_file):
@@ -126,7 +127,8 @@ def test_skeleton_meshes_and_rest_pose(model_file):
     model = formats.load([model_file])
     assert model.format == "nwn_mdl" and model.up_axis == "Z" and model.name == "c_test"
     names = model.skeleton.names
-    assert names == ["c_test", "pelvis", "torso_g", "lthigh", "body", "light01", "emit01", "ref01", "walkmesh"]
+    assert names == ["c_test", "pelvis", "torso_g", "lthigh", "body", "light01", "emit01", "ref01",
+                     "walkmesh"]
     assert [names[p] if p >= 0 else None for p in model.skeleton.parents][:5] == [
         None, "c_test", "pelvis", "pelvis", "c_test"]
     assert [m.name for m in model.meshes] == ["torso_g", "body"]
@@ -171,7 +173,8 @@ def test_supermodel_and_animation_only_file(tmp_path):
     model = formats.load([child])
     assert [c.name for c in model.clips] == ["walk", "cast"]
     extra = save(tmp_path, "extra.mdl", write_mdl("extra", skeleton, [WAnimation(
-        "wave", 1.0, WNode("c_test", children=[WNode("PELVIS", keys=[(8, [0.0, 1.0], [(0, 0, 1), (0, 0, 2)])])]))]))
+        "wave", 1.0,
+        WNode("c_test", children=[WNode("PELVIS", keys=[(8, [0.0, 1.0], [(0, 0, 1), (0, 0, 2)])])]))]))
     model = formats.load([child, extra])
     assert model.name == "c_child" and [c.name for c in model.clips] == ["walk", "wave", "cast"]
     pose = evaluate(model, model.clips[1], 0.5)

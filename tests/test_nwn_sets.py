@@ -57,7 +57,8 @@ def test_lenders_with_meshes_add_clips_with_their_source(tmp_path):
 
 def test_model_is_the_file_the_others_are_supermodels_of(tmp_path):
     base = save(tmp_path, "a_base.mdl", write_ascii_mdl("a_base", lender_tree(), [lifting("idle", 2.0)]))
-    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), [walk_animation()], supermodel="A_BASE"))
+    hero = save(tmp_path, "c_hero.mdl",
+                write_mdl("c_hero", model_tree(), [walk_animation()], supermodel="A_BASE"))
     model = formats.load([base, hero])
     assert model.name == "c_hero"
     assert [(c.name, c.source) for c in model.clips] == [("walk", "c_hero.mdl"), ("idle", "a_base.mdl")]
@@ -79,7 +80,8 @@ def test_supermodel_chain_found_on_disk_in_any_case_and_form(tmp_path, capsys):
         ("a_middle", "A_Middle.MDL"), ("a_root", "a_ROOT.mdl"), ("a_gone", None)]
     assert any("supermodel 'a_gone' not found" in w for w in model.warnings)
     assert main(["info", str(hero)]) == 0
-    assert "supermodels: a_middle (A_Middle.MDL) → a_root (a_ROOT.mdl) → a_gone (not found)" in capsys.readouterr().out
+    expected = "supermodels: a_middle (A_Middle.MDL) → a_root (a_ROOT.mdl) → a_gone (not found)"
+    assert expected in capsys.readouterr().out
     assert main(["info", "--json", str(hero)]) == 0
     facts = json.loads(capsys.readouterr().out)
     assert [c["source"] for c in facts["clips"]] == ["c_hero.mdl", "A_Middle.MDL", "a_ROOT.mdl"]
@@ -98,7 +100,8 @@ def test_supermodel_cycle_is_an_error_naming_the_files(tmp_path):
 def test_absurd_supermodel_depth_is_an_error(tmp_path):
     depth = nwn_model.MAX_SUPERMODEL_CHAIN + 2
     for number in range(depth):
-        save(tmp_path, f"a_{number}.mdl", write_mdl(f"a_{number}", lender_tree(), supermodel=f"a_{number + 1}"))
+        save(tmp_path, f"a_{number}.mdl",
+             write_mdl(f"a_{number}", lender_tree(), supermodel=f"a_{number + 1}"))
     hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_0"))
     with pytest.raises(ReadError) as caught:
         formats.load([hero])
@@ -108,7 +111,8 @@ def test_absurd_supermodel_depth_is_an_error(tmp_path):
 
 def test_unreadable_supermodel_is_a_warning(tmp_path):
     save(tmp_path, "a_base.mdl", b"")
-    hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), [cast_animation()], supermodel="a_base"))
+    hero = save(tmp_path, "c_hero.mdl",
+                write_mdl("c_hero", model_tree(), [cast_animation()], supermodel="a_base"))
     model = formats.load([hero])
     assert [c.name for c in model.clips] == ["cast"]
     assert any("supermodel 'a_base' is unreadable" in w for w in model.warnings)

@@ -103,7 +103,6 @@ def test_dual_quaternion_skinning_keeps_length_where_linear_blend_shrinks():
 
 
 def test_dual_quaternion_skinning_handles_antipodal_quaternions():
-    skel = skeleton([np.eye(4), np.eye(4)], [-1, -1])
     mesh = Mesh("m", positions=[[1, 0, 0]], joints=[[0, 1]], weights=[[0.5, 0.5]])
     # Two rotations of ±170° about Z: the short way between them passes through 180°.
     skin = np.stack([rotation_z(np.radians(170)), rotation_z(np.radians(-170))])
@@ -111,7 +110,6 @@ def test_dual_quaternion_skinning_handles_antipodal_quaternions():
 
 
 def test_rigid_vertices_stay_and_weights_are_normalised():
-    skel = skeleton([np.eye(4)], [-1])
     mesh = Mesh("m", positions=[[1, 0, 0], [0, 2, 0]], joints=[[0], [0]], weights=[[0.0], [3.0]])
     skin = np.stack([translation(0, 0, 5)])
     assert np.allclose(skin_mesh(mesh, skin), [[1, 0, 0], [0, 2, 5]])

@@ -17,10 +17,10 @@ from app.physics.profile import load_profile
 from app.render import gizmos
 from app.render.camera import project
 from app.resources import demo_paths
-from app.ui.ragdoll_session import (RagdollSession, euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name,
-                                    part_mirrors, quaternion_to_euler)
+from app.ui.ragdoll_session import (RagdollSession, euler_to_quaternion, joint_mirrors, mirror_bones,
+                                    mirror_name, part_mirrors, quaternion_to_euler)
 from tests import synthetic
-from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
+from tests.gui_helpers import needs_display, show_demo_window, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
@@ -50,7 +50,8 @@ def joint(session, name):
 
 
 @pytest.mark.parametrize("name, twin", [("thigh_l", "thigh_r"), ("Bip01 L Thigh", "Bip01 R Thigh"),
-                                        ("upperarm.R", "upperarm.L"), ("mixamorig:LeftArm", "mixamorig:RightArm"),
+                                        ("upperarm.R", "upperarm.L"),
+                                        ("mixamorig:LeftArm", "mixamorig:RightArm"),
                                         ("lthigh_g", "rthigh_g"), ("L_hand", "R_hand"), ("pelvis", None),
                                         ("Bip01", None), ("torso_g", None), ("leg", None)])
 def test_mirror_names(name, twin):
@@ -78,8 +79,9 @@ def test_prm_mirror_extras_pair_bones_without_side_names():
     pairs = {3: 5, 4: 6, 7: 9, 8: 10, 11: 12}
     pairs.update({b: a for a, b in pairs.items()})
     extras = [{"mirror": pairs.get(index, index), "H": 0.0, "R": 0.0} for index in range(len(skeleton))]
-    renamed = Skeleton(names=names, parents=skeleton.parents, bind_world=skeleton.bind_world, heads=skeleton.heads,
-                       tails=skeleton.tails, derived_tails=skeleton.derived_tails, extras=extras)
+    renamed = Skeleton(names=names, parents=skeleton.parents, bind_world=skeleton.bind_world,
+                       heads=skeleton.heads, tails=skeleton.tails, derived_tails=skeleton.derived_tails,
+                       extras=extras)
     model = Model(name="prm", skeleton=renamed, meshes=figure.meshes, up_axis=figure.up_axis)
     twins = mirror_bones(model)
     assert twins[7] == 9 and twins[9] == 7 and twins[0] == -1
@@ -178,7 +180,8 @@ def test_edits_while_running_rebuild_from_the_take_over_pose(session, demo):
     session.tick(0.25)
     session.edit_part("head", size=(0.2, 0.25, 0.2))
     assert session.running and session.ragdoll.time == 0.0
-    np.testing.assert_allclose(session.ragdoll.half_extents[session.profile.part_index("head")], (0.1, 0.125, 0.1))
+    head = session.profile.part_index("head")
+    np.testing.assert_allclose(session.ragdoll.half_extents[head], (0.1, 0.125, 0.1))
     session.undo()
     assert session.ragdoll.half_extents[session.profile.part_index("head")][0] != 0.1
 
@@ -221,7 +224,8 @@ def window(qtbot, tmp_path, monkeypatch):
 
 
 def changed_pixels(first, second, threshold=30) -> int:
-    return int((np.abs(first[..., :3].astype(int) - second[..., :3].astype(int)).max(axis=-1) > threshold).sum())
+    difference = np.abs(first[..., :3].astype(int) - second[..., :3].astype(int)).max(axis=-1)
+    return int((difference > threshold).sum())
 
 
 def pixel_of(window, point) -> QPoint:
@@ -316,14 +320,16 @@ def test_ctrl_drag_pulls_a_part_up(window, qtbot):
     qtbot.mousePress(window.viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, press)
     assert session.ragdoll.dragging is not None
     lifted = pixel_of(window, start + np.array([0.0, 0.35, 0.0]))
-    move = QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(lifted), QPointF(window.viewport.mapToGlobal(lifted)),
-                       Qt.MouseButton.NoButton, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier)
+    move = QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(lifted),
+                       QPointF(window.viewport.mapToGlobal(lifted)), Qt.MouseButton.NoButton,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier)
     window.viewport.mouseMoveEvent(move)
     camera = window.viewport.camera.yaw, window.viewport.camera.pitch
     qtbot.waitUntil(lambda: session.ragdoll.time >= 1.0, timeout=20_000)
     assert part_centre(window, "chest")[1] > start[1] + 0.15, "the chest should follow the mouse up"
     assert (window.viewport.camera.yaw, window.viewport.camera.pitch) == camera, "dragging must not orbit"
-    qtbot.mouseRelease(window.viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, lifted)
+    qtbot.mouseRelease(window.viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                       lifted)
     assert session.ragdoll.dragging is None
 
 
@@ -377,15 +383,18 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
     shift = moved - old[1]
     assert np.linalg.norm(part_centre(window, "head") - old_centre) == pytest.approx(shift)
     new_lines = window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)]
-    np.testing.assert_allclose(np.linalg.norm(new_lines.mean(axis=0) - old_lines.mean(axis=0)), shift, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(new_lines.mean(axis=0) - old_lines.mean(axis=0)), shift,
+                               atol=1e-5)
     assert window.undo_action.isEnabled()
     window.undo_action.trigger()
     assert part(session, "head").offset == old and not session.dirty
-    np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], old_lines, atol=1e-6)
+    np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], old_lines,
+                               atol=1e-6)
     assert table.item(row, OFFSET_Y).text() == f"{old[1]:.4g}"
     window.redo_action.trigger()
     assert part(session, "head").offset == pytest.approx((old[0], moved, old[2]))
-    np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], new_lines, atol=1e-6)
+    np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], new_lines,
+                               atol=1e-6)
 
 
 @_gui
@@ -415,7 +424,8 @@ def test_joint_editor_edits_limits_and_orientation(window, qtbot):
 def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
     session, table = window.ragdoll, window.ragdoll_panel.parts_table
     for name in ("head", "pelvis"):
-        qtbot.mouseClick(window.viewport, Qt.MouseButton.LeftButton, pos=pixel_of(window, part_centre(window, name)))
+        qtbot.mouseClick(window.viewport, Qt.MouseButton.LeftButton,
+                         pos=pixel_of(window, part_centre(window, name)))
         row = session.profile.part_index(name)
         assert session.selected_part == row
         assert [index.row() for index in table.selectionModel().selectedRows()] == [row]
@@ -464,7 +474,8 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
     session.edit_part("head", mass=4.0)
     session.save(tmp_path / "other.ragdoll.json")
     session.undo()
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path / "other.ragdoll.json"), ""))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(tmp_path / "other.ragdoll.json"), ""))
     assert panel.load_dialog()
     assert part(session, "head").mass == 4.0
 

@@ -171,7 +171,8 @@ def test_front_view_faces_the_figure(offscreen):
     options = DisplayOptions(grid=False)
     for up_axis in ("Z", "Y"):
         model = humanoid(up_axis)
-        mask = foreground(offscreen.render_image(model, wave_pose(model), SIZE, options, view="front"), options)
+        image = offscreen.render_image(model, wave_pose(model), SIZE, options, view="front")
+        mask = foreground(image, options)
         rows, columns = np.nonzero(mask)
         top = rows < rows.min() + 0.15 * np.ptp(rows)
         assert columns[top].mean() < np.median(columns), up_axis
@@ -190,7 +191,8 @@ def test_skeleton_overlay_adds_pixels(offscreen):
 def test_selected_bone_is_highlighted(offscreen):
     model = humanoid()
     plain = offscreen.render_image(model, None, SIZE, DisplayOptions(grid=False, bones=True))
-    selected = offscreen.render_image(model, None, SIZE, DisplayOptions(grid=False, bones=True, selected_bone=1))
+    selected = offscreen.render_image(model, None, SIZE,
+                                      DisplayOptions(grid=False, bones=True, selected_bone=1))
     changed = np.abs(plain.astype(int) - selected.astype(int)).max(axis=-1) > 30
     assert changed.sum() > 20
 

@@ -56,7 +56,8 @@ def front_camera(behind: bool = False) -> Camera:
     """Looking down −Z at the origin (or up +Z from behind), the quad of half size 1 spanning 160 px."""
     fov = math.radians(40.0)
     distance = 1.0 / (QUAD_PIXELS / SIZE[1] * math.tan(0.5 * fov))
-    return Camera(up_axis="Y", yaw=math.pi if behind else 0.0, pitch=0.0, distance=distance, fov=fov, radius=2.0)
+    return Camera(up_axis="Y", yaw=math.pi if behind else 0.0, pitch=0.0, distance=distance, fov=fov,
+                  radius=2.0)
 
 
 def at(u: float, v: float) -> tuple[int, int]:
@@ -72,7 +73,8 @@ def offscreen(gl_context):
 
 
 def draw(offscreen, *meshes: Mesh, options: DisplayOptions = PLAIN, behind: bool = False) -> np.ndarray:
-    return offscreen.render_image(scene(*meshes), None, SIZE, options, camera=front_camera(behind)).astype(int)
+    image = offscreen.render_image(scene(*meshes), None, SIZE, options, camera=front_camera(behind))
+    return image.astype(int)
 
 
 def plain_colour(offscreen, linear_rgb, u: float, v: float) -> np.ndarray:
@@ -182,8 +184,8 @@ def _background() -> np.ndarray:
 
 @pytest.mark.gl
 def test_mask_cuts_texels_below_the_cutoff(offscreen):
-    image = draw(offscreen, quad(Material(base_color=(1, 1, 1, 1), image=_half_transparent(), alpha_mode="MASK",
-                                          alpha_cutoff=0.5)))
+    image = draw(offscreen, quad(Material(base_color=(1, 1, 1, 1), image=_half_transparent(),
+                                          alpha_mode="MASK", alpha_cutoff=0.5)))
     opaque = draw(offscreen, quad(Material(base_color=(1, 1, 1, 1), image=_half_transparent())))
     np.testing.assert_array_equal(image[at(0.75, 0.5)], _background())
     np.testing.assert_array_equal(image[at(0.25, 0.5)], opaque[at(0.25, 0.5)])
@@ -192,8 +194,8 @@ def test_mask_cuts_texels_below_the_cutoff(offscreen):
 
 @pytest.mark.gl
 def test_mask_cutoff_below_the_alpha_keeps_the_texels(offscreen):
-    image = draw(offscreen, quad(Material(base_color=(1, 1, 1, 1), image=_half_transparent(), alpha_mode="MASK",
-                                          alpha_cutoff=0.2)))
+    image = draw(offscreen, quad(Material(base_color=(1, 1, 1, 1), image=_half_transparent(),
+                                          alpha_mode="MASK", alpha_cutoff=0.2)))
     assert np.abs(image[at(0.75, 0.5)] - _background()).max() > 20
 
 
@@ -225,7 +227,8 @@ def test_blended_meshes_are_drawn_far_to_near_whatever_their_order(offscreen):
 def test_blended_mesh_behind_an_opaque_one_is_hidden(offscreen):
     wall = quad(Material(base_color=(0.2, 0.6, 0.2, 1.0)), z=0.3, name="wall")
     glass = quad(Material(base_color=(0.8, 0.05, 0.05, 0.5), alpha_mode="BLEND"), z=-0.3, name="glass")
-    np.testing.assert_array_equal(draw(offscreen, glass, wall)[at(0.5, 0.5)], draw(offscreen, wall)[at(0.5, 0.5)])
+    np.testing.assert_array_equal(draw(offscreen, glass, wall)[at(0.5, 0.5)],
+                                  draw(offscreen, wall)[at(0.5, 0.5)])
 
 
 # --- hidden meshes and sides --------------------------------------------------------------------

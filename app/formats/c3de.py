@@ -255,14 +255,17 @@ def read_bones(path: Path, data: bytes, warnings: list[str]) -> BonesFile:
         return BonesFile(layout.name, None, None, None, skinning, None, clip_frames)
     bind = _matrices(block, 8, bones, "offset matrices", warnings)
     linear = bind[:, :3, :3]
-    singular = np.abs(np.linalg.det(linear)) <= 1e-12 * np.maximum(np.abs(linear).max(axis=(1, 2)), 1e-30) ** 3
+    scale = np.maximum(np.abs(linear).max(axis=(1, 2)), 1e-30)
+    singular = np.abs(np.linalg.det(linear)) <= 1e-12 * scale ** 3
     if singular.any():
-        warnings.append(f"{path.name}: {int(singular.sum())} singular offset matrices replaced by the identity")
+        warnings.append(f"{path.name}: {int(singular.sum())} singular offset matrices "
+                        "replaced by the identity")
         bind[singular] = np.eye(4)
     head_tails = finite_or_zero(block.array(8 + MATRIX_BYTES * bones, "<f4", 6 * bones, "heads and tails"),
                                 f"{path.name}: heads/tails", warnings).reshape(bones, 6)
     poses_at = 8 + (MATRIX_BYTES + HEAD_TAIL_BYTES) * bones
-    skinning = _matrices(block, poses_at, frames * bones, "pose matrices", warnings).reshape(frames, bones, 4, 4)
+    skinning = _matrices(block, poses_at, frames * bones, "pose matrices", warnings)
+    skinning = skinning.reshape(frames, bones, 4, 4)
     parents_at = poses_at + MATRIX_BYTES * frames * bones + 8
     parents = block.array(parents_at, "<i4", layout.parent_count, "parent list").astype(np.int32)
     if len(parents) != bones:
@@ -325,7 +328,8 @@ def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
         bind = bones.bind
         heads, tails = bones.heads, bones.tails
         derived = np.zeros(count, bool)
-        if np.any(np.linalg.norm(heads - bind[:, :3, 3], axis=1) > 1e-3 * max(1.0, np.abs(bind[:, :3, 3]).max())):
+        tolerance = 1e-3 * max(1.0, np.abs(bind[:, :3, 3]).max())
+        if np.any(np.linalg.norm(heads - bind[:, :3, 3], axis=1) > tolerance):
             warnings.append("heads/tails were stored at a posed frame (they differ from the offset matrices' "
                             "translations); shown as stored")
     else:
@@ -333,8 +337,8 @@ def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
         heads, tails = derive_tails(bind, parents, mesh_list, heads=_heads_from_vertices(mesh_list, count))
         derived = np.ones(count, bool)
         if count:
-            warnings.append("no rest frames in the file: bind frames are the identity, heads are the centroids "
-                            "of each bone's weighted vertices and tails are derived")
+            warnings.append("no rest frames in the file: bind frames are the identity, heads are the "
+                            "centroids of each bone's weighted vertices and tails are derived")
     clips = []
     if bones is not None and len(bones.skinning):
         fps = options.fps if options.fps and options.fps > 0 else DEFAULT_FPS

@@ -435,7 +435,8 @@ class _Reader:
         extras = material.extras if isinstance(material.extras, dict) else {}
         if not texture and isinstance(extras.get("texture"), str):
             texture = extras["texture"]  # Boneyard's exports keep names glTF cannot reference here
-        return Material(name=material.name or f"material{index}", base_color=(*color[:3], 1.0), texture=texture)
+        return Material(name=material.name or f"material{index}", base_color=(*color[:3], 1.0),
+                        texture=texture)
 
     # --- animations --------------------------------------------------------------------------
 

@@ -87,7 +87,8 @@ AABB_ENTRY = np.dtype([("min", "<f4", 3), ("max", "<f4", 3), ("left", "<u4"), ("
                        ("leaf_face", "<i4"), ("plane", "<u4")])      # 40
 
 HEADER, LIGHT_FLAG, EMITTER_FLAG, CAMERA, REFERENCE_FLAG = 0x001, 0x002, 0x004, 0x008, 0x010
-MESH_FLAG, SKIN_FLAG, ANIMMESH_FLAG, DANGLY_FLAG, AABB_FLAG, UNKNOWN_FLAG = 0x020, 0x040, 0x080, 0x100, 0x200, 0x400
+MESH_FLAG, SKIN_FLAG, ANIMMESH_FLAG = 0x020, 0x040, 0x080
+DANGLY_FLAG, AABB_FLAG, UNKNOWN_FLAG = 0x100, 0x200, 0x400
 KNOWN_FLAGS = 0x7FF
 #: Nodes with a mesh that is not drawn as one (walk meshes, GUI vertex animation).
 UNDRAWN_MESH_FLAGS = AABB_FLAG | ANIMMESH_FLAG

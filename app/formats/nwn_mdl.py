@@ -134,8 +134,8 @@ class _Reader:
         keys = self.array(header["keys"], layout.CONTROLLER, f"node {name!r} controller keys", offset + 0x54)
         if not len(keys):
             return {}, []
-        data = finite_or_zero(self.array(header["data"], "<f4", f"node {name!r} controller data", offset + 0x60),
-                              f"node {name!r} controller data", self.warnings)
+        what = f"node {name!r} controller data"
+        data = finite_or_zero(self.array(header["data"], "<f4", what, offset + 0x60), what, self.warnings)
         key_at = int(header["keys"][0])
         result, opaque = {}, []
         for number, key in enumerate(keys):
@@ -186,8 +186,8 @@ class _Reader:
             at += dtype.itemsize
 
     def _light(self, node: Node, record, at: int) -> None:
-        for name, dtype in (("flare_sizes", "<f4"), ("flare_positions", "<f4"), ("flare_colour_shifts", "<f4,<f4,<f4"),
-                            ("flare_textures", "<u4")):
+        for name, dtype in (("flare_sizes", "<f4"), ("flare_positions", "<f4"),
+                            ("flare_colour_shifts", "<f4,<f4,<f4"), ("flare_textures", "<u4")):
             self.array(record[name], dtype, f"light {node.name!r} {name}", at)
         node.extras.update(flare_radius=float(record["flare_radius"]), priority=int(record["priority"]),
                            ambient_only=int(record["ambient_only"]), shadow=int(record["shadow"]))
@@ -217,15 +217,18 @@ class _Reader:
                                  "(expected 3); faces read as a triangle list")
         if int(record["vertices"]) == NO_RAW:
             raise self.model.error(at + 0x1BC, f"mesh {node.name!r}: {count} vertices at a NULL raw pointer")
-        positions = self.raw_array(record["vertices"], "<f4", 3 * count, f"mesh {node.name!r} vertices", at + 0x1BC)
+        positions = self.raw_array(record["vertices"], "<f4", 3 * count, f"mesh {node.name!r} vertices",
+                                   at + 0x1BC)
         texture_count = int(record["texture_count"])
         uvs = None
         if texture_count >= 1:
             uvs = self.raw_array(record["uvs"][0], "<f4", 2 * count, f"mesh {node.name!r} uvs", at + 0x1C4)
-        normals = self.raw_array(record["normals"], "<f4", 3 * count, f"mesh {node.name!r} normals", at + 0x1D4)
+        normals = self.raw_array(record["normals"], "<f4", 3 * count, f"mesh {node.name!r} normals",
+                                 at + 0x1D4)
         self.raw_array(record["colours"], "<u4", count, f"mesh {node.name!r} colours", at + 0x1D8)
         node.geometry = {
-            "positions": finite_or_zero(positions, f"mesh {node.name!r} vertices", self.warnings).reshape(count, 3),
+            "positions": finite_or_zero(positions, f"mesh {node.name!r} vertices",
+                                        self.warnings).reshape(count, 3),
             "normals": None if normals is None else finite_or_zero(normals, f"mesh {node.name!r} normals",
                                                                    self.warnings).reshape(count, 3),
             "uvs": None if uvs is None else finite_or_zero(uvs, f"mesh {node.name!r} uvs",
@@ -240,10 +243,13 @@ class _Reader:
         if node.geometry is None:
             return
         count = len(node.geometry["positions"])
-        weights = self.raw_array(record["weights"], "<f4", 4 * count, f"skin {node.name!r} weights", at + 0x0C)
-        slots = self.raw_array(record["bone_refs"], "<i2", 4 * count, f"skin {node.name!r} bone slots", at + 0x10)
+        weights = self.raw_array(record["weights"], "<f4", 4 * count, f"skin {node.name!r} weights",
+                                 at + 0x0C)
+        slots = self.raw_array(record["bone_refs"], "<i2", 4 * count, f"skin {node.name!r} bone slots",
+                               at + 0x10)
         if weights is None or slots is None:
-            raise self.model.error(at + 0x0C, f"skin {node.name!r}: weights or bone slots at a NULL raw pointer")
+            raise self.model.error(at + 0x0C,
+                                   f"skin {node.name!r}: weights or bone slots at a NULL raw pointer")
         slots = slots.reshape(count, 4).astype(np.int64)
         bad = np.flatnonzero(((slots < -1) | (slots >= layout.SKIN_SLOTS)).ravel())
         if bad.size:
@@ -253,8 +259,8 @@ class _Reader:
         map_count = int(record["node_to_bone_count"])
         node_to_bone = np.zeros(0, np.int16)
         if map_count:
-            pointer = self.pointer(record["node_to_bone"], 2 * map_count, f"skin {node.name!r} node-to-bone map",
-                                   at + 0x14)
+            pointer = self.pointer(record["node_to_bone"], 2 * map_count,
+                                   f"skin {node.name!r} node-to-bone map", at + 0x14)
             node_to_bone = self.model.array(pointer, "<i2", map_count, "node-to-bone map")
         inverse_rotations = self.array(record["q_bone_ref_inv"], "<f4,<f4,<f4,<f4",
                                        f"skin {node.name!r} QBoneRefInv", at + 0x1C)
@@ -262,7 +268,8 @@ class _Reader:
                                           f"skin {node.name!r} TBoneRefInv", at + 0x28)
         self.array(record["constant_indices"], "<u4", f"skin {node.name!r} constant indices", at + 0x34)
         node.geometry.update(
-            skin_weights=finite_or_zero(weights, f"skin {node.name!r} weights", self.warnings).reshape(count, 4),
+            skin_weights=finite_or_zero(weights, f"skin {node.name!r} weights",
+                                        self.warnings).reshape(count, 4),
             skin_slots=slots, bone_parts=record["bone_parts"].astype(np.int64), node_to_bone=node_to_bone,
             slots_at=int(record["bone_refs"]),
             inverse_rotations=np.array(inverse_rotations.tolist(), np.float64).reshape(-1, 4),
@@ -340,9 +347,11 @@ class _Reader:
         events = self.array(header["events"], layout.EVENT, f"animation {name!r} events", offset + 0xB8)
         times = finite_or_zero(events["time"], f"animation {name!r} event times", self.warnings)
         length = float(finite_or_zero(header["length"], f"animation {name!r} length", self.warnings))
-        transition = float(finite_or_zero(header["transition"], f"animation {name!r} transition", self.warnings))
-        return Animation(name, length, nodes, [(float(t), fixed_string(n)) for t, n in zip(times, events["name"])],
-                         root=fixed_string(header["animation_root"]), transition=transition)
+        transition = float(finite_or_zero(header["transition"], f"animation {name!r} transition",
+                                          self.warnings))
+        event_list = [(float(t), fixed_string(n)) for t, n in zip(times, events["name"])]
+        return Animation(name, length, nodes, event_list, root=fixed_string(header["animation_root"]),
+                         transition=transition)
 
 
 def parse(path: Path, data: bytes) -> Parsed:

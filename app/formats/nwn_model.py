@@ -192,7 +192,8 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
         uvs = geometry["uvs"]
         if uvs is not None:
             uvs = np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])  # OpenGL-style V → glTF's top-left origin
-        meshes.append(Mesh(name=node.name, positions=maths.transform_points(world[index], geometry["positions"]),
+        meshes.append(Mesh(name=node.name,
+                           positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
                            material=Material(texture=geometry["texture"], base_color=geometry["color"]),
@@ -200,7 +201,8 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
     return meshes
 
 
-def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by_source: dict[str, int]) -> Clip:
+def _clip(animation: Animation, bones: dict[str, int], source: str,
+          unmatched_by_source: dict[str, int]) -> Clip:
     """A keyed clip; animation nodes are matched to bones by lower-cased name, unmatched ones skipped
     (counted per source file in ``unmatched_by_source``)."""
     tracks, unmatched = {}, 0
@@ -244,8 +246,8 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
     for animation in parsed.animations:
         name = unique_name(animation.name, taken)
         if name != animation.name:
-            warnings.append(f"animation {animation.name!r} appears twice in {parsed.path.name}; the second is "
-                            f"shown as {name!r}")
+            warnings.append(f"animation {animation.name!r} appears twice in {parsed.path.name}; "
+                            f"the second is shown as {name!r}")
         add(animation, parsed, name)
     for lender in lenders:
         for animation in lender.animations:
@@ -255,15 +257,15 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
                 continue
             name = unique_name(animation.name, taken)
             if name != animation.name:
-                warnings.append(f"animation {animation.name!r} of {lender.path.name} is also in another file; "
-                                f"shown as {name!r}")
+                warnings.append(f"animation {animation.name!r} of {lender.path.name} is also in another "
+                                f"file; shown as {name!r}")
             add(animation, lender, name)
     for link in chain:
         for animation in link.animations:
             if animation.name.lower() not in taken:
                 add(animation, link, animation.name)
-    warnings.extend(f"{source}: {count} animation(s) key nodes the model does not have; those keys are ignored"
-                    for source, count in unmatched.items())
+    warnings.extend(f"{source}: {count} animation(s) key nodes the model does not have; "
+                    "those keys are ignored" for source, count in unmatched.items())
     return clips
 
 

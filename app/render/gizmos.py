@@ -115,7 +115,8 @@ def box_triangles(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
 
 
 def axis_lines(frames: np.ndarray, length) -> np.ndarray:
-    """(N, 3, 2, 3) each frame's X, Y and Z axes as segments of ``length`` (scalar or (N,)) from its origin."""
+    """(N, 3, 2, 3) each frame's X, Y and Z axes as segments of ``length`` (scalar or (N,)) from its
+    origin."""
     frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
     length = np.broadcast_to(np.asarray(length, np.float64), (len(frames),))
     origins = frames[:, :3, 3]
@@ -139,7 +140,8 @@ def hinge_arcs(frames: np.ndarray, low: np.ndarray, high: np.ndarray, radius,
     ``high`` radians (N,), at ``radius`` (scalar or (N,)), plus the two spokes to the arc's ends."""
     frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
     radius = np.broadcast_to(np.asarray(radius, np.float64), (len(frames),))
-    steps = max(int(segments * np.max(np.abs(np.asarray(high) - np.asarray(low)), initial=0.0) / (2 * np.pi)), 2)
+    widest = np.max(np.abs(np.asarray(high) - np.asarray(low)), initial=0.0)
+    steps = max(int(segments * widest / (2 * np.pi)), 2)
     angles = np.linspace(np.asarray(low, np.float64), np.asarray(high, np.float64), steps + 1, axis=-1)
     local = np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=-1) * radius[:, None, None]
     points = _in_frames(frames, local)
@@ -189,7 +191,8 @@ def twist_arcs(frames: np.ndarray, twist: np.ndarray, radius, segments: int = AR
     along = np.full_like(angles, TWIST_OFFSET)
     local = np.stack([along, np.cos(angles), np.sin(angles)], axis=-1) * radius[:, None, None]
     points = _in_frames(frames, local)
-    axis_points = _in_frames(frames, np.stack([TWIST_OFFSET * radius, 0 * radius, 0 * radius], axis=-1)[:, None])
+    on_axis = np.stack([TWIST_OFFSET * radius, 0 * radius, 0 * radius], axis=-1)[:, None]
+    axis_points = _in_frames(frames, on_axis)
     spokes = np.stack([np.repeat(axis_points, 2, axis=1), points[:, [0, -1]]], axis=2)
     return np.concatenate([_polyline(points), spokes], axis=1)
 
@@ -279,9 +282,11 @@ def _joint_gizmos(builder: _Builder, joint_world: np.ndarray, hinge: np.ndarray,
         add(axes[:, axis:axis + 1], AXIS_COLORS[axis], np.arange(count))
     hinges, cones = np.flatnonzero(hinge), np.flatnonzero(~hinge)
     if len(hinges):
-        add(hinge_arcs(frames_a[hinges], limits[hinges, 0], limits[hinges, 1], radius[hinges]), HINGE_COLOR, hinges)
+        add(hinge_arcs(frames_a[hinges], limits[hinges, 0], limits[hinges, 1], radius[hinges]),
+            HINGE_COLOR, hinges)
     if len(cones):
-        add(swing_cones(frames_a[cones], limits[cones, 0], limits[cones, 1], radius[cones]), CONE_COLOR, cones)
+        add(swing_cones(frames_a[cones], limits[cones, 0], limits[cones, 1], radius[cones]),
+            CONE_COLOR, cones)
         add(twist_arcs(frames_a[cones], limits[cones, 2], radius[cones]), TWIST_COLOR, cones)
     origins = frames_a[:, :3, 3]
     current = np.stack([origins, origins + frames_b[:, :3, 0] * radius[:, None]], axis=1)[:, None]

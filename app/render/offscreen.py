@@ -76,7 +76,8 @@ class ImageTargets:
     def render(self, renderer: Renderer, camera: Camera, options: DisplayOptions) -> np.ndarray:
         """Draw with ``renderer`` and read back an (H, W, 4) uint8 RGBA image, top row first
         (straight alpha when ``options.transparent``)."""
-        return self.capture(lambda framebuffer: renderer.draw(framebuffer, camera, options), options.transparent)
+        return self.capture(lambda framebuffer: renderer.draw(framebuffer, camera, options),
+                            options.transparent)
 
     def capture(self, draw: Callable[[moderngl.Framebuffer], None], transparent: bool) -> np.ndarray:
         """Run ``draw`` on the (multisampled) target, then read back as ``render`` does; for callers

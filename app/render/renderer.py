@@ -181,7 +181,8 @@ def bone_octahedra(model: Model) -> Mesh:
     bind_y, _ = maths.normalize(skeleton.bind_world[:, :3, 1])
     y_axes = np.where(valid[:, None], y_axes, bind_y)
     lengths = np.where(valid, lengths, BONE_STUB * model.extent())
-    x_axes = skeleton.bind_world[:, :3, 0] - np.sum(skeleton.bind_world[:, :3, 0] * y_axes, axis=1)[:, None] * y_axes
+    bind_x = skeleton.bind_world[:, :3, 0]
+    x_axes = bind_x - np.sum(bind_x * y_axes, axis=1)[:, None] * y_axes
     x_axes, x_valid = maths.normalize(x_axes)
     fallback = np.where(np.abs(y_axes[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
     fallback, _ = maths.normalize(np.cross(y_axes, fallback))
@@ -195,7 +196,8 @@ def bone_octahedra(model: Model) -> Mesh:
     head_faces = np.stack([np.repeat(heads[:, None], 4, axis=1), following, ring], axis=2)
     tail_faces = np.stack([np.repeat(tails[:, None], 4, axis=1), ring, following], axis=2)
     corners = np.concatenate([head_faces, tail_faces], axis=1)  # (B, 8, 3, 3)
-    normals, _ = maths.normalize(np.cross(corners[:, :, 1] - corners[:, :, 0], corners[:, :, 2] - corners[:, :, 0]))
+    edges = corners[:, :, 1:] - corners[:, :, :1]
+    normals, _ = maths.normalize(np.cross(edges[:, :, 0], edges[:, :, 1]))
     return Mesh(
         name="skeleton",
         positions=corners.reshape(-1, 3),
@@ -348,7 +350,8 @@ class Renderer:
         framebuffer.use()
         self.ctx.viewport = framebuffer.viewport
         width, height = framebuffer.viewport[2:]
-        self._set_common(camera.view_matrix(), camera.projection_matrix(width / max(height, 1)), camera, height)
+        projection = camera.projection_matrix(width / max(height, 1))
+        self._set_common(camera.view_matrix(), projection, camera, height)
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.PROGRAM_POINT_SIZE)
         self.ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
 
@@ -387,8 +390,9 @@ class Renderer:
         """The meshes ``options`` draw: every mesh with ``show_hidden``, else the visible ones."""
         return [gpu_mesh for gpu_mesh in self.meshes if options.show_hidden or gpu_mesh.mesh.visible]
 
-    def _draw_meshes(self, options: DisplayOptions, blended: bool, framebuffer: moderngl.Framebuffer | None = None,
-                     camera: Camera | None = None, skin: np.ndarray | None = None) -> None:
+    def _draw_meshes(self, options: DisplayOptions, blended: bool,
+                     framebuffer: moderngl.Framebuffer | None = None, camera: Camera | None = None,
+                     skin: np.ndarray | None = None) -> None:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
@@ -427,7 +431,8 @@ class Renderer:
                 self.textures.keep_only([mesh.material.image for mesh in self.model.meshes])
             self.textures.texture(material).use(1)
             set_uniform(program, "mirror", tuple(wrap == "mirror" for wrap in material.wrap))
-            set_uniform(program, "uv_transform", np.eye(3) if material.uv_transform is None else material.uv_transform)
+            uv_transform = np.eye(3) if material.uv_transform is None else material.uv_transform
+            set_uniform(program, "uv_transform", uv_transform)
         set_uniform(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
         set_uniform(program, "alpha_cutoff", float(material.alpha_cutoff))
         set_uniform(program, "sphere_points", gpu_mesh.points)
@@ -463,7 +468,8 @@ class Renderer:
         program = self.programs["normals"]
         set_uniform(program, "line_length", NORMAL_LENGTH * self.model.extent())
         set_uniform(program, "depth_layer", SCENE_LAYER)
-        set_uniform(program, "color", tuple(c * NORMALS_COLOR[3] for c in NORMALS_COLOR[:3]) + (NORMALS_COLOR[3],))
+        alpha = NORMALS_COLOR[3]
+        set_uniform(program, "color", tuple(c * alpha for c in NORMALS_COLOR[:3]) + (alpha,))
         self._enable_blending()
         for index, gpu_mesh in enumerate(self.meshes):
             if gpu_mesh not in self.shown_meshes(options):
@@ -486,7 +492,8 @@ class Renderer:
         cell = nice_cell(extent)
         centre = 0.5 * (low + high)
         # Snapped to the lines, so the grid does not swim as the model moves over it.
-        origin = (axis_u * np.round(centre @ axis_u / cell) + axis_v * np.round(centre @ axis_v / cell)) * cell
+        origin = (axis_u * np.round(centre @ axis_u / cell)
+                  + axis_v * np.round(centre @ axis_v / cell)) * cell
         origin = origin + up * (low @ up)
         program = self.programs["grid"]
         for name, value in (("origin", origin), ("axis_u", axis_u), ("axis_v", axis_v)):

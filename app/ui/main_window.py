@@ -172,8 +172,8 @@ class MainWindow(QMainWindow):
         up_axis_group = QActionGroup(self)
         self.up_axis_actions = {}
         for axis in ("Y", "Z"):
-            action = self._action(up_menu, f"{axis} Up", lambda on, a=axis: on and self.viewport.set_up_axis(a),
-                                  checkable=True)
+            action = self._action(up_menu, f"{axis} Up",
+                                  lambda on, a=axis: on and self.viewport.set_up_axis(a), checkable=True)
             up_axis_group.addAction(action)
             self.up_axis_actions[axis] = action
         menu.addSeparator()
@@ -189,7 +189,8 @@ class MainWindow(QMainWindow):
             "heatmap": self._action(menu, "Weight &Heat Map", self._show_heatmap, "H", True),
             "normals": self._action(menu, "N&ormals", lambda on: self._set_option("normals", on), "Shift+N",
                                     True, options.normals),
-            "grid": self._action(menu, "&Grid", lambda on: self._set_option("grid", on), "G", True, options.grid),
+            "grid": self._action(menu, "&Grid", lambda on: self._set_option("grid", on), "G",
+                                 True, options.grid),
             "dqs": self._action(menu, "&Dual-Quaternion Skinning",
                                 lambda on: self._set_option("skinning", "dqs" if on else "lbs"), "D", True),
         }
@@ -210,8 +211,8 @@ class MainWindow(QMainWindow):
     def _show_heatmap(self, on: bool) -> None:
         self.viewport.options.heatmap_bone = self.viewport.options.selected_bone if on else None
         if on and self.viewport.options.selected_bone is None:
-            self.statusBar().showMessage("Select a bone (click it, or pick it in the outliner) to see its weights",
-                                         5000)
+            self.statusBar().showMessage(
+                "Select a bone (click it, or pick it in the outliner) to see its weights", 5000)
         self.viewport.update()
 
     def choose_background(self) -> None:
@@ -309,7 +310,8 @@ class MainWindow(QMainWindow):
         """Frames per second for formats that store frames without times; reloads the model."""
         if fps == self.load_options.fps:
             return
-        self.load_options = formats.LoadOptions(fps=fps, conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.load_options = formats.LoadOptions(
+            fps=fps, conjugate_quaternions=self.load_options.conjugate_quaternions)
         self.reload()
 
     def _start_load(self, paths: list[str], keep_state: bool) -> int:
@@ -434,7 +436,8 @@ class MainWindow(QMainWindow):
         pose = self.current_pose()
         if not self.ragdoll.running:
             self.ragdoll.set_clip_pose(pose)
-        copies = [self.ragdoll.pose(copy) for copy in range(1, self.ragdoll.copies)] if self.ragdoll.running else []
+        running = self.ragdoll.running
+        copies = [self.ragdoll.pose(copy) for copy in range(1, self.ragdoll.copies)] if running else []
         self.viewport.set_pose(pose, copies)
         self.outliner.set_pose(pose)
         self._show_gizmos()
@@ -497,7 +500,8 @@ class MainWindow(QMainWindow):
 
     # --- images and exports ---------------------------------------------------------------------
 
-    def capture(self, width: int | None = None, height: int | None = None, transparent: bool = False) -> QImage:
+    def capture(self, width: int | None = None, height: int | None = None,
+                transparent: bool = False) -> QImage:
         """The view as an image, at the view's size unless given."""
         ratio = self.viewport.devicePixelRatioF()
         width = width or int(self.viewport.width() * ratio)
@@ -509,8 +513,9 @@ class MainWindow(QMainWindow):
         limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
         self.viewport.doneCurrent()
         ratio = self.viewport.devicePixelRatioF()
-        dialog = ScreenshotDialog((int(self.viewport.width() * ratio), int(self.viewport.height() * ratio)), limit,
-                                  self.settings.value("screenshot/transparent", False, type=bool), self)
+        size = (int(self.viewport.width() * ratio), int(self.viewport.height() * ratio))
+        transparent = self.settings.value("screenshot/transparent", False, type=bool)
+        dialog = ScreenshotDialog(size, limit, transparent, self)
         if not dialog.exec():
             return
         settings = dialog.settings()
@@ -590,7 +595,8 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, title, f"Could not write {path}: {error}")
             return False
         if warnings:
-            QMessageBox.information(self, "Exported with warnings", f"Wrote {path}.\n\n" + "\n".join(warnings))
+            QMessageBox.information(self, "Exported with warnings",
+                                    f"Wrote {path}.\n\n" + "\n".join(warnings))
         self.statusBar().showMessage(f"Wrote {path}", 5000)
         return True
 
@@ -625,7 +631,8 @@ class MainWindow(QMainWindow):
             self.restoreState(state, DOCK_LAYOUT_VERSION)
         background = QColor(self.settings.value("view/background", ""))
         if background.isValid():
-            self.viewport.options.background = (background.redF(), background.greenF(), background.blueF(), 1.0)
+            self.viewport.options.background = (background.redF(), background.greenF(),
+                                                background.blueF(), 1.0)
 
     def closeEvent(self, event) -> None:
         if not ask_to_save(self, self.ragdoll_panel):
@@ -645,7 +652,8 @@ def _open_filter() -> str:
                   if fmt.extensions]
     everything = sorted({f"*{ext}" for _, extensions in per_format for ext in extensions})
     rows = [f"Models and animations ({' '.join(everything)})"]
-    rows += [f"{description} ({' '.join(f'*{ext}' for ext in extensions)})" for description, extensions in per_format]
+    rows += [f"{description} ({' '.join(f'*{ext}' for ext in extensions)})"
+             for description, extensions in per_format]
     return ";;".join(rows + ["All files (*)"])
 
 

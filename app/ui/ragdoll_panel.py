@@ -15,11 +15,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog,
-                               QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                               QMessageBox, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter,
-                               QStyledItemDelegate, QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox,
+                               QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
+                               QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea, QSizePolicy,
+                               QSpinBox, QSplitter, QStyledItemDelegate, QTableWidget, QTableWidgetItem,
+                               QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from app.physics.profile import SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
@@ -171,16 +171,21 @@ class RagdollPanel(QDockWidget):
                                         tip="One frame (1/60 s) of simulation")
         self.reset_action = self._action("&Reset Ragdoll", "Ctrl+Shift+G", session.reset,
                                          tip="Back to the pose it took over from")
-        self.shoot_action = self._action("S&hoot Tool", "X", lambda on: on and session.set_setting("tool", "shoot"),
-                                         checkable=True, tip="Click the ragdoll to shoot it along the view ray")
-        self.drag_action = self._action("&Drag Tool", "C", lambda on: on and session.set_setting("tool", "drag"),
+        self.shoot_action = self._action("S&hoot Tool", "X",
+                                         lambda on: on and session.set_setting("tool", "shoot"),
+                                         checkable=True,
+                                         tip="Click the ragdoll to shoot it along the view ray")
+        self.drag_action = self._action("&Drag Tool", "C",
+                                        lambda on: on and session.set_setting("tool", "drag"),
                                         checkable=True, tip="Drag a part on a spring (Ctrl + drag works with "
                                                             "either tool)")
         tools = QActionGroup(self)
         tools.addAction(self.shoot_action)
         tools.addAction(self.drag_action)
-        self.gravity_action = self._action("G&ravity", None, lambda on: session.set_setting("gravity", on), True)
-        self.ground_action = self._action("Gro&und Plane", None, lambda on: session.set_setting("ground", on), True)
+        self.gravity_action = self._action("G&ravity", None, lambda on: session.set_setting("gravity", on),
+                                           True)
+        self.ground_action = self._action("Gro&und Plane", None, lambda on: session.set_setting("ground", on),
+                                          True)
         self.save_action = self._action("Sa&ve Ragdoll Profile", "Ctrl+S", self.save)
         self.save_as_action = self._action("Save Ragdoll Profile &As…", None, self.save_as)
         self.load_action = self._action("&Load Ragdoll Profile…", None, self.load_dialog)
@@ -215,7 +220,8 @@ class RagdollPanel(QDockWidget):
             tools.addWidget(self._tool_button(box, action))
         self.impulse_box = _spin(box, 0.1, 9999.0, 5.0, 1, " N·s", "Shot impulse")
         self.impulse_box.valueChanged.connect(lambda v: self.session.set_setting("impulse", v))
-        self.drag_box = _spin(box, 1.0, 999999.0, 100.0, 0, " N", "Drag spring strength (most force it may use)")
+        self.drag_box = _spin(box, 1.0, 999999.0, 100.0, 0, " N",
+                              "Drag spring strength (most force it may use)")
         self.drag_box.valueChanged.connect(lambda v: self.session.set_setting("drag_strength", v))
         tools.addStretch(1)
         grid.addLayout(tools, 1, 0, 1, 4)
@@ -238,7 +244,8 @@ class RagdollPanel(QDockWidget):
         self.budget_box = _spin(box, 1.0, 100.0, 1.0, 0, " ms", "Most time spent stepping per frame")
         self.budget_box.setPrefix("budget ")
         self.budget_box.valueChanged.connect(lambda v: self.session.set_setting("budget", v / 1000.0))
-        for column, widget in enumerate((self.gravity_box, self.ground_box, self.copies_box, self.budget_box)):
+        settings = (self.gravity_box, self.ground_box, self.copies_box, self.budget_box)
+        for column, widget in enumerate(settings):
             grid.addWidget(widget, 3, column)
         self.stats_label = QLabel(box)
         self.stats_label.setWordWrap(True)
@@ -273,7 +280,8 @@ class RagdollPanel(QDockWidget):
         self.symmetric_box.toggled.connect(lambda on: self.session.set_setting("symmetric", on))
         row.addWidget(self.symmetric_box)
         row.addStretch(1)
-        self.total_mass_box = _spin(box, 0.01, 1e6, 1.0, 2, " kg", "Total mass, shared out in the parts' ratios")
+        self.total_mass_box = _spin(box, 0.01, 1e6, 1.0, 2, " kg",
+                                    "Total mass, shared out in the parts' ratios")
         self.total_mass_box.setPrefix("total ")
         self.total_mass_box.valueChanged.connect(self._total_mass_changed)
         row.addWidget(self.total_mass_box)
@@ -336,12 +344,14 @@ class RagdollPanel(QDockWidget):
         splitter.addWidget(form_widget)
         return splitter
 
-    def _vector_row(self, form: QFormLayout, label: str, field: str, angles: bool = False) -> list[QDoubleSpinBox]:
+    def _vector_row(self, form: QFormLayout, label: str, field: str,
+                    angles: bool = False) -> list[QDoubleSpinBox]:
         row = QHBoxLayout()
         boxes = []
         for axis in "XYZ":
             box = _spin(self.joint_form, -1e3, 1e3, 1.0, 4, tip=f"{label} {axis}") if not angles else \
-                _spin(self.joint_form, -360.0, 360.0, 5.0, 1, tip=f"{axis} angle (static axes, X applied first)")
+                _spin(self.joint_form, -360.0, 360.0, 5.0, 1,
+                      tip=f"{axis} angle (static axes, X applied first)")
             box.valueChanged.connect(lambda _value, f=field: self._joint_vector_changed(f))
             row.addWidget(box)
             boxes.append(box)
@@ -354,7 +364,8 @@ class RagdollPanel(QDockWidget):
         session = self.session
         profile = session.profile
         enabled = profile is not None
-        for widget in (self.tabs, self.save_button, self.save_as_button, self.total_mass_box, self.symmetric_box):
+        for widget in (self.tabs, self.save_button, self.save_as_button, self.total_mass_box,
+                       self.symmetric_box):
             widget.setEnabled(enabled)
         self.auto_button.setEnabled(session.model is not None and len(session.model.skeleton) > 0)
         self.load_button.setEnabled(session.model is not None)
@@ -402,7 +413,8 @@ class RagdollPanel(QDockWidget):
         with QSignalBlocker(table):
             table.setRowCount(len(joints))
             for row, joint in enumerate(joints):
-                for column, value in enumerate((joint.name, KIND_LABELS[joint.kind], joint.part_a, joint.part_b)):
+                cells = (joint.name, KIND_LABELS[joint.kind], joint.part_a, joint.part_b)
+                for column, value in enumerate(cells):
                     item = table.item(row, column)
                     if item is None:
                         item = QTableWidgetItem()
@@ -469,7 +481,8 @@ class RagdollPanel(QDockWidget):
             self.pause_action.setChecked(session.paused)
         for action in (self.pause_action, self.step_action, self.reset_action):
             action.setEnabled(running)
-        for action, on in ((self.shoot_action, session.tool == "shoot"), (self.drag_action, session.tool == "drag")):
+        for action, on in ((self.shoot_action, session.tool == "shoot"),
+                           (self.drag_action, session.tool == "drag")):
             with QSignalBlocker(action):
                 action.setChecked(on)
         for action, box, on in ((self.gravity_action, self.gravity_box, session.gravity),
@@ -504,10 +517,12 @@ class RagdollPanel(QDockWidget):
             cost = f"{ragdoll.step_seconds * 1e3:.2f} ms/step" if ragdoll.step_seconds else "–"
             frames = f" · {session.steps_per_frame:.1f} steps/frame" if session.realtime is not None else ""
             lines.append(f"Running · {state}{frames}")
-            lines.append(f"{cost}, could run ×{capacity:.1f} real time · budget {session.budget * 1e3:.0f} ms/frame"
-                         if math.isfinite(capacity) else f"budget {session.budget * 1e3:.0f} ms/frame")
+            budget = f"budget {session.budget * 1e3:.0f} ms/frame"
+            lines.append(f"{cost}, could run ×{capacity:.1f} real time · {budget}"
+                         if math.isfinite(capacity) else budget)
         else:
-            lines.append(f"Stopped · {1 / TIME_STEP:.0f} Hz steps · budget {session.budget * 1e3:.0f} ms/frame")
+            lines.append(f"Stopped · {1 / TIME_STEP:.0f} Hz steps · "
+                         f"budget {session.budget * 1e3:.0f} ms/frame")
         if session.message:
             lines.append(session.message)
         return "\n".join(lines)
@@ -627,7 +642,8 @@ def ask_to_save(parent: QWidget, panel: RagdollPanel) -> bool:
         parent, "Unsaved ragdoll profile",
         f"The ragdoll profile has unsaved edits ({panel.session.undo_stack.undoText() or 'edits'}).\n\n"
         "Save them before going on?",
-        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel,
         QMessageBox.StandardButton.Save)
     if answer == QMessageBox.StandardButton.Save:
         return panel.save()

@@ -27,8 +27,8 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from app import maths
 from app.model import Clip, Model
 from app.physics.autosetup import auto_setup
-from app.physics.profile import (ProfileError, RagdollProfile, load_profile, load_profile_for, profile_path_for,
-                                 save_profile)
+from app.physics.profile import (ProfileError, RagdollProfile, load_profile, load_profile_for,
+                                 profile_path_for, save_profile)
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.physics.rig import Rig, bind_rig
 from app.pose import Pose
@@ -176,7 +176,8 @@ class ProfileCommand(QUndoCommand):
         return self.ID if self.key is not None else -1
 
     def mergeWith(self, other) -> bool:
-        if not isinstance(other, ProfileCommand) or other.key != self.key or other.time - self.time > MERGE_SECONDS:
+        if (not isinstance(other, ProfileCommand) or other.key != self.key
+                or other.time - self.time > MERGE_SECONDS):
             return False
         self.after, self.time = other.after, other.time
         return True
@@ -328,7 +329,8 @@ class RagdollSession(QObject):
         if twin is not None:
             candidate.set_part(twin, **self._mirrored_part_changes(name, twin, changes))
         label = f"{name} and {twin}" if twin else name
-        self._push(f"Edit {label} {', '.join(sorted(changes))}", candidate, ("part", name, tuple(sorted(changes))))
+        self._push(f"Edit {label} {', '.join(sorted(changes))}", candidate,
+                   ("part", name, tuple(sorted(changes))))
 
     def edit_joint(self, name: str, **changes) -> None:
         """Change fields of joint ``name`` (parts, offsets, rotation, kind, limits), and its twin's
@@ -340,7 +342,8 @@ class RagdollSession(QObject):
         if twin is not None:
             candidate.set_joint(twin, **self._mirrored_joint_changes(name, twin, changes, candidate))
         label = f"{name} and {twin}" if twin else name
-        self._push(f"Edit {label} {', '.join(sorted(changes))}", candidate, ("joint", name, tuple(sorted(changes))))
+        self._push(f"Edit {label} {', '.join(sorted(changes))}", candidate,
+                   ("joint", name, tuple(sorted(changes))))
 
     def set_total_mass(self, total: float) -> None:
         candidate = self.profile.copy()
@@ -545,7 +548,8 @@ class RagdollSession(QObject):
             raise ValueError(f"{name}: expected a positive number, got {value}")
         if name == "tool" and value not in ("shoot", "drag"):
             raise ValueError(f"tool: expected 'shoot' or 'drag', got {value!r}")
-        if name not in ("gravity", "ground", "copies", "impulse", "budget", "drag_strength", "tool", "symmetric"):
+        if name not in ("gravity", "ground", "copies", "impulse", "budget", "drag_strength", "tool",
+                        "symmetric"):
             raise ValueError(f"unknown setting {name!r}")
         setattr(self, name, value)
         ragdoll = self.ragdoll
@@ -667,5 +671,6 @@ def _plain(value):
         return value
     if np.ndim(value):
         return tuple(float(v) for v in np.asarray(value).reshape(-1))
-    return float(value) if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) else value
+    numeric = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+    return float(value) if numeric else value
 

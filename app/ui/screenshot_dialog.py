@@ -43,8 +43,8 @@ class ScreenshotDialog(QDialog):
         row.addWidget(self.height_box)
         self.transparent = QCheckBox("Transparent background", self)
         self.transparent.setChecked(transparent)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
-                                   self)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
@@ -65,4 +65,5 @@ class ScreenshotDialog(QDialog):
             self.height_box.setValue(size[1])
 
     def settings(self) -> ScreenshotSettings:
-        return ScreenshotSettings(self.width_box.value(), self.height_box.value(), self.transparent.isChecked())
+        return ScreenshotSettings(self.width_box.value(), self.height_box.value(),
+                                  self.transparent.isChecked())

@@ -185,7 +185,8 @@ class Viewport(QOpenGLWidget):
             grid = self.options.grid and not transparent
             options = DisplayOptions(**{**vars(self.options), "transparent": transparent, "grid": grid})
             with ImageTargets.create(self.ctx, (int(width), int(height))) as targets:
-                return targets.capture(lambda framebuffer: self._draw_scene(framebuffer, options), transparent)
+                return targets.capture(lambda framebuffer: self._draw_scene(framebuffer, options),
+                                       transparent)
         finally:
             self.doneCurrent()
 
@@ -214,7 +215,8 @@ class Viewport(QOpenGLWidget):
         return self.camera.ray(x, y, self._aspect())
 
     def mousePressEvent(self, event) -> None:
-        if (self.ray_tool is not None and self.model is not None and event.button() == Qt.MouseButton.LeftButton
+        if (self.ray_tool is not None and self.model is not None
+                and event.button() == Qt.MouseButton.LeftButton
                 and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
             forced = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
             if self.ray_tool.begin_drag_ray(*self.ray_at(event.position()), self.camera.axes()[0], forced):
@@ -236,7 +238,8 @@ class Viewport(QOpenGLWidget):
 
     def click(self, position: QPointF) -> None:
         """A left click: the ray tool's when it uses it, else pick the bone drawn there."""
-        if self.ray_tool is not None and self.model is not None and self.ray_tool.click_ray(*self.ray_at(position)):
+        if (self.ray_tool is not None and self.model is not None
+                and self.ray_tool.click_ray(*self.ray_at(position))):
             self.update()
             return
         self.bone_picked.emit(self.bone_at(position))

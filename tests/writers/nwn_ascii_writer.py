@@ -102,14 +102,16 @@ class _Text:
             self.add(f"  tverts {len(uvs)}")
             self.lines.extend(f"    {_number(u)} {_number(v)} 0" for u, v in uvs)
         self.add(f"  faces {len(faces)}")
-        self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0" for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))
+        self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0"
+                          for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))
         if node.flags == 0x121:
             self.add(f"  constraints {len(vertices)}")
             self.lines.extend("    0" for _ in vertices)
         if node.skin_bones is not None:
             self.add(f"  weights {len(vertices)}")
             for bones, weights in zip(node.skin_bones, node.skin_weights):
-                pairs = [f"{bone} {_number(weight)}" for bone, weight in zip(bones, weights) if bone is not None]
+                pairs = [f"{bone} {_number(weight)}" for bone, weight in zip(bones, weights)
+                         if bone is not None]
                 self.add("    " + " ".join(pairs))
 
 

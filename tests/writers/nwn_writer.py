@@ -22,8 +22,8 @@ POSITION, ORIENTATION = 8, 20
 @dataclass
 class WNode:
     """flags: 0x1 dummy, 0x21 trimesh, 0x61 skin, 0x121 dangly, 0x3 light, 0x5 emitter, 0x11 reference,
-    0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``. skin_bones: (V, 4) node
-    names per lane (None = unused lane) with skin_weights (V, 4)."""
+    0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``.
+    skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4)."""
 
     name: str
     flags: int = 0x001
@@ -265,4 +265,5 @@ def write_mdl(name: str, root: WNode, animations: list[WAnimation] = (), supermo
         builder.put("I", offset + 0x48, builder.node(animation.root, 0, indices, world, rest=False))
     if layout_of is not None:
         layout_of.update(builder.where)
-    return struct.pack("<III", 0, len(builder.model), len(builder.raw)) + bytes(builder.model) + bytes(builder.raw)
+    header = struct.pack("<III", 0, len(builder.model), len(builder.raw))
+    return header + bytes(builder.model) + bytes(builder.raw)
