@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from app import __version__
 
@@ -39,6 +40,30 @@ def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None
     return origin, direction, time
 
 
+def _texture(text: str) -> tuple[str | None, str]:
+    """``[MESH=]IMAGE`` → (mesh name or None for every mesh, image path); a path that names an
+    existing file is taken whole even when it holds '='."""
+    mesh, equals, image = text.partition("=")
+    if not equals or Path(text).is_file():
+        return None, text
+    if not mesh or not image:
+        raise argparse.ArgumentTypeError(f"expected [MESH=]IMAGE such as body=skin.png, got {text!r}")
+    return mesh, image
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command and the window take (docs/cli.md)."""
+    parser.add_argument("--up", type=str.upper, choices=("Y", "Z"), metavar="y|z",
+                        help="the model's up axis, overriding the file's or the guessed one")
+    parser.add_argument("--texture", type=_texture, action="append", default=[], metavar="[MESH=]IMAGE",
+                        help="an image (PNG, JPEG, TGA, DDS, BMP) for every mesh, or for the mesh named "
+                             "MESH; repeatable")
+    parser.add_argument("--texture-dir", action="append", default=[], metavar="DIR",
+                        help="a folder searched for textures the files name; repeatable")
+    parser.add_argument("--show-hidden", action="store_true",
+                        help="also draw and export meshes the file marks as not rendered")
+
+
 def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="model and animation files (one model)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo character")
@@ -48,6 +73,7 @@ def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
         parser.set_defaults(fps=None)
     parser.add_argument("--conjugate-quaternions", action="store_true",
                         help="conjugate .anm quaternions (files from a tool with the opposite sign)")
+    add_model_options(parser)
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
 
 
@@ -118,6 +144,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
     parser.add_argument("--conjugate-quaternions", action="store_true",
                         help="conjugate .anm quaternions (files from a tool with the opposite sign)")
+    add_model_options(parser)
     return parser
 
 

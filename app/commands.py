@@ -14,6 +14,7 @@ import numpy as np
 from app import formats
 from app.errors import InputError
 from app.model import Clip, Model
+from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
 from app.resources import demo_paths
 
@@ -50,10 +51,16 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    options = formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions)
     if args.fps is not None and not args.fps > 0:
         raise UsageError(f"--fps must be positive, got {args.fps}")
-    return formats.load(paths, options)
+    return formats.load(paths, load_options(args))
+
+
+def load_options(args: Namespace) -> formats.LoadOptions:
+    """The reader options the command line sets (shared by every command and the window)."""
+    return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
+                               textures=list(args.texture), texture_dirs=list(args.texture_dir),
+                               show_hidden=args.show_hidden)
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
@@ -100,11 +107,30 @@ def describe(model: Model) -> dict:
         "bone_names": skeleton.names,
         "parents": skeleton.parents.tolist(),
         "derived_tails": [name for name, derived in zip(skeleton.names, skeleton.derived_tails) if derived],
+        "up": model.up_axis,
+        "up_source": model.up_source,
+        "forward": facing(model.up_axis, model.forward),
+        "mesh_list": [{"name": mesh.name, "vertices": mesh.vertex_count, "triangles": mesh.triangle_count,
+                       "visible": mesh.visible, "texture": mesh.material.texture,
+                       "texture_path": mesh.material.texture_path} for mesh in model.meshes],
     }
 
 
+def _texture_state(mesh) -> str:
+    """How ``info`` describes a mesh's texture: its name and whether an image was found for it."""
+    material = mesh.material
+    if not material.texture:
+        return "no texture"
+    if material.texture_path:
+        found = f"found: {material.texture_path}"
+    else:
+        found = "embedded" if material.image is not None else "not found"
+    return f"texture {material.texture} ({found})"
+
+
 def info(args: Namespace) -> int:
-    facts = describe(load_model(args))
+    model = load_model(args)
+    facts = describe(model)
     if args.json:
         print(json.dumps(facts, indent=2))
         return EXIT_OK
@@ -114,6 +140,8 @@ def info(args: Namespace) -> int:
         f"format:     {facts['format']}",
         f"bones:      {facts['bones']}",
         f"meshes:     {facts['meshes']}  vertices: {facts['vertices']}  triangles: {triangles}",
+        f"up axis:    {facts['up']} ({'guessed from the model' if facts['up_source'] == 'guessed' else 'from ' + ('the file' if facts['up_source'] == 'file' else '--up')})"
+        f"  facing: {facts['forward']}",
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]
@@ -123,6 +151,9 @@ def info(args: Namespace) -> int:
         links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"
                  for link in facts["supermodels"]]
         lines.append(f"supermodels: {' → '.join(links)}")
+    lines += ["mesh list:"] + [
+        f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
+        f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}" for mesh in model.meshes]
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
     lines += [f"warning: {w}" for w in facts["warnings"]]

@@ -157,8 +157,11 @@ class Material:
         if len(color) != 4:
             raise ValueError(f"material {self.name!r} base_color: expected 3 or 4 values, got {len(color)}")
         self.base_color = color
-        if self.image is not None:
-            self.image = _frozen(self.image, np.uint8, (None, None, 4), f"material {self.name!r} image")
+        image = self.image
+        shared = isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
+            and image.shape[2] == 4 and not image.flags.writeable
+        if image is not None and not shared:  # a checked, read-only image is shared, not copied
+            self.image = _frozen(image, np.uint8, (None, None, 4), f"material {self.name!r} image")
         if self.uv_transform is not None:
             self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3),
                                         f"material {self.name!r} uv_transform")
@@ -359,7 +362,7 @@ class Model:
     files: list[str] = field(default_factory=list)
     up_axis: Literal["Y", "Z"] = "Z"
     up_source: Literal["file", "guessed", "option"] = "file"
-    forward: str = "+Y"
+    forward: str = ""
     unit: str = "unknown"
     warnings: list[str] = field(default_factory=list)
     supermodels: list[tuple[str, str | None]] = field(default_factory=list)

@@ -159,7 +159,7 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         clips.append(keyed_clip(animation.stem, times, quaternions))
         warnings.extend(clip_warnings)
     return Model(name=path.stem, skeleton=build_skeleton(parents, centres, extras), clips=clips,
-                 format="bnf", up_axis="Y", warnings=warnings)
+                 format="bnf", up_axis="Y", forward="+Z", warnings=warnings)
 
 
 register(Format(

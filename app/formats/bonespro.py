@@ -218,7 +218,7 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
     parsed: list[Animation] = [read_animation(f.path, len(skeleton), mesh.vertex_count) for f in animations]
     clips, clip_warnings = build_clips(parsed, skeleton, mesh, options.fps)
     return Model(name=path.stem, skeleton=skeleton, meshes=[mesh], clips=clips, format="bonespro",
-                 up_axis="Z", warnings=structure.warnings + clip_warnings)
+                 up_axis="Z", forward="-Y", warnings=structure.warnings + clip_warnings)
 
 
 register(Format(

@@ -24,9 +24,13 @@ import numpy as np
 from app.formats.binreader import Block, finite_or_zero
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
+from app.orientation import apply_guess
 
 #: Frames per second when the user sets none: the engine played 33 ms per frame.
 DEFAULT_FPS = 30.0
+#: The facing the files give no sign of, by up axis: the Y-up characters face +Z, the Z-up ninja +X
+#: (docs/formats/c3de.md: the engine's own models differ, e.g. the Y-up dog faces +X).
+FORWARD = {"Y": "+Z", "Z": "+X"}
 #: Most bones inferred from vertex bone indices when no bones file is given.
 MAX_INFERRED_BONES = 1024
 
@@ -351,8 +355,11 @@ def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
             start += frames
     skeleton = Skeleton(names=[f"bone {b}" for b in range(count)], parents=parents, bind_world=bind,
                         heads=heads, tails=tails, derived_tails=derived)
-    return Model(name=names[0].stem, skeleton=skeleton, meshes=mesh_list, clips=clips, format="c3de",
-                 up_axis="Z", warnings=warnings)
+    model = Model(name=names[0].stem, skeleton=skeleton, meshes=mesh_list, clips=clips, format="c3de",
+                  up_axis="Z", warnings=warnings)
+    apply_guess(model)  # the files do not say which axis is up: both kinds exist
+    model.forward = FORWARD[options.up or model.up_axis]
+    return model
 
 
 def load(files: list[SniffedFile], options: LoadOptions) -> Model:

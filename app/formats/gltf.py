@@ -22,8 +22,11 @@ Interpretation (docs/formats/README.md conventions):
   for STEP samplers, one float32 step before each key); animated weights replace the rest weights
   (``node.weights``, else ``mesh.weights``).
 - Uvs are kept as they are: glTF's origin is the image's top-left corner, the project's convention.
-  A material's texture is its base-colour image's URI (or name), else its ``extras.texture`` (where
-  Boneyard's exporter keeps names it cannot reference as images).
+  A material gives the base colour factor, alpha mode and cutoff, double-sidedness, and its base-colour
+  texture: the sampler's wrap modes, a KHR_texture_transform matrix, the TEXCOORD set it names, and
+  the image — decoded here when embedded (GLB bufferView or data URI), else its URI, which the texture
+  lookup finds beside the file (app/textures.py). Without a texture, ``extras.texture`` names one
+  (Boneyard's exporter keeps there the names glTF cannot reference as images).
 
 Every malformed input raises ``ReadError`` naming the file and the JSON path (and, inside a GLB, the
 file byte offset); sizes are checked against the bytes present before any array is read.
@@ -48,6 +51,7 @@ from app import maths
 from app import pose as posing
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
+from app.textures import decode_embedded
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
 CUBIC_SUBSTEPS = 8
@@ -62,6 +66,8 @@ COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+#: Sampler wrap modes (GL enums) by the names Material uses.
+WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
 
 @dataclass
@@ -82,6 +88,7 @@ class _Reader:
         # The raw JSON, for the few fields pygltflib drops (``nodes[i].weights``).
         self.document = document or {}
         self.warnings: list[str] = []
+        self.images: dict[int, tuple[str, np.ndarray | None]] = {}
 
     def fail(self, message: str, offset: int | None = None) -> ReadError:
         return ReadError(self.path, message, offset=offset)
@@ -285,8 +292,9 @@ class _Reader:
         positions = self.accessor(attributes["POSITION"], f"{where}.attributes.POSITION", ("VEC3",), (5126,))
         count = len(positions)
         normals = self.vertex_attribute(attributes.get("NORMAL"), "NORMAL", where, ("VEC3",), (5126,), count)
-        uvs = self.vertex_attribute(attributes.get("TEXCOORD_0"), "TEXCOORD_0", where, ("VEC2",),
-                                    (5126, 5121, 5123), count)
+        material, texcoord = self.material(primitive.material, where)
+        uvs = self.vertex_attribute(attributes.get(f"TEXCOORD_{texcoord}"), f"TEXCOORD_{texcoord}", where,
+                                    ("VEC2",), (5126, 5121, 5123), count)
         triangles = self.triangles(primitive, count, where) if mode == 4 else None
         if node.skin is not None and attributes.get("JOINTS_0") is not None:
             joints, weights, bind = self.skin_binding(node.skin, attributes, count, where, world)
@@ -308,7 +316,7 @@ class _Reader:
         if triangles is not None and count and np.linalg.det(bind[0, :3, :3]) < 0:
             triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                    uvs=uvs, triangles=triangles, material=self.material(primitive.material, where))
+                    uvs=uvs, triangles=triangles, material=material)
         return mesh, morph
 
     def default_weights(self, node_index: int, node, targets: int) -> np.ndarray:
@@ -417,26 +425,97 @@ class _Reader:
                                                       ("VEC3",), (5126,), count)
         return deltas
 
-    def material(self, index, where: str) -> Material:
-        """Base colour, base-colour texture image uri (or name) and material name."""
+    def material(self, index, where: str) -> tuple[Material, int]:
+        """The primitive's material and the TEXCOORD set its base-colour texture uses (0 without one)."""
         if index is None:
-            return Material()
+            return Material(), 0
+        where = f"materials[{index}]"
         material = self.item("materials", index, f"{where}.material")
         pbr = material.pbrMetallicRoughness
-        color = self.floats(pbr.baseColorFactor if pbr else None, 4, (0.8, 0.8, 0.8, 1.0),
-                            f"materials[{index}].pbrMetallicRoughness.baseColorFactor")
-        texture = ""
-        if pbr is not None and pbr.baseColorTexture is not None:
-            source = self.item("textures", pbr.baseColorTexture.index, f"materials[{index}].baseColorTexture")
-            if source.source is not None:
-                image = self.item("images", source.source, "textures source")
-                texture = unquote(image.uri) if image.uri and not image.uri.startswith("data:") \
-                    else image.name or ""
-        extras = material.extras if isinstance(material.extras, dict) else {}
-        if not texture and isinstance(extras.get("texture"), str):
-            texture = extras["texture"]  # Boneyard's exports keep names glTF cannot reference here
-        return Material(name=material.name or f"material{index}", base_color=(*color[:3], 1.0),
-                        texture=texture)
+        color = self.floats(pbr.baseColorFactor if pbr else None, 4, (1.0, 1.0, 1.0, 1.0),
+                            f"{where}.pbrMetallicRoughness.baseColorFactor")
+        mode = material.alphaMode or "OPAQUE"
+        if mode not in ("OPAQUE", "MASK", "BLEND"):
+            self.warnings.append(f"{where}.alphaMode {mode!r} is not OPAQUE, MASK or BLEND; drawn opaque")
+            mode = "OPAQUE"
+        cutoff = material.alphaCutoff if isinstance(material.alphaCutoff, (int, float)) else 0.5
+        result = Material(name=material.name or f"material{index}", base_color=tuple(color.tolist()),
+                          alpha_mode=mode, alpha_cutoff=float(cutoff), double_sided=bool(material.doubleSided))
+        info = pbr.baseColorTexture if pbr is not None else None
+        if info is None:
+            extras = material.extras if isinstance(material.extras, dict) else {}
+            if isinstance(extras.get("texture"), str):  # Boneyard's exports keep names glTF cannot reference
+                result.texture = extras["texture"]
+            return result, 0
+        return self.base_color_texture(result, info, f"{where}.pbrMetallicRoughness.baseColorTexture")
+
+    def base_color_texture(self, material: Material, info, where: str) -> tuple[Material, int]:
+        """``material`` with the texture ``info`` names: its image (decoded here when the file embeds
+        it, else its URI for the texture lookup), wrap modes and KHR_texture_transform."""
+        texture = self.item("textures", info.index, f"{where}.index")
+        texcoord = info.texCoord if isinstance(info.texCoord, int) and info.texCoord >= 0 else 0
+        transform = (info.extensions or {}).get("KHR_texture_transform")
+        if isinstance(transform, dict):
+            material.uv_transform = self.texture_transform(transform, f"{where}.extensions.KHR_texture_transform")
+            texcoord = transform.get("texCoord", texcoord) if isinstance(transform.get("texCoord"), int) \
+                else texcoord
+        if texture.sampler is not None:
+            sampler = self.item("samplers", texture.sampler, f"textures[{info.index}].sampler")
+            material.wrap = (WRAP_MODES.get(sampler.wrapS, "repeat"), WRAP_MODES.get(sampler.wrapT, "repeat"))
+        if texture.source is None:
+            self.warnings.append(f"textures[{info.index}] has no source image (a texture extension this "
+                                 "reader does not decode); the mesh is drawn in its base colour")
+            return material, texcoord
+        source = texture.source
+        image = self.item("images", source, f"textures[{info.index}].source")
+        if source not in self.images:
+            self.images[source] = self.image(image, source)
+        name, image_data = self.images[source]
+        material.texture, material.image = name, image_data
+        return material, texcoord
+
+    def image(self, image, index: int) -> tuple[str, np.ndarray | None]:
+        """(texture name, decoded pixels or None): an external URI is left to the texture lookup."""
+        where = f"images[{index}]"
+        uri = image.uri if isinstance(image.uri, str) else None
+        if uri is not None and not uri.startswith("data:"):
+            return unquote(uri), None
+        name = image.name or f"image{index}"
+        if uri is not None:
+            try:
+                data = _decode_data_uri(self.path, uri, f"{where}")
+            except ReadError as error:
+                self.warnings.append(f"{error.message}; the mesh is drawn in its base colour")
+                return name, None
+        elif image.bufferView is not None:
+            data = self.view_bytes(image.bufferView, f"{where}.bufferView")
+        else:
+            self.warnings.append(f"{where} has neither a uri nor a bufferView")
+            return name, None
+        return name, decode_embedded(data, where, self.warnings)
+
+    def view_bytes(self, index, where: str) -> bytes:
+        """The bytes of bufferView ``index``, bounds checked."""
+        view = self.item("bufferViews", index, where)
+        buffer = self.buffers[self._buffer_index(view.buffer, f"bufferViews[{index}]")]
+        start, length = view.byteOffset or 0, view.byteLength
+        if not isinstance(start, int) or not isinstance(length, int) or start < 0 or length < 0 \
+                or start + length > len(buffer.data):
+            raise self.fail(f"{where}: bufferViews[{index}] (bytes {start!r}..+{length!r}) lies outside "
+                            f"buffers[{view.buffer}], which holds {len(buffer.data)}", buffer.file_offset)
+        return buffer.data[start:start + length]
+
+    def texture_transform(self, transform: dict, where: str) -> np.ndarray:
+        """KHR_texture_transform's (3, 3) matrix: translation @ rotation @ scale (its spec's order)."""
+        ox, oy = self.floats(transform.get("offset"), 2, (0.0, 0.0), f"{where}.offset")
+        sx, sy = self.floats(transform.get("scale"), 2, (1.0, 1.0), f"{where}.scale")
+        angle = float(self.floats([transform.get("rotation", 0.0)], 1, (0.0,), f"{where}.rotation")[0])
+        cos, sin = np.cos(angle), np.sin(angle)
+        translation = np.array([[1.0, 0.0, ox], [0.0, 1.0, oy], [0.0, 0.0, 1.0]])
+        rotation = np.array([[cos, sin, 0.0], [-sin, cos, 0.0], [0.0, 0.0, 1.0]])
+        matrix = translation @ rotation @ np.diag([sx, sy, 1.0])
+        matrix.flags.writeable = False
+        return matrix
 
     # --- animations --------------------------------------------------------------------------
 
@@ -743,7 +822,7 @@ def _build(reader: _Reader, path: Path) -> Model:
                         derived_tails=np.ones(len(names), bool))
     clips = reader.clips(skeleton, meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, format="gltf",
-                 files=[str(path)], up_axis="Y", warnings=reader.warnings)
+                 files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings)
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:

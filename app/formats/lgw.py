@@ -316,7 +316,7 @@ def _assemble(reader: _Reader, model_name: str, path: Path) -> Model:
     skeleton = Skeleton(names=bones.names, parents=parents, bind_world=bind, heads=heads, tails=tails,
                         derived_tails=np.ones(count, bool))
     return Model(name=model_name or path.stem, skeleton=skeleton, meshes=meshes, helpers=helpers,
-                 format="lgw", up_axis="Z", warnings=reader.warnings)
+                 format="lgw", up_axis="Z", forward="-Y", warnings=reader.warnings)
 
 
 def _build_mesh(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> Mesh:

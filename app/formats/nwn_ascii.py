@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from app.formats import nwn_model
-from app.formats.nwn_model import ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
+from app.formats.nwn_model import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
 from app.formats.registry import Format, ReadError, register
 
 #: Node kinds whose vertices and faces make a mesh (drawn or not).
@@ -24,8 +24,8 @@ MESH_KINDS = {"trimesh", "skin", "dangly", "animmesh", "aabb"}
 #: Spellings of node kinds that differ from the shared names.
 KIND_NAMES = {"danglymesh": "dangly"}
 #: Numbers per key row after the time, by controller; bezier rows hold value, in- and out-tangent.
-KEY_WIDTHS = {POSITION: 3, ORIENTATION: 4, SCALE: 1}
-KEYWORDS = {"position": POSITION, "orientation": ORIENTATION, "scale": SCALE}
+KEY_WIDTHS = {POSITION: 3, ORIENTATION: 4, SCALE: 1, ALPHA: 1}
+KEYWORDS = {"position": POSITION, "orientation": ORIENTATION, "scale": SCALE, "alpha": ALPHA}
 #: Per-kind values shown in the inspector, keyword → extras key (the binary reader's names).
 EXTRAS = {"displacement": "displacement", "tightness": "tightness", "period": "period",
           "refmodel": "reference_model", "reattachable": "reattachable", "update": "update",
@@ -489,4 +489,5 @@ def sniff(head: bytes, path: Path) -> str | None:
 
 nwn_model.PARSERS["ascii"] = parse
 register(Format(name="nwn_ascii", description="Neverwinter Nights ASCII MDL (.mdl)", sniff=sniff,
-                load=nwn_model.load, accepts=("nwn_mdl",), extensions=(".mdl",), unit="metre"))
+                load=nwn_model.load, accepts=("nwn_mdl",), extensions=(".mdl",), unit="metre",
+                dds_bottom_up=True))

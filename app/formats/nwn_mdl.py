@@ -16,7 +16,7 @@ from app import maths
 from app.formats import nwn_layout as layout
 from app.formats import nwn_model
 from app.formats.binreader import Block, finite_or_zero, fixed_string
-from app.formats.nwn_model import ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
+from app.formats.nwn_model import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
 from app.formats.registry import Format, register
 
 #: Deepest node tree accepted (nwnrs uses the same bound).
@@ -151,7 +151,7 @@ class _Reader:
                 raise self.model.error(at, f"node {name!r}: controller type {kind} wants {rows} times from "
                                            f"float {first_time} and {rows}×{width} values from float "
                                            f"{first_value}, the node has {len(data)} floats")
-            needed = {POSITION: 3, ORIENTATION: 4, SCALE: 1}.get(kind)
+            needed = {POSITION: 3, ORIENTATION: 4, SCALE: 1, ALPHA: 1}.get(kind)
             if needed is None:
                 opaque.append(kind)
                 continue
@@ -378,4 +378,5 @@ def sniff(head: bytes, path: Path) -> str | None:
 
 nwn_model.PARSERS["binary"] = parse
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
-                load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre"))
+                load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
+                dds_bottom_up=True))

@@ -38,6 +38,8 @@ BIND_TOLERANCE = 1e-3
 
 #: Controller types (the binary numbering; the ASCII reader maps its keywords onto them).
 POSITION, ORIENTATION, SCALE = 8, 20, 36
+#: The mesh controller holding the mesh's opacity (ASCII ``alpha``).
+ALPHA = 128
 #: Node kinds that are not drawn as meshes (walk meshes, GUI vertex animation).
 UNDRAWN_KINDS = {"aabb", "animmesh"}
 #: Node kinds listed in the "nodes not drawn" warning.
@@ -196,9 +198,19 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
-                           material=Material(texture=geometry["texture"], base_color=geometry["color"]),
-                           visible=geometry["render"]))
+                           material=_material(node), visible=geometry["render"]))
     return meshes
+
+
+def _material(node: Node) -> Material:
+    """The texture0 (bitmap) name, the diffuse colour, and the rest value of the alpha controller:
+    below 1 the mesh is blended."""
+    geometry = node.geometry
+    texture = "" if geometry["texture"].lower() in ("", "null") else geometry["texture"]
+    values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
+    alpha = float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
+    return Material(name=node.name, texture=texture, base_color=(*geometry["color"], alpha),
+                    alpha_mode="BLEND" if alpha < 1.0 else "OPAQUE")
 
 
 def _clip(animation: Animation, bones: dict[str, int], source: str,
@@ -310,7 +322,7 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
                         derived_tails=np.ones(len(nodes), bool),
                         extras=[{"node_type": node.kind, **node.extras} for node in nodes])
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
-                 format=parsed.format, up_axis="Z", warnings=warnings, supermodels=list(links))
+                 format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links))
 
 
 # --- several files ------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
+from app import textures
 from app.errors import InputError
 from app.model import Model
 
@@ -29,10 +30,17 @@ def read_bytes(path: str | Path) -> bytes:
 class LoadOptions:
     """Reader options a user can set. ``fps``: frames per second for formats that store frames
     without times (None: the format's default). ``conjugate_quaternions``: for ``.anm`` files
-    written by a tool with the opposite quaternion sign."""
+    written by a tool with the opposite quaternion sign. ``up``: the up axis, overriding the file's
+    or the guessed one. ``textures``: assigned images, ``(mesh name or None for every mesh, image
+    path)``. ``texture_dirs``: folders searched for the textures files name, after the model's own.
+    ``show_hidden``: meshes the file marks as not rendered are drawn and exported too."""
 
     fps: float | None = None
     conjugate_quaternions: bool = False
+    up: Literal["Y", "Z"] | None = None
+    textures: list[tuple[str | None, str]] = field(default_factory=list)
+    texture_dirs: list[str] = field(default_factory=list)
+    show_hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,7 @@ class Format:
     frames_without_times: the format stores frames, not seconds, so ``LoadOptions.fps`` applies.
     unit: the length unit the format states ('metre'), or None when its files are in whatever unit
     the authoring tool used.
+    dds_bottom_up: the DDS textures its files name store the image's bottom row first.
     """
 
     name: str
@@ -64,6 +73,7 @@ class Format:
     extensions: tuple[str, ...] = field(default=())
     frames_without_times: bool = False
     unit: str | None = None
+    dds_bottom_up: bool = False
 
 
 formats: dict[str, Format] = {}
@@ -110,6 +120,10 @@ def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
     model.files = [str(s.path) for s in sniffed]
     model.unit = formats[owners[0]].unit or "unknown"
     _name_clip_sources(model, sniffed)
+    textures.resolve_textures(model, options.texture_dirs, formats[owners[0]].dds_bottom_up)
+    textures.assign_textures(model, options.textures)
+    if options.up:
+        model.up_axis, model.up_source = options.up, "option"
     return model
 
 

@@ -1,9 +1,11 @@
-"""An orbit camera that knows which way the model's up axis points.
+"""An orbit camera that knows which way the model's up axis points and which way it faces.
 
-Angles live in a canonical Z-up frame in which the model faces −Y (3ds Max / Blender); a Y-up model
-(glTF: facing +Z) maps canonical (x, y, z) to world (x, z, −y), so every view shows both kinds of
-model the same way. Yaw 0, pitch 0 looks at the model's front; positive yaw moves the camera towards
-+X (the model's left side), positive pitch moves it up. Matrices are column-vector 4×4.
+Angles live in a canonical Z-up frame in which the model faces −Y (3ds Max / Blender). The model's
+up axis and facing (``forward``, e.g. '+Y' for NWN, '+Z' for glTF) map canonical +Z to the up axis
+and canonical −Y to the facing, so every view shows every model the same way: a Y-up glTF model
+(facing +Z) maps canonical (x, y, z) to world (x, z, −y). Yaw 0, pitch 0 looks at the model's front;
+positive yaw moves the camera towards the model's left side, positive pitch moves it up. Matrices
+are column-vector 4×4.
 """
 
 from __future__ import annotations
@@ -14,13 +16,26 @@ from typing import Literal
 
 import numpy as np
 
+from app.orientation import DEFAULT_FORWARD, facing
+
 UpAxis = Literal["Y", "Z"]
 
-#: Canonical Z-up → world, per up axis (columns: where canonical X, Y, Z go).
-_BASIS = {
-    "Z": np.eye(3),
-    "Y": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]),
-}
+_AXES = {"X": 0, "Y": 1, "Z": 2}
+
+
+def basis(up_axis: str, forward: str = "") -> np.ndarray:
+    """(3, 3) canonical → world rotation (columns: where canonical X, Y, Z go): canonical +Z goes to
+    the up axis and canonical −Y to the model's facing (``orientation.facing``)."""
+    if up_axis not in DEFAULT_FORWARD:
+        raise ValueError(f"up_axis must be 'Y' or 'Z', got {up_axis!r}")
+    if forward and (len(forward) != 2 or forward[0] not in "+-" or forward[1] not in _AXES):
+        raise ValueError(f"forward must be a signed axis such as '+Y' or '-Z', got {forward!r}")
+    signed = facing(up_axis, forward)
+    front = np.eye(3)[_AXES[signed[1]]] * (1.0 if signed[0] == "+" else -1.0)
+    up = np.eye(3)[_AXES[up_axis]]
+    return np.stack([np.cross(-front, up), -front, up], axis=1)
+
+
 #: Named views as (yaw, pitch) in degrees.
 VIEWS = {"front": (0.0, 0.0), "side": (90.0, 0.0), "top": (0.0, 90.0), "iso": (35.0, 25.0)}
 #: Room left around a framed model, as a factor on the needed field of view.
@@ -47,11 +62,16 @@ class Camera:
     fov: float = math.radians(40.0)
     up_axis: UpAxis = "Z"
     radius: float = 1.0
+    forward: str = ""
 
     def __post_init__(self):
-        if self.up_axis not in _BASIS:
-            raise ValueError(f"up_axis must be 'Y' or 'Z', got {self.up_axis!r}")
+        basis(self.up_axis, self.forward)  # checks both
         self.target = np.asarray(self.target, dtype=np.float64).copy()
+
+    @property
+    def basis(self) -> np.ndarray:
+        """(3, 3) canonical → world for the model's up axis and facing."""
+        return basis(self.up_axis, self.forward)
 
     # --- frame of the eye -----------------------------------------------------------------------
 
@@ -65,14 +85,14 @@ class Camera:
 
     def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """World (3,) unit vectors: forward (eye → target), right and up of the screen."""
-        basis = _BASIS[self.up_axis]
+        rotation = self.basis
         offset, right, up = self._canonical_axes()
-        return basis @ -offset, basis @ right, basis @ up
+        return rotation @ -offset, rotation @ right, rotation @ up
 
     @property
     def world_up(self) -> np.ndarray:
         """(3,) the model's up axis in world coordinates."""
-        return _BASIS[self.up_axis][:, 2].copy()
+        return self.basis[:, 2].copy()
 
     @property
     def eye(self) -> np.ndarray:
@@ -158,9 +178,10 @@ class Camera:
 
 
 def camera_for(bounds_min: np.ndarray, bounds_max: np.ndarray, up_axis: UpAxis = "Z",
-               view: str = "iso", aspect: float = 1.0) -> Camera:
-    """A camera turned to ``view`` that frames the bounds (3,) at ``aspect``."""
-    camera = Camera(up_axis=up_axis)
+               view: str = "iso", aspect: float = 1.0, forward: str = "") -> Camera:
+    """A camera turned to ``view`` (from the side ``forward`` faces) that frames the bounds (3,) at
+    ``aspect``."""
+    camera = Camera(up_axis=up_axis, forward=forward)
     camera.set_view(view)
     camera.frame(bounds_min, bounds_max, aspect)
     return camera

@@ -150,7 +150,7 @@ class OffscreenRenderer:
             self.renderer.set_pose(pose)
         if camera is None:
             camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view,
-                                aspect=size[0] / size[1])
+                                aspect=size[0] / size[1], forward=model.forward)
         return self._targets_for(size).render(self.renderer, camera, options)
 
     def release(self) -> None:

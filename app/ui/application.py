@@ -11,6 +11,7 @@ from PySide6.QtGui import QSurfaceFormat
 from PySide6.QtWidgets import QApplication
 
 from app import formats
+from app.commands import load_options
 from app.resources import demo_paths
 
 #: How long --screenshot waits for the first full frame before giving up.
@@ -35,7 +36,7 @@ def run_app(args: Namespace) -> int:
     app.setOrganizationName("Boneyard")
     from app.ui.main_window import MainWindow
 
-    options = formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions)
+    options = load_options(args)
     paths = [Path(p) for p in args.files] or demo_paths()
     try:
         model = formats.load(paths, options)

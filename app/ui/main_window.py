@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -310,8 +311,7 @@ class MainWindow(QMainWindow):
         """Frames per second for formats that store frames without times; reloads the model."""
         if fps == self.load_options.fps:
             return
-        self.load_options = formats.LoadOptions(
-            fps=fps, conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.load_options = replace(self.load_options, fps=fps)
         self.reload()
 
     def _start_load(self, paths: list[str], keep_state: bool) -> int:

@@ -102,7 +102,7 @@ class Viewport(QOpenGLWidget):
     def reset_view(self) -> None:
         """Back to the iso view framing the model, with the model's own up axis."""
         if self.model is not None:
-            self.camera.up_axis = self.model.up_axis
+            self.camera.up_axis, self.camera.forward = self.model.up_axis, self.model.forward
         self.set_view("iso")
 
     def set_up_axis(self, axis: str) -> None:
@@ -141,7 +141,7 @@ class Viewport(QOpenGLWidget):
             self._pending_model = False
             if self._reframe:
                 self.camera = camera_for(*self.renderer.bounds(), up_axis=self.model.up_axis, view="iso",
-                                         aspect=self._aspect())
+                                         aspect=self._aspect(), forward=self.model.forward)
         elif self.pose is not None and self.pose is not self.renderer.pose:
             self.renderer.set_pose(self.pose)
 

@@ -1,0 +1,224 @@
+"""Finding and decoding the images materials name.
+
+A texture the file names is looked up beside the model, then in the folders ``LoadOptions.texture_dirs``
+lists (``--texture-dir``, then the window's texture-folder setting), case-insensitively, as the name
+is given and then with each of ``LOOKUP_SUFFIXES``. Images decode with Pillow into (H, W, 4) uint8
+RGBA, row 0 at the top. Anything that goes wrong is a warning naming the texture: the mesh keeps its
+base colour and the model still loads.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import warnings as python_warnings
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+from PIL import Image
+
+from app.model import Model
+
+#: Suffixes tried, in order, for a name that does not find a file as given.
+LOOKUP_SUFFIXES = (".tga", ".dds", ".png", ".jpg", ".bmp")
+#: Longest side kept; larger images are downscaled (with a warning) rather than refused.
+MAX_SIDE = 8192
+#: Largest image decoded, in pixels (256 MiB as RGBA); bigger ones are refused with a warning.
+MAX_PIXELS = 64 * 1024 * 1024
+#: Largest image file read.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+class TextureError(Exception):
+    """An image that cannot be used; the message says why."""
+
+
+def bioware_dds_as_dds(data: bytes) -> bytes | None:
+    """A standard DDS of the first mip level of a BioWare (NWN) DDS, or None when ``data`` is not one.
+
+    BioWare's header is 20 bytes: width, height, channels (3: DXT1, 4: DXT5), the first level's
+    size (u32 each) and an average alpha (f32); DXT blocks follow.
+    """
+    if len(data) < 20 or data[:4] == b"DDS ":
+        return None
+    width, height, channels, _ = struct.unpack_from("<4I", data)
+    if channels not in (3, 4) or not (0 < width <= 32768 and 0 < height <= 32768):
+        return None
+    block = 8 if channels == 3 else 16
+    size = max(1, (width + 3) // 4) * max(1, (height + 3) // 4) * block
+    if len(data) < 20 + size:
+        return None
+    header = struct.pack("<4s7I44x2I4s20xI16x", b"DDS ", 124, 0x81007, height, width, size, 0, 0,
+                         32, 0x4, b"DXT1" if channels == 3 else b"DXT5", 0x1000)
+    return header + data[20:20 + size]
+
+
+def decode(data: bytes) -> tuple[np.ndarray, str]:
+    """(H, W, 4) uint8 RGBA of an encoded image, row 0 at the top, and a note ('' or why it was
+    downscaled). Raises TextureError for data that is not a complete image Pillow can decode."""
+    try:
+        with python_warnings.catch_warnings():
+            python_warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(bioware_dds_as_dds(data) or data))
+            width, height = image.size
+            if width * height > MAX_PIXELS and image.format == "JPEG":
+                image.draft("RGB", (MAX_SIDE, MAX_SIDE))  # JPEG decodes at 1/2, 1/4 or 1/8 size
+                width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise TextureError(f"too large ({width}×{height} pixels, more than {MAX_PIXELS} "
+                                   "can be decoded)")
+            image.load()
+            rgba = image.convert("RGBA")
+    except TextureError:
+        raise
+    except Image.UnidentifiedImageError:
+        raise TextureError("not an image Pillow recognises (PNG, JPEG, TGA, DDS, BMP)") from None
+    except Exception as error:  # noqa: BLE001 - Pillow's decoders raise many kinds for bad data
+        raise TextureError(f"cannot be decoded ({error})") from None
+    note = ""
+    if max(rgba.size) > MAX_SIDE:
+        scale = MAX_SIDE / max(rgba.size)
+        size = (max(1, round(rgba.width * scale)), max(1, round(rgba.height * scale)))
+        note = f"{rgba.width}×{rgba.height} is larger than {MAX_SIDE} on a side: downscaled to {size[0]}×{size[1]}"
+        rgba = rgba.resize(size, Image.Resampling.LANCZOS)
+    return _read_only(np.asarray(rgba, dtype=np.uint8)), note
+
+
+def _read_only(pixels: np.ndarray) -> np.ndarray:
+    """A contiguous read-only copy (shared by every material that uses the image)."""
+    pixels = np.ascontiguousarray(pixels).copy()
+    pixels.flags.writeable = False
+    return pixels
+
+
+def read_image(path: Path) -> tuple[np.ndarray, str]:
+    """``decode`` of a file, refusing files over MAX_FILE_BYTES before reading them."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TextureError(f"the file is {size} bytes, more than {MAX_FILE_BYTES} read for an image")
+        data = path.read_bytes()
+    except OSError as error:
+        raise TextureError(f"cannot be read ({error.strerror or error})") from None
+    return decode(data)
+
+
+def candidate_names(name: str) -> list[str]:
+    """File names tried for a texture name: as given, then its stem with each lookup suffix."""
+    given = PurePosixPath(name.replace("\\", "/")).name
+    stem = given[: -len(PurePosixPath(given).suffix)] if PurePosixPath(given).suffix.lower() in \
+        LOOKUP_SUFFIXES else given
+    names = [given] + [stem + suffix for suffix in LOOKUP_SUFFIXES]
+    return list(dict.fromkeys(names))
+
+
+def find_texture(name: str, folders: list[Path]) -> Path | None:
+    """The file a texture name refers to, searching ``folders`` in order, or None.
+
+    In each folder the name's relative path (as the file gives it) is tried first; then every
+    candidate name (``candidate_names``), matched case-insensitively, in suffix order.
+    """
+    relative = name.replace("\\", "/")
+    wanted = [candidate.lower() for candidate in candidate_names(name)]
+    for folder in folders:
+        if relative and not PurePosixPath(relative).is_absolute() and (folder / relative).is_file():
+            return folder / relative
+        try:
+            files = {entry.name.lower(): entry for entry in folder.iterdir() if entry.is_file()}
+        except OSError:
+            continue
+        for candidate in wanted:
+            if candidate in files:
+                return files[candidate]
+    return None
+
+
+def search_folders(model: Model, texture_dirs: list[str | Path]) -> list[Path]:
+    """Beside the model's files (the first file's folder first), then ``texture_dirs`` in order."""
+    folders = [Path(path).resolve().parent for path in model.files] + [Path(d) for d in texture_dirs]
+    return list(dict.fromkeys(folders))
+
+
+def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up: bool = False) -> None:
+    """Find and decode each named texture not yet decoded; warnings go to ``model.warnings``.
+
+    ``dds_bottom_up``: the format's DDS files store the image's bottom row first (NWN's do), so
+    their rows are reversed to put the top first.
+    """
+    folders = search_folders(model, texture_dirs)
+    wanted: dict[str, list] = {}
+    for mesh in model.meshes:
+        if mesh.material.texture and mesh.material.image is None:
+            wanted.setdefault(mesh.material.texture, []).append(mesh)
+    for name, meshes in wanted.items():
+        path = find_texture(name, folders)
+        users = _mesh_list(meshes)
+        if path is None:
+            places = ", ".join(str(folder) for folder in folders)
+            model.warnings.append(f"texture {name!r} ({users}) not found: looked in {places} for "
+                                  f"{', '.join(candidate_names(name))}; drawn in the base colour")
+            continue
+        image, _ = _decoded_or_warning(model, f"{name!r} ({users})", path)
+        if image is not None and dds_bottom_up and path.suffix.lower() == ".dds":
+            image = _read_only(image[::-1])
+        for mesh in meshes:
+            mesh.material = replace(mesh.material, texture_path=str(path.resolve()), image=image)
+
+
+def _mesh_list(meshes: list) -> str:
+    names = [mesh.name for mesh in meshes]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"mesh {shown}" if len(names) == 1 else f"meshes {shown}"
+
+
+def assign_textures(model: Model, assignments: list[tuple[str | None, str]]) -> None:
+    """Give meshes an image from a file: ``(None, path)`` every mesh, ``(name, path)`` the mesh
+    called ``name`` (exact, then case-insensitive). The base colour's RGB becomes white so the image
+    shows as it is. A missing or bad image or an unknown mesh is a warning."""
+    for mesh_name, image_path in assignments:
+        targets = _meshes_named(model, mesh_name)
+        if not targets:
+            names = ", ".join(mesh.name for mesh in model.meshes) or "none"
+            model.warnings.append(f"--texture {mesh_name}={image_path}: no mesh named {mesh_name!r} "
+                                  f"(meshes: {names})")
+            continue
+        path = Path(image_path)
+        image, _ = _decoded_or_warning(model, f"{image_path!r}", path)
+        if image is None:
+            continue
+        for mesh in targets:
+            alpha = mesh.material.base_color[3]
+            mesh.material = replace(mesh.material, texture=image_path, texture_path=str(path.resolve()),
+                                    image=image, base_color=(1.0, 1.0, 1.0, alpha))
+
+
+def _meshes_named(model: Model, name: str | None) -> list:
+    if name is None:
+        return list(model.meshes)
+    exact = [mesh for mesh in model.meshes if mesh.name == name]
+    return exact or [mesh for mesh in model.meshes if mesh.name.lower() == name.lower()]
+
+
+def _decoded_or_warning(model: Model, texture: str, path: Path) -> tuple[np.ndarray | None, str]:
+    """``read_image`` of ``path``, or None with a warning naming ``texture`` (already quoted)."""
+    try:
+        image, note = read_image(path)
+    except TextureError as error:
+        model.warnings.append(f"texture {texture} ({path}): {error}; drawn in the base colour")
+        return None, str(error)
+    if note:
+        model.warnings.append(f"texture {texture} ({path}): {note}")
+    return image, note
+
+
+def decode_embedded(data: bytes, where: str, warnings: list[str]) -> np.ndarray | None:
+    """The pixels of an image a file embeds, or None with a warning naming ``where``."""
+    try:
+        image, note = decode(data)
+    except TextureError as error:
+        warnings.append(f"{where}: the embedded image {error}; the mesh is drawn in its base colour")
+        return None
+    if note:
+        warnings.append(f"{where}: the embedded image is {note}")
+    return image
