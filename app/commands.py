@@ -210,6 +210,7 @@ def render(args: Namespace) -> int:
 
     # A transparent picture is for compositing: the floor grid would only get in the way.
     options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
+                             show_hidden=args.show_hidden,
                              wireframe=args.wireframe, transparent=args.transparent,
                              grid=not args.transparent)
     with OffscreenRenderer() as renderer:

@@ -1,6 +1,6 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths and pose sit below formats, render, physics and export; those four never import one
+model, maths, pose, errors, textures and orientation sit below formats, render, physics and export; those four never import one
 another, nor anything above them (commands, ui); only ui imports Qt; no module imports another
 module's private names.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-CORE = {"app.model", "app.maths", "app.pose", "app.errors"}
+CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation"}
 SIBLINGS = ("formats", "render", "physics", "export")
 QT = ("PySide6", "shiboken6")
 
