@@ -21,6 +21,8 @@ from app.resources import demo_paths
 if TYPE_CHECKING:
     from app.physics.bake import Recording
 
+#: How ``info`` says where the up axis came from.
+UP_SOURCES = {"file": "from the file", "guessed": "guessed from the model", "option": "from --up"}
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
 
@@ -140,8 +142,7 @@ def info(args: Namespace) -> int:
         f"format:     {facts['format']}",
         f"bones:      {facts['bones']}",
         f"meshes:     {facts['meshes']}  vertices: {facts['vertices']}  triangles: {triangles}",
-        f"up axis:    {facts['up']} ({'guessed from the model' if facts['up_source'] == 'guessed' else 'from ' + ('the file' if facts['up_source'] == 'file' else '--up')})"
-        f"  facing: {facts['forward']}",
+        f"up axis:    {facts['up']} ({UP_SOURCES[facts['up_source']]})  facing: {facts['forward']}",
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]

@@ -80,7 +80,8 @@ def decode(data: bytes) -> tuple[np.ndarray, str]:
     if max(rgba.size) > MAX_SIDE:
         scale = MAX_SIDE / max(rgba.size)
         size = (max(1, round(rgba.width * scale)), max(1, round(rgba.height * scale)))
-        note = f"{rgba.width}×{rgba.height} is larger than {MAX_SIDE} on a side: downscaled to {size[0]}×{size[1]}"
+        note = (f"{rgba.width}×{rgba.height} is larger than {MAX_SIDE} on a side: downscaled to "
+                f"{size[0]}×{size[1]}")
         rgba = rgba.resize(size, Image.Resampling.LANCZOS)
     return _read_only(np.asarray(rgba, dtype=np.uint8)), note
 

@@ -1,8 +1,8 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths, pose, errors, textures and orientation sit below formats, render, physics and export; those four never import one
-another, nor anything above them (commands, ui); only ui imports Qt; no module imports another
-module's private names.
+model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
+those four never import one another, nor anything above them (commands, ui); only ui imports Qt; no
+module imports another module's private names.
 """
 
 from __future__ import annotations

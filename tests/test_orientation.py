@@ -37,7 +37,8 @@ def standing_figure() -> np.ndarray:
 def quadruped() -> np.ndarray:
     """A Z-up animal longer than tall: a body box on four thin legs, a head out front, a tail behind."""
     body = box((-0.3, -1.0, 0.6), (0.3, 1.0, 1.0))
-    legs = [box((x - 0.05, y - 0.05, 0.0), (x + 0.05, y + 0.05, 0.6)) for x in (-0.25, 0.25) for y in (-0.9, 0.9)]
+    legs = [box((x - 0.05, y - 0.05, 0.0), (x + 0.05, y + 0.05, 0.6))
+            for x in (-0.25, 0.25) for y in (-0.9, 0.9)]
     head = box((-0.15, -1.4, 0.9), (0.15, -1.0, 1.2))
     tail = box((-0.03, 1.0, 0.8), (0.03, 1.6, 0.85))
     return np.concatenate([body, *legs, head, tail])
@@ -49,7 +50,8 @@ def spider() -> np.ndarray:
     legs = []
     for y in (-0.45, -0.15, 0.15, 0.45):
         for side in (-1, 1):
-            legs.append(np.array([[side * 0.4, y, 0.6], [side * 1.0, y * 1.6, 0.7], [side * 1.5, y * 2.0, 0.0]]))
+            legs.append(np.array([[side * 0.4, y, 0.6], [side * 1.0, y * 1.6, 0.7],
+                                  [side * 1.5, y * 2.0, 0.0]]))
     return np.concatenate([body, *legs])
 
 
@@ -96,7 +98,8 @@ def test_c3de_up_is_guessed_and_the_option_wins(tmp_path, up):
 def test_each_format_declares_its_facing(tmp_path):
     nwn = tmp_path / "c_n.mdl"
     nwn.write_bytes(write_mdl("c_n", WNode("c_n", children=[
-        WNode("g", 0x021, (0, 0, 0), (0, 0, 0, 1), vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0]], faces=[[0, 1, 2]])])))
+        WNode("g", 0x021, (0, 0, 0), (0, 0, 0, 1), vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0]],
+              faces=[[0, 1, 2]])])))
     gltf = write_gltf(tmp_path, {"scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "n"}]}, [])
     model = formats.load([nwn])
     assert (model.up_axis, model.up_source, model.forward) == ("Z", "file", "+Y")

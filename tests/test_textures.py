@@ -215,7 +215,8 @@ def test_missing_texture_warns_once_naming_where_it_looked(tmp_path):
     model = formats.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
     warnings = [w for w in model.warnings if "Body_Tex" in w]
     assert len(warnings) == 1
-    assert str(tmp_path) in warnings[0] and str(extra) in warnings[0] and "body_tex.tga" in warnings[0].lower()
+    assert str(tmp_path) in warnings[0] and str(extra) in warnings[0]
+    assert "body_tex.tga" in warnings[0].lower()
     assert "meshes body, part_g" in warnings[0]
     assert all(mesh.material.image is None and mesh.material.texture_path is None for mesh in model.meshes)
 
@@ -276,7 +277,8 @@ def test_gltf_images_from_buffer_view_data_uri_and_file(tmp_path):
         "nodes": [{"mesh": 0}, {"mesh": 1}, {"mesh": 2}],
         "meshes": [{"primitives": [{**primitive, "material": m}]} for m in range(3)],
         "materials": [
-            {"name": "a", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "baseColorFactor": [1, .5, .25, .8]},
+            {"name": "a", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0},
+                                                   "baseColorFactor": [1, .5, .25, .8]},
              "alphaMode": "BLEND", "doubleSided": True},
             {"name": "b", "pbrMetallicRoughness": {"baseColorTexture": {
                 "index": 1, "extensions": {"KHR_texture_transform": transform}}},
@@ -310,7 +312,8 @@ def test_gltf_bad_embedded_image_is_a_warning(tmp_path):
                 "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "material": 0}]}],
                 "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
                 "textures": [{"source": 0}], "images": [{"bufferView": 1, "mimeType": "image/png"}]}
-    arrays = [(positions, "VEC3", 5126), (np.frombuffer(b"\x89PNG\r\n\x1a\nbroken", np.uint8), "SCALAR", 5121)]
+    broken = np.frombuffer(b"\x89PNG\r\n\x1a\nbroken", np.uint8)
+    arrays = [(positions, "VEC3", 5126), (broken, "SCALAR", 5121)]
     model = formats.load([write_gltf(tmp_path, document, arrays)])
     assert model.meshes[0].material.image is None
     assert any("images[0]" in w and "base colour" in w for w in model.warnings)

@@ -440,7 +440,8 @@ class _Reader:
             mode = "OPAQUE"
         cutoff = material.alphaCutoff if isinstance(material.alphaCutoff, (int, float)) else 0.5
         result = Material(name=material.name or f"material{index}", base_color=tuple(color.tolist()),
-                          alpha_mode=mode, alpha_cutoff=float(cutoff), double_sided=bool(material.doubleSided))
+                          alpha_mode=mode, alpha_cutoff=float(cutoff),
+                          double_sided=bool(material.doubleSided))
         info = pbr.baseColorTexture if pbr is not None else None
         if info is None:
             extras = material.extras if isinstance(material.extras, dict) else {}
@@ -456,7 +457,8 @@ class _Reader:
         texcoord = info.texCoord if isinstance(info.texCoord, int) and info.texCoord >= 0 else 0
         transform = (info.extensions or {}).get("KHR_texture_transform")
         if isinstance(transform, dict):
-            material.uv_transform = self.texture_transform(transform, f"{where}.extensions.KHR_texture_transform")
+            material.uv_transform = self.texture_transform(transform,
+                                                           f"{where}.extensions.KHR_texture_transform")
             texcoord = transform.get("texCoord", texcoord) if isinstance(transform.get("texCoord"), int) \
                 else texcoord
         if texture.sampler is not None:
