@@ -235,6 +235,10 @@ def convert(args: Namespace) -> int:
 
     for warning in export_gltf(model, output, clips=clips):
         print(f"warning: {warning}", file=sys.stderr)
+    if args.check:
+        from app.export.check import check_export
+
+        print(check_export(model, formats.load([output]), clips).line())
     return EXIT_OK
 
 

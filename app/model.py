@@ -66,12 +66,15 @@ def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
 
 @dataclass(eq=False)
 class Skeleton:
-    """Bones with their bind (rest) frames.
+    """Bones with their bind frames and their rest transforms.
 
-    names: (B,) str; parents: (B,) int, −1 for roots; bind_world: (B, 4, 4) bind matrices ``B_b``;
-    heads, tails: (B, 3) joint and bone-end positions in bind space; derived_tails: (B,) bool,
-    True where the tail was derived rather than read; extras: per-bone format data for the
-    inspector (a dict per bone, may be empty).
+    names: (B,) str; parents: (B,) int, −1 for roots; bind_world: (B, 4, 4) bind matrices ``B_b``,
+    the frames the skin was made against (a mesh with its own ``Mesh.skin`` overrides them for its
+    vertices); heads, tails: (B, 3) joint and bone-end positions in bind space; derived_tails: (B,)
+    bool, True where the tail was derived rather than read; extras: per-bone format data for the
+    inspector (a dict per bone, may be empty); rest_local: (B, 4, 4) what each bone holds relative
+    to its parent when no clip moves it (keyed clips' absent channels fall back to it). Left out,
+    the rest pose is the bind pose (``bind_local``), as in every legacy format.
     """
 
     names: list[str]
@@ -81,6 +84,7 @@ class Skeleton:
     tails: np.ndarray
     derived_tails: np.ndarray
     extras: list[dict] = field(default_factory=list)
+    rest_local: np.ndarray | None = None
 
     def __post_init__(self):
         count = len(self.names)
@@ -95,6 +99,9 @@ class Skeleton:
         if len(self.extras) != count:
             raise ValueError(f"skeleton extras: expected {count} entries, got {len(self.extras)}")
         self.levels  # validates the hierarchy now rather than at first use
+        self.rest_is_bind = self.rest_local is None
+        self.rest_local = self.bind_local if self.rest_is_bind else \
+            _frozen(self.rest_local, np.float64, (count, 4, 4), "skeleton rest_local")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -118,6 +125,17 @@ class Skeleton:
         local[children] = self.bind_inverse[self.parents[children]] @ self.bind_world[children]
         local.flags.writeable = False
         return local
+
+    @cached_property
+    def rest_world(self) -> np.ndarray:
+        """(B, 4, 4) each bone's world matrix at rest: ``bind_world`` itself when rest is bind."""
+        if self.rest_is_bind:
+            return self.bind_world
+        world = self.rest_local.copy()
+        for level in self.levels[1:]:
+            world[level] = world[self.parents[level]] @ self.rest_local[level]
+        world.flags.writeable = False
+        return world
 
     def index(self, name: str) -> int:
         """The index of the bone called ``name`` (exact match, then case-insensitive)."""
@@ -173,14 +191,42 @@ class Material:
 
 
 @dataclass(eq=False)
+class MeshSkin:
+    """A mesh's own binding (a glTF skin): its bones and the inverse bind matrix of each.
+
+    joints: (J,) bone indices, each at most once; inverse_bind: (J, 4, 4). A vertex weighted on
+    bone ``joints[j]`` is skinned by ``W(t) @ inverse_bind[j]``; bones it does not list fall back
+    to ``Skeleton.bind_inverse``. Several meshes may share one MeshSkin.
+    """
+
+    joints: np.ndarray
+    inverse_bind: np.ndarray
+
+    def __post_init__(self):
+        self.joints = _frozen(self.joints, np.int32, (None,), "skin joints")
+        self.inverse_bind = _frozen(self.inverse_bind, np.float64, (len(self.joints), 4, 4),
+                                    "skin inverse_bind")
+        if len(np.unique(self.joints)) != len(self.joints):
+            raise ValueError("skin joints: a bone is listed twice")
+
+    def bone_inverse_binds(self, skeleton: Skeleton) -> np.ndarray:
+        """(B, 4, 4) per bone: this skin's inverse bind matrix, else the skeleton's."""
+        inverse = skeleton.bind_inverse.copy()
+        inverse[self.joints] = self.inverse_bind
+        return inverse
+
+
+@dataclass(eq=False)
 class Mesh:
-    """One mesh, vertices in file order, positions in model space at bind time.
+    """One mesh, vertices in file order, positions at bind time.
 
     positions: (V, 3); normals: (V, 3) or None; uvs: (V, 2) or None; triangles: (T, 3) int or None
     (None: the format has no faces, draw points); joints, weights: (V, K) bone indices and weights,
     K ≥ 1. A vertex whose weights sum to 0 is rigid: it stays at its bind position. A mesh rigidly
     attached to one bone has weight 1 on that bone for every vertex. UVs follow glTF: (0, 0) is the
-    image's top-left corner. ``visible`` is False for meshes the file marks as not rendered.
+    image's top-left corner. ``visible`` is False for meshes the file marks as not rendered. skin:
+    the mesh's own binding, or None to bind at ``Skeleton.bind_world`` (positions then in model space
+    at bind time).
     """
 
     name: str
@@ -192,6 +238,7 @@ class Mesh:
     triangles: np.ndarray | None = None
     material: Material = field(default_factory=Material)
     visible: bool = True
+    skin: MeshSkin | None = None
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
@@ -235,7 +282,7 @@ class Mesh:
 
 @dataclass(eq=False)
 class Track:
-    """Keyed local channels of one bone; an absent channel keeps the bind-local value.
+    """Keyed local channels of one bone; an absent channel keeps the rest-local value.
 
     Each channel is ``(times (K,), values (K, n))``: translation n=3, rotation n=4 quaternions
     (slerp), scale n=3. ``interpolation`` is 'linear' (slerp for rotations) or 'step'.
@@ -271,7 +318,7 @@ class Clip:
     - 'keyed': ``tracks`` — local TRS keys per bone, each channel with its own key times.
     - 'matrices': ``times`` (F,) and ``world`` (F, B, 4, 4) bone world matrices per frame.
     - 'vertex': ``times`` (F,) and ``positions`` (F, N, 3) every mesh's vertices per frame
-      (meshes in model order); ``world`` may also be given for the bones, else they stay at bind.
+      (meshes in model order); ``world`` may also be given for the bones, else they stay at rest.
 
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
@@ -373,6 +420,8 @@ class Model:
             used = mesh.weights != 0
             if np.any(used & ((mesh.joints < 0) | (mesh.joints >= bones))):
                 raise ValueError(f"mesh {mesh.name!r} refers to a bone outside 0..{bones - 1}")
+            if mesh.skin is not None and np.any((mesh.skin.joints < 0) | (mesh.skin.joints >= bones)):
+                raise ValueError(f"mesh {mesh.name!r}: its skin lists a bone outside 0..{bones - 1}")
         for clip in self.clips:
             if clip.world is not None and clip.world.shape[1] != bones:
                 raise ValueError(f"clip {clip.name!r} has {clip.world.shape[1]} bones, the model {bones}")
@@ -397,6 +446,15 @@ class Model:
         if self.meshes and all(mesh.triangles is None for mesh in self.meshes):
             return None
         return sum(mesh.triangle_count for mesh in self.meshes)
+
+    @cached_property
+    def skins(self) -> list[MeshSkin]:
+        """The meshes' own skins, each once, in the order the meshes first use them."""
+        found: dict[int, MeshSkin] = {}
+        for mesh in self.meshes:
+            if mesh.skin is not None:
+                found.setdefault(id(mesh.skin), mesh.skin)
+        return list(found.values())
 
     @cached_property
     def bind_positions(self) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from app import maths
-from app.model import Clip, Mesh, Model, Skeleton
+from app.model import Clip, Mesh, MeshSkin, Model, Skeleton
 
 #: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
 GPU_INFLUENCES = 4
@@ -23,9 +23,10 @@ SkinningMethod = Literal["lbs", "dqs"]
 
 @dataclass(eq=False)
 class Pose:
-    """world: (B, 4, 4) bone world matrices ``W_b``; skin: (B, 4, 4) ``W_b @ inv(B_b)``;
-    positions: (N, 3) vertex positions that replace skinning (vertex-animated clips) or None;
-    helpers: (H, 4, 4) helper world matrices. Column vectors throughout."""
+    """world: (B, 4, 4) bone world matrices ``W_b``; skin: (B, 4, 4) ``W_b @ inv(B_b)`` (the
+    skeleton's bind; a mesh with its own skin uses ``mesh_skinning``); positions: (N, 3) vertex
+    positions that replace skinning (vertex-animated clips) or None; helpers: (H, 4, 4) helper
+    world matrices. Column vectors throughout."""
 
     world: np.ndarray
     skin: np.ndarray
@@ -38,8 +39,9 @@ class Pose:
                 maths.transform_points(self.skin, skeleton.tails))
 
 
-def bind_pose(model: Model) -> Pose:
-    return pose_from_world(model, model.skeleton.bind_world.copy())
+def rest_pose(model: Model) -> Pose:
+    """The pose with no clip: every bone at rest (for legacy formats, the bind pose)."""
+    return pose_from_world(model, model.skeleton.rest_world.copy())
 
 
 def pose_from_world(model: Model, world: np.ndarray, positions: np.ndarray | None = None) -> Pose:
@@ -58,17 +60,17 @@ def frame_time(clip: Clip, frame: int) -> float:
 
 
 def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
-    """The model's pose at ``time`` seconds of ``clip`` (the bind pose when ``clip`` is None).
+    """The model's pose at ``time`` seconds of ``clip`` (the rest pose when ``clip`` is None).
 
     Before the first key or frame the first is held, after the last the last.
     """
     if clip is None:
-        return bind_pose(model)
+        return rest_pose(model)
     if clip.kind == "keyed":
         local = _sample_keyed(model.skeleton, clip, time)
         return pose_from_world(model, compose_world(model.skeleton, local))
     frame, fraction = _bracket(clip.times, time)
-    world = (model.skeleton.bind_world.copy() if clip.world is None
+    world = (model.skeleton.rest_world.copy() if clip.world is None
              else _blend_world_frames(model.skeleton, clip.world, frame, fraction))
     positions = None
     if clip.kind == "vertex":
@@ -183,23 +185,23 @@ def _pack(clip: Clip) -> dict[str, _PackedChannel]:
     return packed
 
 
-_bind_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_rest_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _bind_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if skeleton not in _bind_trs:
-        translations, rotations, scales, _ = maths.decompose_trs(skeleton.bind_local)
-        _bind_trs[skeleton] = (translations, rotations, scales)
-    return _bind_trs[skeleton]
+def _rest_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if skeleton not in _rest_trs:
+        translations, rotations, scales, _ = maths.decompose_trs(skeleton.rest_local)
+        _rest_trs[skeleton] = (translations, rotations, scales)
+    return _rest_trs[skeleton]
 
 
 def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
-    """(B, 4, 4) local matrices at ``time``: keyed channels over the bind-local TRS.
+    """(B, 4, 4) local matrices at ``time``: keyed channels over the rest-local TRS.
 
-    Bones with no track keep their bind-local matrix exactly (shear included).
+    Bones with no track keep their rest-local matrix exactly (shear included).
     """
     packed = _pack(clip)
-    translations, rotations, scales = (a.copy() for a in _bind_local_trs(skeleton))
+    translations, rotations, scales = (a.copy() for a in _rest_local_trs(skeleton))
     for channel, target in (("translation", translations), ("scale", scales)):
         if channel in packed:
             first, second, fraction, bones = packed[channel].sample(time)
@@ -207,7 +209,7 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
     if "rotation" in packed:
         first, second, fraction, bones = packed["rotation"].sample(time)
         rotations[bones] = maths.slerp(first, second, fraction)
-    local = skeleton.bind_local.copy()
+    local = skeleton.rest_local.copy()
     animated = np.unique(np.concatenate([channel.bones for channel in packed.values()])) if packed else []
     if len(animated):
         local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])
@@ -271,6 +273,39 @@ def _dual_quaternion_skin(positions: np.ndarray, joints: np.ndarray, weights: np
     return maths.transform_points(maths.dual_quaternions_to_matrices(blended), positions)
 
 
+def mesh_skinning(model: Model, pose: Pose, mesh: Mesh) -> np.ndarray:
+    """(B, 4, 4) the skinning matrices of ``mesh``: ``W_b @ IBM_b`` with its own skin's inverse bind
+    matrices, else ``pose.skin``."""
+    if mesh.skin is None:
+        return pose.skin
+    return pose.world @ _bone_inverse_binds(model.skeleton, mesh.skin)
+
+
+_skin_inverses: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _bone_inverse_binds(skeleton: Skeleton, skin: MeshSkin) -> np.ndarray:
+    cached = _skin_inverses.get(skin)
+    if cached is None or cached[0] is not skeleton:
+        cached = (skeleton, skin.bone_inverse_binds(skeleton))
+        _skin_inverses[skin] = cached
+    return cached[1]
+
+
+def skinning_palette(model: Model, pose: Pose) -> np.ndarray:
+    """((1 + S)·B, 4, 4) skinning matrices for the skeleton's bind, then for each of ``model.skins``:
+    one table for the GPU, which a mesh indexes from ``palette_offset``."""
+    return np.concatenate([pose.skin] + [pose.world @ _bone_inverse_binds(model.skeleton, skin)
+                                         for skin in model.skins])
+
+
+def palette_offset(model: Model, mesh: Mesh) -> int:
+    """Where ``mesh``'s skinning matrices start in ``skinning_palette``."""
+    if mesh.skin is None:
+        return 0
+    return (1 + next(i for i, skin in enumerate(model.skins) if skin is mesh.skin)) * len(model.skeleton)
+
+
 def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
                     influences: int | None = None) -> np.ndarray:
     """(N, 3) every mesh's posed vertices, meshes in model order, vertices in file order."""
@@ -278,7 +313,8 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
         return pose.positions.astype(np.float64)
     if not model.meshes:
         return np.zeros((0, 3))
-    return np.concatenate([skin_mesh(mesh, pose.skin, method, influences) for mesh in model.meshes])
+    return np.concatenate([skin_mesh(mesh, mesh_skinning(model, pose, mesh), method, influences)
+                           for mesh in model.meshes])
 
 
 def posed_bounds(model: Model, pose: Pose) -> tuple[np.ndarray, np.ndarray]:

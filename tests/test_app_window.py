@@ -184,6 +184,10 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
     assert window.export_gltf(tmp_path / "all.glb")
     back = formats.load([tmp_path / "all.glb"])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
+    # The window shows the figure `convert --check` prints.
+    from app.export.check import check_export
+
+    assert check_export(window.model, back).line() in window.statusBar().currentMessage()
 
 
 def test_recent_files_reload_and_attach(window, qtbot, tmp_path):

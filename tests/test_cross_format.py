@@ -8,7 +8,7 @@ import pytest
 
 from app import formats
 from app.model import Mesh
-from app.pose import bind_pose, evaluate, frame_time, skin_mesh
+from app.pose import evaluate, frame_time, rest_pose, skin_mesh
 from app.resources import demo_paths
 from tests.demo_formats import WALK_EVENTS, WRITERS, strongest
 
@@ -58,7 +58,7 @@ def test_lgw_binds_like_the_original_with_its_helper(demo, written):
     assert np.allclose(model.meshes[0].positions, demo.meshes[0].positions, atol=1e-5)
     assert model.meshes[0].triangles.tolist() == demo.meshes[0].triangles.tolist()
     head = demo.skeleton.names.index("head")
-    hat = bind_pose(model).helpers[0][:3, 3]
+    hat = rest_pose(model).helpers[0][:3, 3]
     assert np.allclose(hat, demo.skeleton.bind_world[head][:3, 3] + (0, 0.25, 0), atol=1e-5)
 
 

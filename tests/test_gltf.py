@@ -16,7 +16,7 @@ from app.export.gltf import ANCHOR_NAME, UP_ROOT_NAME, Z_UP_TO_Y_UP, export_gltf
 from app.formats import ReadError, load
 from app.formats.gltf import read
 from app.model import Clip, Helper, Material, Mesh, Model, Skeleton, Track
-from app.pose import evaluate, posed_positions
+from app.pose import evaluate, posed_positions, rest_pose
 from tests.writers.gltf_writer import write_gltf
 
 TIMES = (0.0, 0.13, 0.5, 0.77, 1.0, 1.6, 2.0, 3.0)
@@ -117,8 +117,8 @@ def test_round_trip_posed_vertices(tmp_path, up_axis, clips, suffix):
     assert loaded.format == "gltf" and loaded.up_axis == "Y"
     assert [c.name for c in loaded.clips] == [c.name for c in model.clips]
     assert warnings == []
-    bind_expected = maths.transform_points(_up_rotation(model), model.bind_positions)
-    np.testing.assert_allclose(loaded.bind_positions, bind_expected, atol=1e-5 * model.extent())
+    rest_expected = maths.transform_points(_up_rotation(model), model.bind_positions)
+    np.testing.assert_allclose(_rest(loaded), rest_expected, atol=1e-5 * model.extent())
     _assert_same_motion(model, loaded)
 
 
@@ -185,13 +185,14 @@ def test_pose_export_is_static_mesh(tmp_path):
 
 def test_rest_pose_option_opens_posed(tmp_path):
     # The nodes rest at the pose while the skin binds at bind_world: the file opens posed. Read back,
-    # its rest vertices are the posed ones; the skin and rest disagree, which the reader reports.
+    # its rest vertices are the posed ones and its bind vertices the model's, exactly, with no warning.
     model = _model()
     pose = evaluate(model, model.clips[0], 1.0)
     export_gltf(model, tmp_path / "posed.glb", pose=pose)
     loaded = read(tmp_path / "posed.glb")
-    np.testing.assert_allclose(loaded.bind_positions, posed_positions(model, pose), atol=1e-5)
-    assert any("bind pose differs" in warning for warning in loaded.warnings)
+    np.testing.assert_allclose(_rest(loaded), posed_positions(model, pose), atol=1e-5)
+    np.testing.assert_allclose(loaded.bind_positions, model.bind_positions, atol=1e-6)
+    assert loaded.warnings == []
 
 
 def test_sheared_matrices_clip_warns(tmp_path):
@@ -209,6 +210,11 @@ def test_sheared_matrices_clip_warns(tmp_path):
 
 def _posed(model: Model, clip_index: int, time: float) -> np.ndarray:
     return posed_positions(model, evaluate(model, model.clips[clip_index], time))
+
+
+def _rest(model: Model) -> np.ndarray:
+    """(N, 3) the vertices with no clip playing."""
+    return posed_positions(model, rest_pose(model))
 
 
 POINTS = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
@@ -243,7 +249,7 @@ def test_skin_without_inverse_bind_matrices_linear_rotation(tmp_path):
         [(np.array([0.0, 1.0]), "SCALAR", 5126), (np.array([[0, 0, 0, 1], QUARTER_Z]), "VEC4", 5126)])
     model = read(write_gltf(tmp_path, document, arrays))
     assert model.meshes[0].triangles is None
-    np.testing.assert_allclose(model.meshes[0].positions, [[1, 0, 0], [2, 1, 0], [1, 1, 1]], atol=1e-6)
+    np.testing.assert_allclose(_rest(model), [[1, 0, 0], [2, 1, 0], [1, 1, 1]], atol=1e-6)
     np.testing.assert_allclose(_posed(model, 0, 1.0), [[1, 0, 0], [1, 2, 0], [1, 1, 1]], atol=1e-6)
     half = np.sqrt(0.5)
     np.testing.assert_allclose(_posed(model, 0, 0.5), [[1, 0, 0], [1 + half, 1 + half, 0], [1, 1, 1]],
@@ -315,7 +321,7 @@ def test_eight_influences(tmp_path):
     del document["animations"]
     model = read(write_gltf(tmp_path, document, arrays))
     assert model.meshes[0].joints.shape == (3, 8)
-    np.testing.assert_allclose(model.meshes[0].positions, POINTS + [1, 0.5, 0], atol=1e-6)
+    np.testing.assert_allclose(_rest(model), POINTS + [1, 0.5, 0], atol=1e-6)
 
 
 # --- which nodes become bones -------------------------------------------------------------------

@@ -521,3 +521,105 @@ def test_skeleton_without_mesh_has_no_skin(tmp_path):
     export_gltf(bnf_model(tmp_path), tmp_path / "man.gltf")
     document = json.loads((tmp_path / "man.gltf").read_text())
     assert not document.get("skins") and len(document["nodes"]) == 5
+
+
+# --- exact export of motion glTF's T·R·S cannot hold directly (issue 15) ----------------------------
+
+#: A fixed shear and non-uniform scale: a bone moving rigidly times this has no T·R·S form under its
+#: parent, but exports exactly once it is factored into the inverse bind matrices.
+SHEAR = np.array([[1.0, 0.35, 0, 0], [0, 1.2, 0.1, 0], [0.2, 0, 0.9, 0], [0, 0, 0, 1]])
+
+
+def _varying_shear(frame: int) -> np.ndarray:
+    shear = np.eye(4)
+    shear[0, 1] = 0.1 * frame
+    return shear
+
+
+def bonespro_sheared_model(folder: Path) -> Model:
+    """BonesPro with two Bones/Matrix clips: in 'walk' the arm and the head move rigidly times a fixed
+    shear (exact through the factors); 'wobble' is the same with the arm's shear changing every frame
+    on top (no factor makes that T·R·S: it becomes morph targets)."""
+    rng = np.random.default_rng(71)
+    bind = world_from_relative(_bonespro_locals(0.0), BONESPRO_PARENTS)
+    positions = rng.uniform([-20, -15, 60], [30, 15, 170], (30, 3))
+    influences = [[(int(b), 1.0)] if v % 2 else [(int(b), 0.6), (int(b + 1) % 5, 0.4)]
+                  for v, b in enumerate(rng.integers(0, 5, len(positions)))]
+    structure = write.bonespro_structure(folder / "body.txt", BONESPRO_NAMES, BONESPRO_PARENTS, bind,
+                                         positions, influences)
+    world = np.stack([world_from_relative(_bonespro_locals(f), BONESPRO_PARENTS) for f in range(5)])
+    walk = world.copy()
+    walk[:, 1] = walk[:, 1] @ SHEAR
+    walk[:, 3] = walk[:, 3] @ np.linalg.inv(SHEAR)
+    wobble = walk.copy()
+    wobble[:, 1] = np.stack([wobble[f, 1] @ _varying_shear(f) for f in range(5)])
+    paths = [write.bonespro_bones_matrix(folder / f"{name}.txt", frames, len(positions))
+             for name, frames in (("walk", walk), ("wobble", wobble))]
+    return formats.load([structure, *paths])
+
+
+def c3de_sheared_model(folder: Path) -> Model:
+    """C3DE 2010 whose skinning matrices are rigid motions times a fixed shear per bone."""
+    bind = np.array([np.eye(4), maths.translation([0, 0, 1]) @ _rotation([0, 0, 1], np.pi / 2),
+                     maths.translation([0, 0, 2])])
+    skinning = _c3de_skinning(5)
+    skinning[:, 1] = skinning[:, 1] @ bind[1] @ SHEAR @ np.linalg.inv(bind[1])
+    skinning[:, 2] = skinning[:, 2] @ bind[2] @ SHEAR.T @ np.linalg.inv(bind[2])
+    mesh = folder / "body.c3d"
+    mesh.write_bytes(write_mesh(C3DE_POSITIONS, C3DE_BONE0, C3DE_BONE1, C3DE_WEIGHT0, C3DE_UVS, layout="2010"))
+    bones = folder / "bodybones.c3d"
+    bones.write_bytes(write_bones_2010(bind, [[0, 0, 0], [0, 0, 1], [0, 0, 2]],
+                                       [[0, 0, 1], [0, 1, 1], [0, 0, 2.5]], skinning, [-1, 0, 1]))
+    return formats.load([mesh, bones])
+
+
+def stored_frame_error(original: Model, loaded: Model, conversion: np.ndarray) -> float:
+    """Largest vertex difference (bone origins for a model without vertices) over every clip's stored
+    frames, as a fraction of the model's size."""
+    bones = [loaded.skeleton.index(name) for name in original.skeleton.names]
+    worst = 0.0
+    for clip, loaded_clip in zip(original.clips, loaded.clips, strict=True):
+        for time in clip.frame_times:
+            pose, loaded_pose = evaluate(original, clip, time), evaluate(loaded, loaded_clip, time)
+            if original.vertex_count:
+                expected = posed_positions(original, pose, influences=INFLUENCES)
+                actual = posed_positions(loaded, loaded_pose)
+            else:
+                expected, actual = pose.world[:, :3, 3], loaded_pose.world[bones, :3, 3]
+            worst = max(worst, float(np.abs(actual - maths.transform_points(conversion, expected)).max()))
+    return worst / original.extent()
+
+
+@pytest.mark.parametrize("build", [bonespro_sheared_model, c3de_sheared_model])
+def test_sheared_clips_round_trip_exactly(tmp_path, build):
+    original = build(tmp_path)
+    sheared = [clip.name for clip in original.clips
+               if maths.decompose_trs(world_local(original, clip)).__getitem__(3).max() > 1e-3]
+    assert sheared == [clip.name for clip in original.clips], "every clip has shear T·R·S cannot hold"
+    path = tmp_path / "sheared.glb"
+    warnings = export_gltf(original, path)
+    baked = [clip.name for clip in original.clips if any(f"clip {clip.name!r}" in w for w in warnings)]
+    assert baked == (["wobble"] if build is bonespro_sheared_model else [])
+    if VALIDATOR:
+        issues = validate(path)[str(path)]
+        assert issues["numErrors"] == 0, issues["messages"]
+    loaded = formats.load([path])
+    assert stored_frame_error(original, loaded, conversion_of(path, original)) <= 1e-5
+
+
+def world_local(model: Model, clip: Clip) -> np.ndarray:
+    """(F, B, 4, 4) each bone's matrix relative to its parent at the clip's frames."""
+    world = clip.world
+    local = world.copy()
+    children = np.flatnonzero(model.skeleton.parents >= 0)
+    local[:, children] = np.linalg.inv(world[:, model.skeleton.parents[children]]) @ world[:, children]
+    return local
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_format_round_trips_to_1e5_at_stored_frames(tmp_path, name):
+    original = MODELS[name](tmp_path)
+    path = tmp_path / f"{name}.glb"
+    export_gltf(original, path)
+    loaded = formats.load([path])
+    assert stored_frame_error(original, loaded, conversion_of(path, original)) <= 1e-5

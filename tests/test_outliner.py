@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from app.model import Helper, Material, Mesh, Model, Skeleton
-from app.pose import bind_pose, pose_from_world
+from app.pose import pose_from_world, rest_pose
 from tests.gui_helpers import needs_display
 from tests.helpers import rotation_z, translation
 
@@ -174,7 +174,7 @@ def test_inspector_shows_the_bone_and_follows_the_pose(inspector):
 
     model = small_model()
     inspector.bind(model)
-    inspector.set_pose(bind_pose(model))
+    inspector.set_pose(rest_pose(model))
     inspector.show_bone(ARM)
     labels = inspector.bone_page.labels
     assert labels["name"].text() == "arm" and labels["parent"].text() == "root (#2)"
@@ -195,7 +195,7 @@ def test_inspector_shows_the_bone_and_follows_the_pose(inspector):
 def test_inspector_skips_pose_updates_while_hidden(inspector):
     model = small_model()
     inspector.bind(model)
-    inspector.set_pose(bind_pose(model))
+    inspector.set_pose(rest_pose(model))
     inspector.show_bone(HAND)
     before = inspector.bone_page.labels["current"].text()
     inspector.hide()
@@ -240,7 +240,7 @@ def test_inspector_renders_bonespro_prm_and_nwn_extras(inspector):
 def test_inspector_shows_a_helper(inspector):
     model = small_model()
     inspector.bind(model)
-    inspector.set_pose(bind_pose(model))
+    inspector.set_pose(rest_pose(model))
     inspector.show_helper(0)
     labels = inspector.helper_page.labels
     assert labels["name"].text() == "grip" and labels["parent"].text() == "hand (#0)"

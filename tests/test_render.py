@@ -8,7 +8,7 @@ import pytest
 
 from app import maths
 from app.model import Mesh, Model, Skeleton
-from app.pose import bind_pose, pose_from_world, skin_mesh
+from app.pose import pose_from_world, rest_pose, skin_mesh
 from app.render import shaders
 from app.render.offscreen import OffscreenRenderer
 from app.render.renderer import DisplayOptions, Renderer
@@ -287,7 +287,7 @@ def test_copies_are_drawn_skinned_beside_the_model(offscreen):
 
     options = DisplayOptions(grid=False)
     model = humanoid("Z")
-    pose = bind_pose(model)
+    pose = rest_pose(model)
     width = float(np.ptp(model.meshes[0].positions[:, 0]))
     shifted = pose_from_world(model, maths.translation(np.array([1.5 * width, 0.0, 0.0])) @ pose.world)
     renderer = offscreen.renderer

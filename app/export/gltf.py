@@ -8,12 +8,16 @@ Layout of a written file (nodes in this order):
   the anchor: the skin's common root (the validator requires one) and the joint that rigid vertices
   are bound to with weight 1 (glTF weights must sum to 1) and identity inverse bind, so they stay
   put; nothing animates it.
-- One node per bone, in bone order, local TRS from ``Skeleton.bind_local`` (a ``matrix`` where the bind
-  frame has shear and the bone is not animated), children from the parents.
-- One node per helper, under its parent bone, its offset as TRS or matrix.
-- One node per mesh (positions in model space, node at identity; at the scene root when skinned, else
-  under the up root); every mesh shares one skin whose joints are the bones (then the anchor) and
-  whose inverse bind matrices are ``Skeleton.bind_inverse``.
+- One node per bone, in bone order, holding the rest pose (``Skeleton.rest_local``, or the ``pose``
+  asked for) as TRS (a ``matrix`` where it has shear and no clip moves the bone), children from the
+  parents. A bone's constant factor ``C_b`` (app/export/motion_plan.py: a fixed scale or shear that
+  T·R·S cannot hold under its parent) is divided out of its node and multiplied into the inverse
+  bind matrices, which leaves every skinning matrix as it was.
+- One node per helper, under its parent bone, its offset (times ``C_b``) as TRS or matrix.
+- One node per mesh (its bind positions as they are, node at identity; at the scene root when
+  skinned, else under the up root). Meshes binding the same way share a skin: its joints are the
+  bones (then the anchor), its inverse bind matrices ``C_b @`` the mesh's own skin's (else
+  ``Skeleton.bind_inverse``).
 
 Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
 Four influences per vertex (JOINTS_0/WEIGHTS_0), the viewer's GPU limit: a bone listed twice for a
@@ -21,10 +25,13 @@ vertex becomes one lane, and beyond four the smallest are dropped with a warning
 triangles is written as POINTS. A texture's name goes in its material's ``extras.texture``; an image
 is referenced only for a PNG or JPEG file found at that relative path beside the output (glTF takes
 no other formats, and a missing file is a validator error); a warning names any other format.
-Keyed clips keep their keys; 'matrices' clips become linear TRS channels at every frame; 'vertex'
-clips become morph targets (one per frame, positions relative to bind) with a weights animation that
-steps from one-hot to one-hot, linearly, which is exactly the player's blend between frames. Key
-times are rounded down to float32, so that a STEP key takes effect at its own time.
+Keyed clips keep their keys (when no bone needs a factor; else they are sampled like 'matrices'
+clips); 'matrices' clips become linear TRS channels at every frame; 'vertex' clips become morph
+targets (one per frame, displacements from bind that the rest pose's skinning takes to the frame's
+positions) with a weights animation that steps from one-hot to one-hot, linearly, which is exactly
+the player's blend between frames. A clip whose bone motion has no T·R·S form even with the factors
+is written as such a morph-target clip, with a warning. Key times are rounded down to float32, so
+that a STEP key takes effect at its own time.
 """
 
 from __future__ import annotations
@@ -38,8 +45,18 @@ import numpy as np
 import pygltflib as gl
 
 from app import maths
-from app.model import Clip, Helper, Mesh, Model, Skeleton
-from app.pose import GPU_INFLUENCES, Pose, top_influences
+from app.export.motion_plan import MotionPlan, plan_motion
+from app.model import Clip, Mesh, Model, Skeleton
+from app.pose import (
+    GPU_INFLUENCES,
+    Pose,
+    compose_world,
+    evaluate,
+    mesh_skinning,
+    pose_from_world,
+    posed_positions,
+    top_influences,
+)
 
 #: Largest TRS residual (relative to the matrix's size) written as TRS rather than as a matrix.
 SHEAR_TOLERANCE = 1e-6
@@ -101,7 +118,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     """Write ``model`` to ``path`` (.glb, or .gltf with a sidecar .bin unless ``embed_buffer``).
 
     clips: Clip objects or names/indices (default: every clip). pose: when given, the nodes' rest
-    transforms are this pose's (the skin still binds at ``Skeleton.bind_world``), so the file opens posed.
+    transforms are this pose's (the skin still binds as the model does), so the file opens posed.
     Returns warnings about what glTF could not hold exactly.
     """
     path = Path(path)
@@ -112,13 +129,18 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
                     animations=[], images=[], textures=[])
     gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit}
     blob = _Blob(gltf)
-    animated = {track.bone for clip in selected if clip.kind == "keyed" for track in clip.tracks}
-    animated |= set(range(len(model.skeleton))) if any(c.kind == "matrices" for c in selected) else set()
-    layout = _add_nodes(gltf, model, pose, animated, warnings)
+    rest_world = model.skeleton.rest_world if pose is None else pose.world
+    plan = plan_motion(model, selected, rest_world)
+    selected = [_baked(model, clip, plan.baked[index], warnings) if index in plan.baked else clip
+                for index, clip in enumerate(selected)]
+    animated = _animated_bones(model, selected, plan)
+    layout = _add_nodes(gltf, model, plan, animated, warnings)
     morph_frames = [clip for clip in selected if clip.kind == "vertex"]
-    mesh_nodes = _add_meshes(gltf, blob, model, layout, morph_frames, path.parent, warnings)
-    for clip in selected:
-        _add_animation(gltf, blob, model, clip, layout, mesh_nodes, morph_frames, pose, warnings)
+    mesh_nodes = _add_meshes(gltf, blob, model, layout, plan, _written_rest(model, plan, animated), morph_frames,
+                             path.parent, warnings)
+    for index, clip in enumerate(selected):
+        _add_animation(gltf, blob, model, clip, plan.sampled.get(index), layout, mesh_nodes, morph_frames,
+                       pose, warnings)
     _save(gltf, blob, path, embed_buffer)
     return warnings
 
@@ -147,9 +169,27 @@ def _select_clips(model: Model, clips) -> list[Clip]:
     return [clip if isinstance(clip, Clip) else model.clips[model.clip_index(clip)] for clip in clips]
 
 
+def _baked(model: Model, clip: Clip, bones: list[str], warnings: list[str]) -> Clip:
+    """A 'vertex' clip of ``clip``'s posed vertices at its stored frames (GPU influence limit), for
+    bone motion glTF's T·R·S nodes cannot hold."""
+    warnings.append(f"clip {clip.name!r}: bones {bones} move in ways glTF's translation, rotation and "
+                    "scale cannot hold; the clip is written as morph targets (exact at its stored frames)")
+    times = clip.frame_times
+    positions = np.stack([posed_positions(model, evaluate(model, clip, float(time)), influences=GLTF_INFLUENCES)
+                          for time in times])
+    return Clip(name=clip.name, kind="vertex", times=times, positions=positions, events=clip.events)
+
+
+def _animated_bones(model: Model, clips: list[Clip], plan: MotionPlan) -> set[int]:
+    """Bones some written channel moves (their nodes must be T·R·S)."""
+    if plan.sampled:
+        return set(range(len(model.skeleton)))
+    return {track.bone for clip in clips if clip.kind == "keyed" for track in clip.tracks}
+
+
 # --- nodes --------------------------------------------------------------------------------------
 
-def _add_nodes(gltf: gl.GLTF2, model: Model, pose: Pose | None, animated: set[int],
+def _add_nodes(gltf: gl.GLTF2, model: Model, plan: MotionPlan, animated: set[int],
                warnings: list[str]) -> _Layout:
     """The up root, anchor, bone and helper nodes; returns where they are."""
     skeleton = model.skeleton
@@ -166,15 +206,17 @@ def _add_nodes(gltf: gl.GLTF2, model: Model, pose: Pose | None, animated: set[in
         top.append(anchor)
         top = gltf.nodes[anchor].children
     bones = len(gltf.nodes)
-    local = skeleton.bind_local if pose is None else _local_from_world(skeleton, pose.world)
     for bone in range(len(skeleton)):
         node = gl.Node(name=skeleton.names[bone], children=[])
-        _set_transform(node, local[bone], bone in animated, f"bone {skeleton.names[bone]!r}", warnings)
+        _set_transform(node, plan.rest_local[bone], bone in animated, f"bone {skeleton.names[bone]!r}",
+                       warnings)
         gltf.nodes.append(node)
     for bone, parent in enumerate(skeleton.parents):
         (gltf.nodes[bones + parent].children if parent >= 0 else top).append(bones + bone)
     for helper in model.helpers:
-        _add_helper(gltf, helper, bones, top, warnings)
+        # Under a node that is W @ inv(C) of its bone, the helper's local matrix is C @ offset.
+        offset = helper.offset if helper.parent < 0 else plan.factors[helper.parent] @ helper.offset
+        _add_helper(gltf, helper.name, helper.parent, offset, bones, top, warnings)
     return _Layout(bones=bones, anchor=anchor, roots=top)
 
 
@@ -182,11 +224,22 @@ def _has_rigid_vertices(model: Model) -> bool:
     return any(np.any(mesh.weights.sum(axis=1) <= 0) for mesh in model.meshes)
 
 
-def _add_helper(gltf: gl.GLTF2, helper: Helper, bones: int, top: list[int], warnings: list[str]) -> None:
-    node = gl.Node(name=helper.name)
-    _set_transform(node, helper.offset, False, f"helper {helper.name!r}", warnings)
-    (gltf.nodes[bones + helper.parent].children if helper.parent >= 0 else top).append(len(gltf.nodes))
+def _add_helper(gltf: gl.GLTF2, name: str, parent: int, offset: np.ndarray, bones: int, top: list[int],
+                warnings: list[str]) -> None:
+    node = gl.Node(name=name)
+    _set_transform(node, offset, False, f"helper {name!r}", warnings)
+    (gltf.nodes[bones + parent].children if parent >= 0 else top).append(len(gltf.nodes))
     gltf.nodes.append(node)
+
+
+def _written_rest(model: Model, plan: MotionPlan, animated: set[int]) -> np.ndarray:
+    """(B, 4, 4) the bones' world matrices at rest as the file holds them (T·R·S where a node must
+    be, factors multiplied back in): what morph targets are skinned by at rest."""
+    local = plan.rest_local.copy()
+    for bone in animated:
+        translation, rotation, scale, _ = maths.decompose_trs(local[bone])
+        local[bone] = maths.compose_trs(translation, rotation, scale)
+    return compose_world(model.skeleton, local) @ plan.factors
 
 
 def _set_transform(node: gl.Node, matrix: np.ndarray, animated: bool, what: str, warnings: list[str]) -> None:
@@ -201,23 +254,15 @@ def _set_transform(node: gl.Node, matrix: np.ndarray, animated: bool, what: str,
         node.matrix = np.asarray(matrix, dtype=np.float64).T.ravel().tolist()
 
 
-def _local_from_world(skeleton: Skeleton, world: np.ndarray) -> np.ndarray:
-    """(…, B, 4, 4) parent-relative matrices from world matrices (roots: relative to the model)."""
-    local = np.array(world, dtype=np.float64)
-    children = np.flatnonzero(skeleton.parents >= 0)
-    local[..., children, :, :] = maths.affine_inverse(world[..., skeleton.parents[children], :, :]) \
-        @ world[..., children, :, :]
-    return local
-
-
 # --- meshes -------------------------------------------------------------------------------------
 
-def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morph_clips: list[Clip],
-                folder: Path, warnings: list[str]) -> list[int | None]:
-    """A node, mesh and material per Mesh, all sharing one skin; returns each mesh's node (or None)."""
-    # No skin without a mesh to use it (the validator reports an unused skin).
-    has_vertices = any(mesh.vertex_count for mesh in model.meshes)
-    skin = _add_skin(gltf, blob, model, layout) if len(model.skeleton) and has_vertices else None
+def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan: MotionPlan,
+                rest_world: np.ndarray, morph_clips: list[Clip], folder: Path,
+                warnings: list[str]) -> list[int | None]:
+    """A node, mesh and material per Mesh, each with its skin's glTF skin (one per distinct binding);
+    returns each mesh's node (or None)."""
+    skins: dict[int, int] = {}
+    rest = pose_from_world(model, rest_world)
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
     targets = sum(len(clip.times) for clip in morph_clips)
     nodes: list[int | None] = []
@@ -226,11 +271,19 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morp
             warnings.append(f"mesh {mesh.name!r} has no vertices and was left out")
             nodes.append(None)
             continue
+        skin = None
+        if len(model.skeleton):
+            # No skin without a mesh to use it (the validator reports an unused skin).
+            key = id(mesh.skin)
+            if key not in skins:
+                skins[key] = _add_skin(gltf, blob, model, mesh, layout, plan)
+            skin = skins[key]
         primitive = _primitive(gltf, blob, mesh, model, layout, skin is not None, folder, warnings)
         if morph_clips:
+            frames = _morph_frames(mesh, mesh_skinning(model, rest, mesh), morph_clips, starts[index])
             primitive.targets = [gl.Attributes(POSITION=blob.add(frame, "VEC3", FLOAT, target=ARRAY_BUFFER,
                                                                 bounds=True))
-                                 for frame in _morph_frames(model, mesh, morph_clips, starts[index])]
+                                 for frame in frames]
         gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[primitive],
                                    weights=[0.0] * targets if targets else None))
         node = gl.Node(name=mesh.name, mesh=len(gltf.meshes) - 1, skin=skin)
@@ -242,9 +295,11 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, morp
     return nodes
 
 
-def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout) -> int:
-    """One skin: the bones (then the rigid anchor) with ``bind_inverse`` as inverse bind matrices."""
-    inverse = model.skeleton.bind_inverse
+def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, mesh: Mesh, layout: _Layout, plan: MotionPlan) -> int:
+    """One skin: the bones (then the rigid anchor), inverse bind matrices ``C_b @ IBM_b`` (the mesh's
+    own skin's, else ``bind_inverse``; ``C_b`` the plan's factors)."""
+    inverse = model.skeleton.bind_inverse if mesh.skin is None else mesh.skin.bone_inverse_binds(model.skeleton)
+    inverse = plan.factors @ inverse
     joints = list(range(layout.bones, layout.bones + len(model.skeleton)))
     if layout.anchor is not None:
         # The anchor (identity, or the up root) is the skin's common root and holds rigid vertices.
@@ -344,22 +399,32 @@ def _add_material(gltf: gl.GLTF2, mesh: Mesh, folder: Path, warnings: list[str])
     return len(gltf.materials) - 1
 
 
-def _morph_frames(model: Model, mesh: Mesh, clips: list[Clip], start: int) -> list[np.ndarray]:
-    """Per frame of every vertex clip: (V, 3) displacement of this mesh's vertices from bind."""
+def _morph_frames(mesh: Mesh, rest_skin: np.ndarray, clips: list[Clip], start: int) -> list[np.ndarray]:
+    """Per frame of every vertex clip: (V, 3) displacement ``d`` of this mesh's vertices from bind such
+    that the rest pose's skinning (``rest_skin`` (B, 4, 4), four influences as written) takes
+    ``bind + d`` to the frame's position."""
     bind = mesh.positions.astype(np.float64)
-    return [frame[start: start + mesh.vertex_count] - bind for clip in clips for frame in clip.positions]
+    joints, weights = top_influences(mesh.joints, mesh.weights, GLTF_INFLUENCES)
+    blend = np.einsum("vk,vkij->vij", weights.astype(np.float64), rest_skin[joints])
+    invertible = np.abs(np.linalg.det(blend[:, :3, :3])) > 1e-12
+    blend[~invertible] = np.eye(4)
+    unskin = np.linalg.inv(blend)
+    return [maths.transform_points(unskin, frame[start: start + mesh.vertex_count]) - bind
+            for clip in clips for frame in clip.positions]
 
 
 # --- animations ---------------------------------------------------------------------------------
 
-def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, layout: _Layout,
-                   mesh_nodes: list[int | None], morph_clips: list[Clip], pose: Pose | None,
+def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, sampled: np.ndarray | None,
+                   layout: _Layout, mesh_nodes: list[int | None], morph_clips: list[Clip], pose: Pose | None,
                    warnings: list[str]) -> None:
+    """``sampled``: (F, B, 4, 4) node local matrices at the clip's stored frames, when the clip is not
+    written as its keys."""
     animation = gl.Animation(name=clip.name, channels=[], samplers=[])
-    if clip.kind == "keyed":
+    if sampled is not None:
+        _sampled_channels(animation, blob, clip.frame_times, sampled, layout)
+    elif clip.kind == "keyed":
         _keyed_channels(animation, blob, model, clip, layout, pose)
-    elif clip.kind == "matrices":
-        _matrix_channels(animation, blob, model.skeleton, clip, layout, warnings)
     else:
         _weight_channels(animation, blob, clip, mesh_nodes, morph_clips)
         if clip.world is not None:
@@ -394,8 +459,8 @@ def _float32_at_or_before(times: np.ndarray) -> np.ndarray:
 
 def _keyed_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Clip, layout: _Layout,
                     pose: Pose | None) -> None:
-    """Each track's channels as they are; with a rest ``pose``, bind-local values fill the gaps."""
-    bind = maths.decompose_trs(model.skeleton.bind_local)[:3]
+    """Each track's channels as they are; with a rest ``pose``, rest-local values fill the gaps."""
+    rest = maths.decompose_trs(model.skeleton.rest_local)[:3]
     covered = set()
     for track in clip.tracks:
         interpolation = "STEP" if track.interpolation == "step" else "LINEAR"
@@ -409,25 +474,20 @@ def _keyed_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Cl
         return
     start = np.array([clip.start])
     for bone in range(len(model.skeleton)):
-        for path, values in zip(("translation", "rotation", "scale"), bind):
+        for path, values in zip(("translation", "rotation", "scale"), rest):
             if (bone, path) not in covered:
                 _channel(animation, blob, layout.bones + bone, path, start, values[bone][None], "STEP")
 
 
-def _matrix_channels(animation: gl.Animation, blob: _Blob, skeleton: Skeleton, clip: Clip, layout: _Layout,
-                     warnings: list[str]) -> None:
-    """Linear TRS channels for every bone, sampled at every frame of a 'matrices' clip."""
-    local = _local_from_world(skeleton, clip.world)  # (F, B, 4, 4)
-    translations, rotations, scales, residuals = maths.decompose_trs(local)
-    sheared = np.flatnonzero(residuals.max(axis=0) > SAMPLED_SHEAR_WARNING)
-    if sheared.size:
-        warnings.append(f"clip {clip.name!r}: bones {[skeleton.names[b] for b in sheared]} have shear TRS "
-                        f"cannot hold (largest residual {residuals.max():.3g})")
-    for bone in range(len(skeleton)):
+def _sampled_channels(animation: gl.Animation, blob: _Blob, times: np.ndarray, local: np.ndarray,
+                      layout: _Layout) -> None:
+    """Linear T·R·S channels for every bone at ``times`` (F,) from node locals (F, B, 4, 4)."""
+    translations, rotations, scales, _ = maths.decompose_trs(local)
+    for bone in range(local.shape[1]):
         node = layout.bones + bone
-        _channel(animation, blob, node, "translation", clip.times, translations[:, bone], "LINEAR")
-        _channel(animation, blob, node, "rotation", clip.times, _continuous(rotations[:, bone]), "LINEAR")
-        _channel(animation, blob, node, "scale", clip.times, scales[:, bone], "LINEAR")
+        _channel(animation, blob, node, "translation", times, translations[:, bone], "LINEAR")
+        _channel(animation, blob, node, "rotation", times, _continuous(rotations[:, bone]), "LINEAR")
+        _channel(animation, blob, node, "scale", times, scales[:, bone], "LINEAR")
 
 
 def _weight_channels(animation: gl.Animation, blob: _Blob, clip: Clip, mesh_nodes: list[int | None],

@@ -2,20 +2,21 @@
 
 Interpretation (docs/formats/README.md conventions):
 
-- Nodes become bones, in node order; parents come from the ``children`` lists. ``bind_world`` is the
-  node's world matrix at rest (its TRS or matrix), so rigid meshes and helpers follow their nodes.
+- Nodes become bones, in node order; parents come from the ``children`` lists. A bone's
+  ``rest_local`` is its node's TRS or matrix, as it is. Its ``bind_world`` is the inverse of its
+  inverse bind matrix in the first skin that lists it (where invertible), else its rest world matrix.
   The one kind of node left out is a node that only carries a skinned mesh: it has a mesh, no
   children, is no joint of any skin (nor a skin's ``skeleton`` root), no camera, no TRS animation
   channel targets it (morph "weights" channels may), and every primitive read from its mesh is
   skinned (``node.skin`` set and ``JOINTS_0`` present), so no vertex is bound to it rigidly. A skinned
   mesh ignores its node's transform, so such a node moves nothing. Every other node is kept, empty
   leaf nodes included (they mark helper points); the kept bones are renumbered in node order.
-- Each primitive of mode TRIANGLES (or POINTS) is one Mesh, positions in model space at rest. For a
-  skinned primitive the model-space bind position is ``Σ w · (world_rest(joint) @ IBM(joint)) @ p``
-  (IBM: the skin's inverse bind matrix, identity when absent), which is exact at rest and for any pose
-  whenever the vertex's joints agree on ``world_rest @ IBM`` (the usual case); otherwise a warning.
-  A mesh without a skin is bound rigidly (weight 1) to its node. Skin joint indices are remapped to
-  node (bone) indices; JOINTS_1/WEIGHTS_1 give up to 8 influences.
+- Each primitive of mode TRIANGLES (or POINTS) is one Mesh. A skinned primitive keeps its vertices,
+  normals and morph targets as they are, with ``Mesh.skin`` holding its skin's joints (as bone
+  indices) and inverse bind matrices (identity when absent), so every pose is the spec's
+  ``Σ w · W(joint) @ IBM(joint) @ p`` exactly, whatever the skin's bind pose and however many skins
+  the file has. A mesh without a skin is bound rigidly (weight 1) to its node, its vertices placed in
+  model space by the node's bind matrix. JOINTS_1/WEIGHTS_1 give up to 8 influences.
 - Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
   resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
   An animation that drives morph weights becomes a 'vertex' clip sampled at every key time (and,
@@ -44,25 +45,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+import DracoPy
 import numpy as np
 from pygltflib import GLTF2
 
 from app import maths
 from app import pose as posing
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels
+from app.model import Clip, Material, Mesh, MeshSkin, Model, Skeleton, Track, derive_tails, hierarchy_levels
 from app.textures import decode_embedded
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
 CUBIC_SUBSTEPS = 8
-#: Largest difference between two joints' ``world_rest @ IBM`` still treated as one bind pose.
-BIND_AGREEMENT = 1e-5
 
 GLB_MAGIC = b"glTF"
 CHUNK_JSON = 0x4E4F534A
 CHUNK_BIN = 0x004E4942
 
 COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+#: Component types a vertex attribute may have: float only (core POSITION, NORMAL), float or unsigned
+#: normalised (core TEXCOORD, WEIGHTS), and with KHR_mesh_quantization also signed or any of them.
+FLOAT, UNSIGNED, SIGNED, ANY_COMPONENT = (5126,), (5126, 5121, 5123), (5126, 5120, 5122), (5126, 5120, 5121, 5122, 5123)
+DRACO = "KHR_draco_mesh_compression"
+#: Negative weights down to this are Draco quantization noise, read as 0.
+DRACO_WEIGHT_NOISE = 1e-2
+#: Extensions whose data the reader takes in (or may ignore without changing what is shown).
+SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength", "KHR_texture_transform"}
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
@@ -89,6 +97,10 @@ class _Reader:
         self.document = document or {}
         self.warnings: list[str] = []
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
+        # KHR_mesh_quantization: integer positions, normals, uvs and morph deltas are allowed.
+        self.quantized = "KHR_mesh_quantization" in (gltf.extensionsUsed or [])
+        # Accessor index → data decoded from KHR_draco_mesh_compression, for the primitive being read.
+        self.decoded: dict[int, np.ndarray] = {}
 
     def fail(self, message: str, offset: int | None = None) -> ReadError:
         return ReadError(self.path, message, offset=offset)
@@ -116,36 +128,75 @@ class _Reader:
 
     # --- accessors ---------------------------------------------------------------------------
 
-    def accessor(self, index, where: str, types: tuple[str, ...], components: tuple[int, ...]) -> np.ndarray:
+    def accessor(self, index, where: str, types: tuple[str, ...], components: tuple[int, ...],
+                 normalized: bool | None = None) -> np.ndarray:
         """(count, width) float64 (or integer) array of accessor ``index``, bounds checked first.
 
         Normalised integer accessors become floats in [0, 1] (or [−1, 1]); float data must be finite.
+        ``normalized``: what an integer accessor's ``normalized`` flag must be (None: either). Sparse
+        accessors get their substitutions (indices checked); Draco-decoded accessors their data.
         """
         where = f"{where} (accessors[{index}])"
         accessor = self.item("accessors", index, where)
         if accessor.type not in types or accessor.componentType not in components:
+            hint = "" if self.quantized or set(components) != {5126} else \
+                " (integer vertex data needs KHR_mesh_quantization)"
             raise self.fail(f"{where}: expected type {'/'.join(types)} with component types "
-                            f"{components}, got {accessor.type} / {accessor.componentType}")
+                            f"{components}, got {accessor.type} / {accessor.componentType}{hint}")
+        if normalized is not None and accessor.componentType != 5126 and bool(accessor.normalized) != normalized:
+            raise self.fail(f"{where}: component type {accessor.componentType} must "
+                            f"{'' if normalized else 'not '}be normalized here")
         count = accessor.count
         if not isinstance(count, int) or count < 0:
             raise self.fail(f"{where}: count {count!r} is not a non-negative integer")
-        if accessor.sparse is not None:
-            raise self.fail(f"{where}: sparse accessors are not supported")
         dtype = np.dtype(COMPONENT_DTYPES[accessor.componentType])
         width = TYPE_WIDTHS[accessor.type]
-        if accessor.bufferView is None:
+        if index in self.decoded:
+            values = self.decoded[index].astype(dtype).reshape(-1, width)
+            if len(values) != count:
+                raise self.fail(f"{where}: count {count}, but the Draco data holds {len(values)} elements")
+        elif accessor.bufferView is None:
             values = np.zeros((count, width), dtype)
         else:
-            values = self._view_values(accessor, dtype, width, where)
+            values = self._view_values(accessor.bufferView, accessor.byteOffset, count, dtype, width, where)
+        if accessor.sparse is not None:
+            values = self._sparse(values.copy(), accessor, index, dtype, width)
         return self._convert(values, accessor, where)
 
-    def _view_values(self, accessor, dtype: np.dtype, width: int, where: str) -> np.ndarray:
-        view = self.item("bufferViews", accessor.bufferView, where)
-        view_where = f"bufferViews[{accessor.bufferView}]"
+    def _sparse(self, values: np.ndarray, accessor, index: int, dtype: np.dtype, width: int) -> np.ndarray:
+        """``values`` with the sparse substitutions of accessor ``index`` applied."""
+        sparse, where = accessor.sparse, f"accessors[{index}].sparse"
+        count = sparse.count
+        if not isinstance(count, int) or not 1 <= count <= len(values):
+            raise self.fail(f"{where}.count: {count!r} is not between 1 and the accessor's count {len(values)}")
+        if sparse.indices is None or sparse.values is None:
+            raise self.fail(f"{where}: needs indices and values")
+        component = sparse.indices.componentType
+        if component not in (5121, 5123, 5125):
+            raise self.fail(f"{where}.indices.componentType: {component!r}; expected 5121, 5123 or 5125")
+        indices = self._view_values(sparse.indices.bufferView, sparse.indices.byteOffset, count,
+                                    np.dtype(COMPONENT_DTYPES[component]), 1, f"{where}.indices", packed=True)[:, 0]
+        outside = np.flatnonzero(indices >= len(values))
+        if outside.size:
+            raise self.fail(f"{where}.indices[{outside[0]}]: index {indices[outside[0]]} is outside "
+                            f"0..{len(values) - 1}")
+        unordered = np.flatnonzero(np.diff(indices.astype(np.int64)) <= 0)
+        if unordered.size:
+            raise self.fail(f"{where}.indices[{unordered[0] + 1}]: indices must strictly increase")
+        values[indices] = self._view_values(sparse.values.bufferView, sparse.values.byteOffset, count, dtype,
+                                            width, f"{where}.values", packed=True)
+        return values
+
+    def _view_values(self, view_index, byte_offset, count: int, dtype: np.dtype, width: int, where: str,
+                     packed: bool = False) -> np.ndarray:
+        """(count, width) elements of ``dtype`` from buffer view ``view_index`` at ``byte_offset``
+        (its stride, unless ``packed``: sparse data is tightly packed), every bound checked."""
+        view = self.item("bufferViews", view_index, f"{where}.bufferView")
+        view_where = f"bufferViews[{view_index}]"
         buffer = self.buffers[self._buffer_index(view.buffer, view_where)]
         element = dtype.itemsize * width
-        stride = view.byteStride or element
-        view_offset, view_length, offset = view.byteOffset or 0, view.byteLength, accessor.byteOffset or 0
+        stride = element if packed else view.byteStride or element
+        view_offset, view_length, offset = view.byteOffset or 0, view.byteLength, byte_offset or 0
         for name, value in (("byteOffset", view_offset), ("byteLength", view_length),
                             ("byteStride", stride), ("accessor byteOffset", offset)):
             if not isinstance(value, int) or value < 0:
@@ -157,13 +208,47 @@ class _Reader:
         if view_offset + view_length > len(buffer.data):
             raise self.fail(f"{view_where} spans bytes {view_offset}..{view_offset + view_length} of "
                             f"buffers[{view.buffer}], which holds {len(buffer.data)}", file_offset)
-        needed = offset + (accessor.count - 1) * stride + element if accessor.count else 0
+        needed = offset + (count - 1) * stride + element if count else 0
         if needed > view_length:
-            raise self.fail(f"{where}: {accessor.count} elements of {element} bytes every {stride} need "
+            raise self.fail(f"{where}: {count} elements of {element} bytes every {stride} need "
                             f"{needed} bytes of {view_where}, which holds {view_length}", file_offset)
-        if accessor.count == 0:
+        if count == 0:
             return np.zeros((0, width), dtype)
-        return np.ndarray((accessor.count, width), dtype, buffer.data, start, (stride, dtype.itemsize))
+        return np.ndarray((count, width), dtype, buffer.data, start, (stride, dtype.itemsize))
+
+    def view_bytes(self, view_index, where: str) -> bytes:
+        """The bytes of buffer view ``view_index``, bounds checked."""
+        length = self.item("bufferViews", view_index, where).byteLength
+        if not isinstance(length, int) or length < 0:
+            raise self.fail(f"bufferViews[{view_index}].byteLength: {length!r} is not a non-negative integer")
+        return self._view_values(view_index, 0, length, np.dtype("u1"), 1, where, packed=True).tobytes()
+
+    def draco(self, primitive, where: str) -> dict[int, np.ndarray]:
+        """Accessor index → decoded data for a KHR_draco_mesh_compression primitive (else empty)."""
+        extension = (primitive.extensions or {}).get(DRACO)
+        if extension is None:
+            return {}
+        where = f"{where}.extensions.{DRACO}"
+        if not isinstance(extension, dict) or not isinstance(extension.get("attributes"), dict):
+            raise self.fail(f"{where}: expected an object with bufferView and attributes")
+        data = self.view_bytes(extension.get("bufferView"), f"{where}.bufferView")
+        try:
+            decoded = DracoPy.decode(data)
+        except (DracoPy.FileTypeException, ValueError, RuntimeError) as error:
+            raise self.fail(f"{where}: the Draco data does not decode ({error})") from None
+        attributes = _attributes(primitive.attributes)
+        result = {}
+        for name, unique_id in extension["attributes"].items():
+            if attributes.get(name) is None:
+                continue
+            attribute = decoded.get_attribute_by_unique_id(unique_id)
+            if attribute is None:
+                raise self.fail(f"{where}.attributes.{name}: the Draco data has no attribute {unique_id!r}")
+            result[attributes[name]] = np.asarray(attribute["data"])
+        faces = getattr(decoded, "faces", None)
+        if primitive.indices is not None and faces is not None:
+            result[primitive.indices] = np.asarray(faces).ravel()
+        return result
 
     def _convert(self, values: np.ndarray, accessor, where: str) -> np.ndarray:
         if values.dtype.kind == "f":
@@ -184,8 +269,8 @@ class _Reader:
 
     # --- nodes -------------------------------------------------------------------------------
 
-    def skeleton_frames(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Names (B,), parents (B,) and rest world matrices (B, 4, 4)."""
+    def skeleton_frames(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """Names (N,), parents (N,), rest local and rest world matrices (N, 4, 4), per node."""
         nodes = self.gltf.nodes or []
         parents = np.full(len(nodes), -1, np.int64)
         for index, node in enumerate(nodes):
@@ -206,7 +291,34 @@ class _Reader:
         world = local.copy()
         for level in levels[1:]:
             world[level] = world[parents[level]] @ local[level]
-        return [node.name or f"node{index}" for index, node in enumerate(nodes)], parents, world
+        names = [node.name or f"node{index}" for index, node in enumerate(nodes)]
+        return names, parents, local, world
+
+    def skins(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per skin: its joints (J,) as node indices and inverse bind matrices (J, 4, 4)."""
+        result = []
+        for skin_index, skin in enumerate(self.gltf.skins or []):
+            where = f"skins[{skin_index}]"
+            for position, joint in enumerate(skin.joints or []):
+                self.item("nodes", joint, f"{where}.joints[{position}]")
+            joints = np.array(skin.joints or [], dtype=np.int64)
+            if not len(joints):
+                raise self.fail(f"{where}: a skin needs at least one joint")
+            unique, first = np.unique(joints, return_index=True)
+            if len(unique) != len(joints):
+                twice = int(np.setdiff1d(np.arange(len(joints)), first)[0])
+                raise self.fail(f"{where}.joints[{twice}]: node {joints[twice]} is listed twice")
+            if skin.inverseBindMatrices is None:
+                inverse_binds = np.broadcast_to(np.eye(4), (len(joints), 4, 4)).copy()
+            else:
+                flat = self.accessor(skin.inverseBindMatrices, f"{where}.inverseBindMatrices",
+                                     ("MAT4",), (5126,))
+                if len(flat) < len(joints):
+                    raise self.fail(f"{where}.inverseBindMatrices: {len(flat)} matrices for "
+                                    f"{len(joints)} joints")
+                inverse_binds = np.swapaxes(flat[: len(joints)].reshape(-1, 4, 4), 1, 2)
+            result.append((joints, inverse_binds))
+        return result
 
     def bone_nodes(self, parents: np.ndarray) -> np.ndarray:
         """(N,) bool: which nodes become bones (see the module docstring); ``parents`` per node."""
@@ -254,13 +366,14 @@ class _Reader:
 
     # --- meshes ------------------------------------------------------------------------------
 
-    def meshes(self, world: np.ndarray, node_bones: np.ndarray
+    def meshes(self, bind: np.ndarray, node_bones: np.ndarray, skins: list[MeshSkin]
                ) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray, np.ndarray]]]:
         """Every primitive of every node's mesh, in node order, joints as bone indices.
 
-        ``world``: (N, 4, 4) node rest matrices; ``node_bones``: (N,) each node's bone index (−1: not a
-        bone). Returns the meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in model
-        space, rest weights (M,), already in the mesh's positions) per mesh with targets.
+        ``bind``: (N, 4, 4) node bind matrices (rigid meshes are placed by them); ``node_bones``: (N,)
+        each node's bone index (−1: not a bone); ``skins``: each glTF skin as a MeshSkin. Returns the
+        meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in the mesh's space, rest
+        weights (M,), already in the mesh's positions) per mesh with targets.
         """
         meshes, morphs = [], []
         for index, node in enumerate(self.gltf.nodes or []):
@@ -277,46 +390,58 @@ class _Reader:
                 name = source.name or f"mesh{node.mesh}"
                 if len(source.primitives) > 1:
                     name = f"{name}.{position}"
-                mesh, morph = self.primitive(index, node, primitive, mode, name, where, world, node_bones)
+                self.decoded = self.draco(primitive, where)
+                mesh, morph = self.primitive(index, node, primitive, mode, name, where, bind, node_bones, skins)
+                self.decoded = {}
                 if morph is not None:
                     morphs.append((index, len(meshes), *morph))
                 meshes.append(mesh)
         return meshes, morphs
 
     def primitive(self, node_index: int, node, primitive, mode: int, name: str, where: str,
-                  world: np.ndarray, node_bones: np.ndarray) -> tuple[Mesh, tuple | None]:
-        """One Mesh, and for morph targets (deltas (M, V, 3) in model space, rest weights (M,))."""
+                  bind: np.ndarray, node_bones: np.ndarray, skins: list[MeshSkin]) -> tuple[Mesh, tuple | None]:
+        """One Mesh, and for morph targets (deltas (M, V, 3) in the mesh's space, rest weights (M,)).
+
+        A skinned primitive keeps its vertices as they are, with its skin; a rigid one is placed in
+        model space by its node's bind matrix and weighted 1 on its node."""
         attributes = _attributes(primitive.attributes)
         if attributes.get("POSITION") is None:
             raise self.fail(f"{where}: no POSITION attribute")
-        positions = self.accessor(attributes["POSITION"], f"{where}.attributes.POSITION", ("VEC3",), (5126,))
+        quantized = self.quantized
+        positions = self.accessor(attributes["POSITION"], f"{where}.attributes.POSITION", ("VEC3",),
+                                  ANY_COMPONENT if quantized else FLOAT).astype(np.float64)
         count = len(positions)
-        normals = self.vertex_attribute(attributes.get("NORMAL"), "NORMAL", where, ("VEC3",), (5126,), count)
+        normals = self.vertex_attribute(attributes.get("NORMAL"), "NORMAL", where, ("VEC3",),
+                                        SIGNED if quantized else FLOAT, count, normalized=True)
         material, texcoord = self.material(primitive.material, where)
         uvs = self.vertex_attribute(attributes.get(f"TEXCOORD_{texcoord}"), f"TEXCOORD_{texcoord}", where,
-                                    ("VEC2",), (5126, 5121, 5123), count)
+                                    ("VEC2",), ANY_COMPONENT if quantized else UNSIGNED, count,
+                                    normalized=None if quantized else True)
         triangles = self.triangles(primitive, count, where) if mode == 4 else None
+        skin = None
         if node.skin is not None and attributes.get("JOINTS_0") is not None:
-            joints, weights, bind = self.skin_binding(node.skin, attributes, count, where, world)
+            skin = self.item_of(skins, node.skin, f"nodes[{node_index}].skin")
+            joints, weights = self.skin_weights(node.skin, attributes, count, where, len(skin.joints))
+            joints = np.where(weights != 0, skin.joints[joints], 0)
+            placement = np.eye(4)
         else:
-            joints = np.full((count, 1), node_index)
+            joints = np.full((count, 1), node_bones[node_index])
             weights = np.ones((count, 1))
-            bind = np.broadcast_to(world[node_index], (count, 4, 4))
-        # Node indices to bone indices; every node a vertex weighs on is a bone (joint or rigid owner).
-        joints = np.where(weights != 0, node_bones[joints], 0)
+            placement = bind[node_index]
         deltas = self.morph_deltas(primitive, count, where)
         morph = None
         if deltas is not None:
             defaults = self.default_weights(node_index, node, len(deltas))
             positions = positions + np.einsum("m,mvi->vi", defaults, deltas)
-            morph = (np.einsum("vij,mvj->mvi", bind[:, :3, :3], deltas), defaults)
-        positions = np.einsum("vij,vj->vi", bind[:, :3, :3], positions) + bind[:, :3, 3]
-        if normals is not None:
-            normals = _transform_normals(bind, normals)
-        if triangles is not None and count and np.linalg.det(bind[0, :3, :3]) < 0:
-            triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
+            morph = (deltas @ placement[:3, :3].T, defaults)
+        if skin is None:
+            positions = positions @ placement[:3, :3].T + placement[:3, 3]
+            if normals is not None:
+                normals = _transform_normals(np.broadcast_to(placement, (count, 4, 4)), normals)
+            if triangles is not None and np.linalg.det(placement[:3, :3]) < 0:
+                triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                    uvs=uvs, triangles=triangles, material=material)
+                    uvs=uvs, triangles=triangles, material=material, skin=skin)
         return mesh, morph
 
     def default_weights(self, node_index: int, node, targets: int) -> np.ndarray:
@@ -336,10 +461,11 @@ class _Reader:
                 return self.floats(weights, targets, None, where)
         return np.zeros(targets)
 
-    def vertex_attribute(self, index, name: str, where: str, types, components, count: int):
+    def vertex_attribute(self, index, name: str, where: str, types, components, count: int,
+                         normalized: bool | None = None):
         if index is None:
             return None
-        values = self.accessor(index, f"{where}.attributes.{name}", types, components)
+        values = self.accessor(index, f"{where}.attributes.{name}", types, components, normalized)
         if len(values) != count:
             raise self.fail(f"{where}.attributes.{name}: {len(values)} elements, POSITION has {count}")
         return values
@@ -361,25 +487,9 @@ class _Reader:
             raise self.fail(f"{where}.indices: index {bad} is {indices[bad]}, outside 0..{count - 1}")
         return indices.reshape(-1, 3)
 
-    def skin_binding(self, skin_index, attributes, count: int, where: str,
-                     world: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Joints (V, K) as node indices, weights (V, K), and per-vertex bind matrices (V, 4, 4)."""
-        skin = self.item("skins", skin_index, f"{where} skin")
-        skin_where = f"skins[{skin_index}]"
-        for position, joint in enumerate(skin.joints or []):
-            self.item("nodes", joint, f"{skin_where}.joints[{position}]")
-        skin_joints = np.array(skin.joints or [], dtype=np.int64)
-        if not len(skin_joints):
-            raise self.fail(f"{skin_where}: a skin needs at least one joint")
-        if skin.inverseBindMatrices is None:
-            inverse_binds = np.broadcast_to(np.eye(4), (len(skin_joints), 4, 4))
-        else:
-            flat = self.accessor(skin.inverseBindMatrices, f"{skin_where}.inverseBindMatrices",
-                                 ("MAT4",), (5126,))
-            if len(flat) < len(skin_joints):
-                raise self.fail(f"{skin_where}.inverseBindMatrices: {len(flat)} matrices for "
-                                f"{len(skin_joints)} joints")
-            inverse_binds = np.swapaxes(flat[: len(skin_joints)].reshape(-1, 4, 4), 1, 2)
+    def skin_weights(self, skin_index: int, attributes, count: int, where: str,
+                     joint_count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Joints (V, K) as indices into the skin's joints and normalised weights (V, K)."""
         lanes_joints, lanes_weights = [], []
         for set_index in (0, 1):
             joints_index = attributes.get(f"JOINTS_{set_index}")
@@ -389,28 +499,22 @@ class _Reader:
             lanes_joints.append(self.vertex_attribute(joints_index, f"JOINTS_{set_index}", where, ("VEC4",),
                                                       (5121, 5123), count))
             lanes_weights.append(self.vertex_attribute(weights_index, f"WEIGHTS_{set_index}", where,
-                                                       ("VEC4",), (5126, 5121, 5123), count))
+                                                       ("VEC4",), UNSIGNED, count, normalized=True))
         joints = np.concatenate(lanes_joints, axis=1)
         weights = np.concatenate(lanes_weights, axis=1)
+        if self.decoded:  # Draco's lossy quantization leaves weights a little below 0
+            weights = np.where((weights < 0) & (weights > -DRACO_WEIGHT_NOISE), 0.0, weights)
         used = weights != 0
-        if np.any(weights < 0) or np.any(used & (joints >= len(skin_joints))):
-            row = int(np.argmax(np.any((weights < 0) | (used & (joints >= len(skin_joints))), axis=1)))
+        if np.any(weights < 0) or np.any(used & (joints >= joint_count)):
+            row = int(np.argmax(np.any((weights < 0) | (used & (joints >= joint_count)), axis=1)))
             raise self.fail(f"{where}: vertex {row} has joints {joints[row].tolist()} / weights "
-                            f"{weights[row].tolist()}; expected joints below {len(skin_joints)} "
-                            "and weights ≥ 0")
+                            f"{weights[row].tolist()}; expected joints below {joint_count} of "
+                            f"skins[{skin_index}] and weights ≥ 0")
         joints = np.where(used, joints, 0)
         totals = weights.sum(axis=1, keepdims=True)
         if np.any(np.abs(totals - 1) > 1e-2):
             self.warnings.append(f"{where}: some vertex weights do not sum to 1; normalised")
-        weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0)
-        joint_binds = world[skin_joints] @ inverse_binds
-        bind = np.einsum("vk,vkij->vij", weights, joint_binds[joints])
-        bind[totals[:, 0] == 0] = np.eye(4)
-        spread = np.abs(joint_binds[joints] - bind[:, None]).max(axis=(2, 3))
-        if np.any(used & (spread > BIND_AGREEMENT * max(1.0, float(np.abs(bind).max())))):
-            self.warnings.append(f"{where}: the skin's bind pose differs from the nodes' rest pose; "
-                                 "vertices are placed by blending, so poses are approximate")
-        return np.where(used, skin_joints[joints], 0), weights, bind
+        return joints, np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0)
 
     def morph_deltas(self, primitive, count: int, where: str) -> np.ndarray | None:
         """(M, V, 3) POSITION displacements of the primitive's morph targets, or None."""
@@ -422,7 +526,7 @@ class _Reader:
             accessor = _attributes(target).get("POSITION")
             if accessor is not None:
                 deltas[index] = self.vertex_attribute(accessor, f"targets[{index}].POSITION", where,
-                                                      ("VEC3",), (5126,), count)
+                                                      ("VEC3",), SIGNED if self.quantized else FLOAT, count)
         return deltas
 
     def material(self, index, where: str) -> tuple[Material, int]:
@@ -610,7 +714,7 @@ class _Reader:
                 if node in weight_keys:
                     weights = _sample_weights(*weight_keys[node], float(time), len(deltas)) - defaults
                     positions[mesh_index] = positions[mesh_index] + np.einsum("m,mvi->vi", weights, deltas)
-            posed = [posing.skin_mesh(_with_positions(mesh, p), pose.skin)
+            posed = [posing.skin_mesh(_with_positions(mesh, p), posing.mesh_skinning(model, pose, mesh))
                      for mesh, p in zip(meshes, positions)]
             frames.append(np.concatenate(posed))
             worlds.append(pose.world)
@@ -626,7 +730,7 @@ def _attributes(attributes) -> dict:
 
 
 def _with_positions(mesh: Mesh, positions: np.ndarray) -> Mesh:
-    return Mesh(name=mesh.name, positions=positions, joints=mesh.joints, weights=mesh.weights)
+    return Mesh(name=mesh.name, positions=positions, joints=mesh.joints, weights=mesh.weights, skin=mesh.skin)
 
 
 def _sample_weights(times: np.ndarray, values: np.ndarray, mode: str, time: float, width: int) -> np.ndarray:
@@ -725,6 +829,17 @@ def _parse_json(path: Path, text: bytes, base: int) -> dict:
     return document
 
 
+def _check_required_extensions(path: Path, document: dict) -> None:
+    """ReadError naming the first required extension the reader does not implement."""
+    required = document.get("extensionsRequired", [])
+    if not isinstance(required, list):
+        raise ReadError(path, "extensionsRequired: expected a list of extension names")
+    for position, name in enumerate(required):
+        if name not in SUPPORTED_EXTENSIONS:
+            raise ReadError(path, f"extensionsRequired[{position}]: the file needs the extension {name!r}, "
+                            f"which this reader does not implement (it reads {', '.join(sorted(SUPPORTED_EXTENSIONS))})")
+
+
 def _to_gltf(path: Path, document: dict) -> GLTF2:
     try:
         with warnings.catch_warnings():
@@ -797,6 +912,7 @@ def read(path: str | Path) -> Model:
         document, binary = _parse_glb(path, data)
     else:
         document, binary = _parse_json(path, data, 0), None
+    _check_required_extensions(path, document)
     gltf = _to_gltf(path, document)
     reader = _Reader(path, gltf, _load_buffers(path, gltf, binary), document)
     try:
@@ -808,7 +924,7 @@ def read(path: str | Path) -> Model:
 
 
 def _build(reader: _Reader, path: Path) -> Model:
-    node_names, node_parents, node_world = reader.skeleton_frames()
+    node_names, node_parents, node_local, node_world = reader.skeleton_frames()
     keep = reader.bone_nodes(node_parents)
     bone_nodes = np.flatnonzero(keep)
     node_bones = np.full(len(keep), -1, np.int64)
@@ -816,15 +932,29 @@ def _build(reader: _Reader, path: Path) -> Model:
     # A dropped node has no children, so every kept node's parent is kept (or it is a root).
     kept_parents = node_parents[bone_nodes]
     parents = np.where(kept_parents >= 0, node_bones[np.maximum(kept_parents, 0)], -1)
-    world = node_world[bone_nodes]
+    skins = reader.skins()
+    node_bind = _bind_frames(node_world, skins)
+    mesh_skins = [MeshSkin(joints=node_bones[joints], inverse_bind=inverse) for joints, inverse in skins]
     names = _unique_names([node_names[node] for node in bone_nodes], bone_nodes)
-    meshes, morphs = reader.meshes(node_world, node_bones)
-    heads, tails = derive_tails(world, parents, meshes)
-    skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
-                        derived_tails=np.ones(len(names), bool))
+    meshes, morphs = reader.meshes(node_bind, node_bones, mesh_skins)
+    bind = node_bind[bone_nodes]
+    heads, tails = derive_tails(bind, parents, meshes)
+    skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,
+                        derived_tails=np.ones(len(names), bool), rest_local=node_local[bone_nodes])
     clips = reader.clips(skeleton, meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, format="gltf",
                  files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings)
+
+
+def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """(N, 4, 4) each node's bind frame: the inverse of its inverse bind matrix in the first skin that
+    lists it (and has it invertible), else its rest world matrix."""
+    bind = world.copy()
+    for joints, inverse_binds in reversed(skins):
+        determinants = np.linalg.det(inverse_binds[:, :3, :3])
+        usable = (np.abs(determinants) > 1e-12) & np.all(inverse_binds[:, 3] == (0, 0, 0, 1), axis=1)
+        bind[joints[usable]] = np.linalg.inv(inverse_binds[usable])
+    return bind
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:

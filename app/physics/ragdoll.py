@@ -29,7 +29,7 @@ from app.model import Clip, Model
 from app.physics.multibody import Body, build_layout, gimbal_angles, joint_positions, link_frames_bind
 from app.physics.profile import RagdollProfile
 from app.physics.rig import Rig, bind_rig, rigid_inverse
-from app.pose import Pose, bind_pose, evaluate, pose_from_world, posed_bounds
+from app.pose import Pose, evaluate, pose_from_world, posed_bounds, rest_pose
 
 
 def _import_pybullet():
@@ -178,7 +178,7 @@ class Ragdoll:
         self.reset()
 
     def _bind_start(self) -> _Start:
-        world = self.model.skeleton.bind_world.copy()
+        world = self.model.skeleton.rest_world.copy()
         return _Start(world, world, TIME_STEP)
 
     def _offset(self, copy: int) -> np.ndarray:
@@ -373,7 +373,7 @@ class Ragdoll:
         """The ground's height along the up axis (model units): the lowest point of the bind-pose
         bounds, or of the boxes at bind if one reaches lower."""
         axis = UP_AXES[self.model.up_axis]
-        low, _ = posed_bounds(self.model, bind_pose(self.model))
+        low, _ = posed_bounds(self.model, rest_pose(self.model))
         boxes = self.rig.box_bind
         reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), self.rig.half_extents)
         return float(min(low[axis], np.min(boxes[:, axis, 3] - reach)))

@@ -10,7 +10,7 @@ import moderngl
 import numpy as np
 
 from app.model import Model
-from app.pose import Pose, bind_pose
+from app.pose import Pose, rest_pose
 from app.render.camera import Camera, camera_for
 from app.render.renderer import DisplayOptions, Renderer
 
@@ -142,7 +142,7 @@ class OffscreenRenderer:
         the background has alpha 0 and colours are un-premultiplied (straight alpha, as PNG wants).
         """
         options = options or DisplayOptions()
-        pose = pose if pose is not None else bind_pose(model)
+        pose = pose if pose is not None else rest_pose(model)
         size = (int(size[0]), int(size[1]))
         if self.renderer.model is not model:
             self.renderer.set_model(model, pose)

@@ -23,7 +23,7 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, bind_pose, posed_bounds, top_influences
+from app.pose import Pose, palette_offset, posed_bounds, rest_pose, skinning_palette, top_influences
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
@@ -83,14 +83,17 @@ def _linear(color) -> tuple[float, ...]:
 class GpuMesh:
     """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
 
-    positions, normals: (V, 3) f4; joints: (V, 4) i4; weights: (V, 4) f4 (the four largest
-    influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); indices: (T·3,) i4 or
-    none for point clouds.
+    positions, normals: (V, 3) f4; joints: (V, 4) i4 rows of the bone texture (bone indices plus
+    ``palette_offset``, where the mesh's own skin's matrices start); weights: (V, 4) f4 (the four
+    largest influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); indices:
+    (T·3,) i4 or none for point clouds.
     """
 
-    def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program]):
+    def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program],
+                 palette_offset: int = 0):
         self.ctx = ctx
         self.mesh = mesh
+        self.palette_offset = palette_offset
         self.vertex_count = mesh.vertex_count
         self.points = mesh.triangles is None
         joints, weights = top_influences(mesh.joints, mesh.weights)
@@ -98,7 +101,7 @@ class GpuMesh:
         self.buffers = {
             "in_position": ctx.buffer(mesh.positions.astype("f4").tobytes()),
             "in_normal": ctx.buffer(mesh.smooth_normals.astype("f4").tobytes()),
-            "in_joints": ctx.buffer(joints.astype("i4").tobytes()),
+            "in_joints": ctx.buffer((joints + palette_offset).astype("i4").tobytes()),
             "in_weights": ctx.buffer(weights.astype("f4").tobytes()),
             "in_uv": ctx.buffer(uvs.astype("f4").tobytes()),
         }
@@ -256,15 +259,17 @@ class Renderer:
         then show ``pose`` (default: the bind pose)."""
         self._release_model()
         self.model = model
-        self.meshes = [GpuMesh(self.ctx, mesh, self.programs) for mesh in model.meshes]
+        self.meshes = [GpuMesh(self.ctx, mesh, self.programs, palette_offset(model, mesh))
+                       for mesh in model.meshes]
         if len(model.skeleton):
             self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
-        self.bone_texture = self.ctx.texture((BONE_TEXELS, max(len(model.skeleton), 1)), 4, dtype="f4")
+        rows = len(model.skeleton) * (1 + len(model.skins))
+        self.bone_texture = self.ctx.texture((BONE_TEXELS, max(rows, 1)), 4, dtype="f4")
         self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
         for mesh in model.meshes:
             if mesh.material.image is not None:
                 self.textures.texture(mesh.material)
-        self.set_pose(pose if pose is not None else bind_pose(model))
+        self.set_pose(pose if pose is not None else rest_pose(model))
         # The grid stays where the model first stood: it does not bob with the animation, and
         # playback needs no CPU skinning per frame to place it.
         self._floor_bounds = self.bounds()
@@ -276,14 +281,15 @@ class Renderer:
         self.pose = pose
         self._bounds = None
         if len(pose.skin):
-            self._upload_bones(pose.skin)
+            self._upload_bones(pose)
         if pose.positions is not None:
             offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
             for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
                 gpu_mesh.upload_positions(pose.positions[start:end])
 
-    def _upload_bones(self, skin: np.ndarray) -> None:
-        self.bone_texture.write(bone_texels(skin).tobytes())
+    def _upload_bones(self, pose: Pose) -> None:
+        """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's)."""
+        self.bone_texture.write(bone_texels(skinning_palette(self.model, pose)).tobytes())
 
     def take_warnings(self) -> list[str]:
         """Problems met since the last call (an image too large for the driver), for the caller to show."""
@@ -339,10 +345,10 @@ class Renderer:
         plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size,
                                textures=options.textures, show_hidden=options.show_hidden)
         for pose in skeletal:
-            self._upload_bones(pose.skin)
+            self._upload_bones(pose)
             self._draw_meshes(plain, blended=False)
-            self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera, skin=pose.skin)
-        self._upload_bones(self.pose.skin)
+            self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera, pose=pose)
+        self._upload_bones(self.pose)
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
 
     def _begin(self, framebuffer: moderngl.Framebuffer, camera: Camera) -> None:
@@ -392,7 +398,7 @@ class Renderer:
 
     def _draw_meshes(self, options: DisplayOptions, blended: bool,
                      framebuffer: moderngl.Framebuffer | None = None, camera: Camera | None = None,
-                     skin: np.ndarray | None = None) -> None:
+                     pose: Pose | None = None) -> None:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
@@ -401,9 +407,9 @@ class Renderer:
         if not meshes:
             return
         if blended:
-            skin = self.pose.skin if skin is None else skin
-            distance = [float(np.linalg.norm(gpu_mesh.posed_centre(skin, animated) - camera.eye))
-                        for gpu_mesh in meshes]
+            palette = skinning_palette(self.model, self.pose if pose is None else pose)
+            distance = [float(np.linalg.norm(gpu_mesh.posed_centre(palette[gpu_mesh.palette_offset:], animated)
+                                             - camera.eye)) for gpu_mesh in meshes]
             meshes = [meshes[index] for index in np.argsort(distance)[::-1]]
             self._enable_blending()
             framebuffer.depth_mask = False
@@ -411,7 +417,8 @@ class Renderer:
         heat = options.heatmap_bone
         for gpu_mesh in meshes:
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
-                                gpu_mesh.mesh.material.base_color, heat, animated=animated)
+                                gpu_mesh.mesh.material.base_color,
+                                None if heat is None else heat + gpu_mesh.palette_offset, animated=animated)
             self._material_uniforms(gpu_mesh, options.textures)
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         self._plain_material()

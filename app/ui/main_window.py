@@ -10,10 +10,18 @@ from typing import Callable
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence
-from PySide6.QtWidgets import (QApplication, QColorDialog, QFileDialog, QLabel, QMainWindow, QMessageBox,
-                               QProgressDialog)
+from PySide6.QtWidgets import (
+    QApplication,
+    QColorDialog,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+)
 
 from app import __version__, formats
+from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
 from app.pose import Pose, posed_positions
@@ -556,12 +564,15 @@ class MainWindow(QMainWindow):
             self.export_gltf(path)
 
     def export_gltf(self, path: str | Path) -> bool:
-        """Every mesh, the skeleton and every clip as glTF 2.0."""
+        """Every mesh, the skeleton and every clip as glTF 2.0, then the written file re-read and
+        checked (the figure ``convert --check`` prints)."""
+        from app.export.check import check_export
         from app.export.gltf import export_gltf
 
         path = _with_suffix(path, (".glb", ".gltf"), ".glb")
         embed = path.suffix.lower() == ".gltf"
-        return self._export("Export glTF", path, lambda: export_gltf(self.model, path, embed_buffer=embed))
+        return self._export("Export glTF", path, lambda: export_gltf(self.model, path, embed_buffer=embed),
+                            lambda: check_export(self.model, formats.load([path])).line())
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
@@ -587,17 +598,20 @@ class MainWindow(QMainWindow):
 
         return self._export("Export Pose", path, write)
 
-    def _export(self, title: str, path: Path, write: Callable[[], list[str]]) -> bool:
-        """Run ``write`` (which returns warnings); report a failure, the warnings and the written file."""
+    def _export(self, title: str, path: Path, write: Callable[[], list[str]],
+                check: Callable[[], str] | None = None) -> bool:
+        """Run ``write`` (which returns warnings), then ``check`` (a line on how exactly the file plays
+        back); report a failure, the warnings, the check and the written file."""
         try:
             warnings = write()
-        except (OSError, ValueError) as error:
+            note = check() if check is not None else ""
+        except (OSError, ValueError, InputError) as error:
             QMessageBox.warning(self, title, f"Could not write {path}: {error}")
             return False
+        wrote = f"Wrote {path}." + (f"\n{note}" if note else "")
         if warnings:
-            QMessageBox.information(self, "Exported with warnings",
-                                    f"Wrote {path}.\n\n" + "\n".join(warnings))
-        self.statusBar().showMessage(f"Wrote {path}", 5000)
+            QMessageBox.information(self, "Exported with warnings", wrote + "\n\n" + "\n".join(warnings))
+        self.statusBar().showMessage(wrote.replace("\n", "  "), 10000)
         return True
 
     # --- help -----------------------------------------------------------------------------------

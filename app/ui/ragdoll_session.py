@@ -588,7 +588,7 @@ class RagdollSession(QObject):
             return None
         if self.running:
             return self.ragdoll.all_part_world()
-        world = self._clip_world if self._clip_world is not None else self.model.skeleton.bind_world
+        world = self._clip_world if self._clip_world is not None else self.model.skeleton.rest_world
         return self.rig.parts_at(world)[None]
 
     def click_ray(self, origin, direction) -> bool:

@@ -1,0 +1,87 @@
+"""How exactly a written glTF file plays a model back: compare its re-read model's posed vertices.
+
+Every exported clip is compared at each of its stored frames (keys for keyed clips), the original
+posed with the viewer's four influences per vertex (what glTF holds), the file's through the reader;
+a model with no clip is compared at rest. The exporter's up-axis root is undone with its own
+rotation. A model with no vertices is compared by its bones' origins (found by name in the file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app import maths
+from app.export.gltf import GLTF_INFLUENCES, Z_UP_TO_Y_UP
+from app.model import Clip, Model
+from app.pose import Pose, evaluate, posed_positions
+
+
+@dataclass
+class CheckResult:
+    """error: the largest vertex distance (model units); size: the rest pose's bounding-box diagonal;
+    clip: the clip it happened in (None: the model has no clip, compared at rest); frame: its index."""
+
+    error: float
+    size: float
+    clip: str | None
+    frame: int
+
+    @property
+    def fraction(self) -> float:
+        return self.error / self.size if self.size > 0 else 0.0
+
+    def line(self) -> str:
+        where = "bind pose" if self.clip is None else f"clip {self.clip} frame {self.frame}"
+        return f"check: worst vertex error {self.error:.3g} ({self.fraction:.3g} of size) at {where}"
+
+
+def check_export(model: Model, loaded: Model, clips: list[Clip] | None = None) -> CheckResult:
+    """The worst vertex error of ``loaded``, the file written from ``model`` with ``clips`` (default
+    every clip) and read back."""
+    clips = list(model.clips) if clips is None else clips
+    conversion = maths.quat_to_matrix(Z_UP_TO_Y_UP) if model.up_axis == "Z" else np.eye(4)
+    names = model.skeleton.names
+    rest = _points(model, evaluate(model, None, 0.0), names, limit=True)
+    size = float(np.linalg.norm(np.ptp(rest, axis=0))) if len(rest) else 0.0
+    worst = CheckResult(error=-1.0, size=size, clip=None, frame=0)
+    if not clips:
+        worst.error = _distance(maths.transform_points(conversion, rest),
+                                _points(loaded, evaluate(loaded, None, 0.0), names))
+        return worst
+    for clip, loaded_clip in zip(clips, _matching_clips(clips, loaded)):
+        for frame, time in enumerate(clip.frame_times):
+            expected = _points(model, evaluate(model, clip, float(time)), names, limit=True)
+            actual = _points(loaded, evaluate(loaded, loaded_clip, float(time)), names)
+            error = _distance(maths.transform_points(conversion, expected), actual)
+            if error > worst.error:
+                worst = CheckResult(error=error, size=size, clip=clip.name, frame=frame)
+    return worst
+
+
+def _matching_clips(clips: list[Clip], loaded: Model) -> list[Clip | None]:
+    """The re-read clip for each written one, by name in order (None where the file has none: a clip
+    that moves nothing is not written)."""
+    remaining = list(loaded.clips)
+    matched = []
+    for clip in clips:
+        found = next((other for other in remaining if other.name == clip.name), None)
+        if found is not None:
+            remaining.remove(found)
+        matched.append(found)
+    return matched
+
+
+def _points(model: Model, pose: Pose, names: list[str], limit: bool = False) -> np.ndarray:
+    """(N, 3) posed vertices (``limit``: at most four influences), else the origins of the bones
+    called ``names``."""
+    if model.vertex_count:
+        return posed_positions(model, pose, influences=GLTF_INFLUENCES if limit else None)
+    return pose.world[[model.skeleton.index(name) for name in names], :3, 3]
+
+
+def _distance(expected: np.ndarray, actual: np.ndarray) -> float:
+    if expected.shape != actual.shape:
+        raise ValueError(f"the file holds {len(actual)} points where the model has {len(expected)}")
+    return float(np.linalg.norm(actual - expected, axis=1).max()) if len(expected) else 0.0
