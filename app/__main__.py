@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("-o", "--output", required=True, help="OUT.glb or OUT.gltf")
     convert.add_argument("--clip", action="append", help="export only these clips (name or index)")
     convert.add_argument("--check", action="store_true",
-                         help="re-read the written file and print the worst vertex error over every clip's frames")
+                         help="re-read the written file and print the worst vertex error over every "
+                         "clip's frames")
 
     ragdoll = commands.add_parser("ragdoll", help="simulate the ragdoll and write the run (.npz or .glb)")
     _add_files(ragdoll, load_fps=False)

@@ -566,7 +566,8 @@ def c3de_sheared_model(folder: Path) -> Model:
     skinning[:, 1] = skinning[:, 1] @ bind[1] @ SHEAR @ np.linalg.inv(bind[1])
     skinning[:, 2] = skinning[:, 2] @ bind[2] @ SHEAR.T @ np.linalg.inv(bind[2])
     mesh = folder / "body.c3d"
-    mesh.write_bytes(write_mesh(C3DE_POSITIONS, C3DE_BONE0, C3DE_BONE1, C3DE_WEIGHT0, C3DE_UVS, layout="2010"))
+    mesh.write_bytes(write_mesh(C3DE_POSITIONS, C3DE_BONE0, C3DE_BONE1, C3DE_WEIGHT0, C3DE_UVS,
+                                layout="2010"))
     bones = folder / "bodybones.c3d"
     bones.write_bytes(write_bones_2010(bind, [[0, 0, 0], [0, 0, 1], [0, 0, 2]],
                                        [[0, 0, 1], [0, 1, 1], [0, 0, 2.5]], skinning, [-1, 0, 1]))

@@ -73,7 +73,8 @@ def column_major(matrices: np.ndarray) -> np.ndarray:
 # --- a document with rest ≠ bind and two skins -------------------------------------------------------
 
 NODES = [
-    {"name": "hips", "translation": [0, 1, 0], "rotation": axis_quaternion([0, 1, 0], 30), "children": [1, 2]},
+    {"name": "hips", "translation": [0, 1, 0], "rotation": axis_quaternion([0, 1, 0], 30),
+     "children": [1, 2]},
     {"name": "arm", "translation": [1, 0.2, 0], "rotation": axis_quaternion([0, 0, 1], 20),
      "scale": [1, 1.5, 0.8], "children": [3]},
     {"name": "leg", "translation": [0, -1, 0.1], "rotation": axis_quaternion([1, 0, 0], -10)},
@@ -109,8 +110,8 @@ def two_skin_case(rng: np.random.Generator):
         meshes.append((positions, joints, weights))
     document = {
         "scene": 0, "scenes": [{"nodes": [0, 4, 5]}], "nodes": NODES,
-        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}, "mode": 0}]},
-                   {"primitives": [{"attributes": {"POSITION": 3, "JOINTS_0": 4, "WEIGHTS_0": 5}, "mode": 0}]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 3 * m, "JOINTS_0": 3 * m + 1,
+                                                   "WEIGHTS_0": 3 * m + 2}, "mode": 0}]} for m in (0, 1)],
         "skins": [{"joints": SKIN_A, "inverseBindMatrices": 6}, {"joints": SKIN_B, "inverseBindMatrices": 7}],
         "animations": [{"samplers": [{"input": 8, "output": 9}, {"input": 10, "output": 11}],
                         "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
@@ -122,7 +123,8 @@ def two_skin_case(rng: np.random.Generator):
     arrays += [(column_major(ibm_a), "MAT4", 5126), (column_major(ibm_b), "MAT4", 5126),
                (np.array([0.0, 1.0]), "SCALAR", 5126),
                (np.array([axis_quaternion([0, 0, 1], 20), axis_quaternion([0, 0, 1], 80)]), "VEC4", 5126),
-               (np.array([0.0, 2.0]), "SCALAR", 5126), (np.array([[0, -1, 0.1], [0.5, -1, 0.1]]), "VEC3", 5126)]
+               (np.array([0.0, 2.0]), "SCALAR", 5126),
+               (np.array([[0, -1, 0.1], [0.5, -1, 0.1]]), "VEC3", 5126)]
     # The spec evaluation reads the matrices as the file stores them (float32).
     ibms = [ibm.astype(np.float32).astype(np.float64) for ibm in (ibm_a, ibm_b)]
     return document, arrays, meshes, ibms
@@ -139,7 +141,8 @@ def nodes_at(time: float) -> list[dict]:
 def expected_vertices(nodes: list[dict], meshes, ibms) -> np.ndarray:
     world = spec_world(nodes)
     return np.concatenate([spec_skinned(world, skin, ibm, positions.astype(np.float32), joints, weights)
-                           for skin, ibm, (positions, joints, weights) in zip((SKIN_A, SKIN_B), ibms, meshes)])
+                           for skin, ibm, (positions, joints, weights)
+                           in zip((SKIN_A, SKIN_B), ibms, meshes)])
 
 
 def test_rest_apart_from_bind_with_two_skins_poses_exactly(tmp_path):
@@ -147,8 +150,8 @@ def test_rest_apart_from_bind_with_two_skins_poses_exactly(tmp_path):
     model = read(write_gltf(tmp_path, document, arrays))
     assert model.warnings == []
     assert [m.skin is not None for m in model.meshes] == [True, True]
-    np.testing.assert_allclose(posed_positions(model, rest_pose(model)), expected_vertices(NODES, meshes, ibms),
-                               atol=1e-5)
+    np.testing.assert_allclose(posed_positions(model, rest_pose(model)),
+                               expected_vertices(NODES, meshes, ibms), atol=1e-5)
     for time in (0.0, 0.5, 1.0, 1.5, 3.0):
         posed = posed_positions(model, evaluate(model, model.clips[0], time))
         np.testing.assert_allclose(posed, expected_vertices(nodes_at(time), meshes, ibms), atol=1e-5,
@@ -219,6 +222,7 @@ def test_bad_sparse_indices_are_one_line_errors(tmp_path, indices, message):
 # --- KHR_mesh_quantization ----------------------------------------------------------------------------
 
 QUANTIZED = ["KHR_mesh_quantization"]
+DRACO = "KHR_draco_mesh_compression"
 
 
 def test_quantized_skinned_mesh(tmp_path):
@@ -230,8 +234,8 @@ def test_quantized_skinned_mesh(tmp_path):
     weights = np.array([[255, 0, 0, 0], [128, 127, 0, 0], [0, 255, 0, 0]], np.uint8)
     joints = np.array([[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]])
     dequantize = spec_trs([1, 2, 3], [0, 0, 0, 1], [1 / 1024] * 3)
-    nodes = [{"translation": [0, 1, 0], "children": [1]}, {"translation": [0, 0, 2], "rotation": axis_quaternion([1, 0, 0], 30)},
-             {"mesh": 0, "skin": 0}]
+    nodes = [{"translation": [0, 1, 0], "children": [1]},
+             {"translation": [0, 0, 2], "rotation": axis_quaternion([1, 0, 0], 30)}, {"mesh": 0, "skin": 0}]
     world = spec_world(nodes)
     ibms = np.stack([np.linalg.inv(world[0]) @ dequantize, np.linalg.inv(spec_world(
         [nodes[0], {"translation": [0, 0, 2]}])[1]) @ dequantize]).astype(np.float32).astype(np.float64)
@@ -290,10 +294,10 @@ def test_draco_compressed_primitive(tmp_path):
     faces = np.array([[i, (i + 1) % 30, (i + 7) % 30] for i in range(30)], np.uint32)
     encoded = DracoPy.encode(points, faces, quantization_bits=16)
     document = {
-        "extensionsUsed": ["KHR_draco_mesh_compression"], "extensionsRequired": ["KHR_draco_mesh_compression"],
+        "extensionsUsed": [DRACO], "extensionsRequired": [DRACO],
         "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 1}, "indices": 2, "extensions": {
-            "KHR_draco_mesh_compression": {"bufferView": 0, "attributes": {"POSITION": 0}}}}]}],
+            DRACO: {"bufferView": 0, "attributes": {"POSITION": 0}}}}]}],
     }
     path = write_gltf(tmp_path, document, [(np.frombuffer(encoded, np.uint8), "SCALAR", 5121)])
     raw = json.loads(path.read_text())

@@ -136,7 +136,8 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     animated = _animated_bones(model, selected, plan)
     layout = _add_nodes(gltf, model, plan, animated, warnings)
     morph_frames = [clip for clip in selected if clip.kind == "vertex"]
-    mesh_nodes = _add_meshes(gltf, blob, model, layout, plan, _written_rest(model, plan, animated), morph_frames,
+    mesh_nodes = _add_meshes(gltf, blob, model, layout, plan, _written_rest(model, plan, animated),
+                             morph_frames,
                              path.parent, warnings)
     for index, clip in enumerate(selected):
         _add_animation(gltf, blob, model, clip, plan.sampled.get(index), layout, mesh_nodes, morph_frames,
@@ -175,7 +176,8 @@ def _baked(model: Model, clip: Clip, bones: list[str], warnings: list[str]) -> C
     warnings.append(f"clip {clip.name!r}: bones {bones} move in ways glTF's translation, rotation and "
                     "scale cannot hold; the clip is written as morph targets (exact at its stored frames)")
     times = clip.frame_times
-    positions = np.stack([posed_positions(model, evaluate(model, clip, float(time)), influences=GLTF_INFLUENCES)
+    positions = np.stack([posed_positions(model, evaluate(model, clip, float(time)),
+                                          influences=GLTF_INFLUENCES)
                           for time in times])
     return Clip(name=clip.name, kind="vertex", times=times, positions=positions, events=clip.events)
 
@@ -295,10 +297,12 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
     return nodes
 
 
-def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, mesh: Mesh, layout: _Layout, plan: MotionPlan) -> int:
+def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, mesh: Mesh, layout: _Layout,
+              plan: MotionPlan) -> int:
     """One skin: the bones (then the rigid anchor), inverse bind matrices ``C_b @ IBM_b`` (the mesh's
     own skin's, else ``bind_inverse``; ``C_b`` the plan's factors)."""
-    inverse = model.skeleton.bind_inverse if mesh.skin is None else mesh.skin.bone_inverse_binds(model.skeleton)
+    skeleton = model.skeleton
+    inverse = skeleton.bind_inverse if mesh.skin is None else mesh.skin.bone_inverse_binds(skeleton)
     inverse = plan.factors @ inverse
     joints = list(range(layout.bones, layout.bones + len(model.skeleton)))
     if layout.anchor is not None:

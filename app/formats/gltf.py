@@ -65,7 +65,8 @@ CHUNK_BIN = 0x004E4942
 COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 #: Component types a vertex attribute may have: float only (core POSITION, NORMAL), float or unsigned
 #: normalised (core TEXCOORD, WEIGHTS), and with KHR_mesh_quantization also signed or any of them.
-FLOAT, UNSIGNED, SIGNED, ANY_COMPONENT = (5126,), (5126, 5121, 5123), (5126, 5120, 5122), (5126, 5120, 5121, 5122, 5123)
+FLOAT, UNSIGNED, SIGNED = (5126,), (5126, 5121, 5123), (5126, 5120, 5122)
+ANY_COMPONENT = (5126, 5120, 5121, 5122, 5123)
 DRACO = "KHR_draco_mesh_compression"
 #: Negative weights down to this are Draco quantization noise, read as 0.
 DRACO_WEIGHT_NOISE = 1e-2
@@ -143,7 +144,8 @@ class _Reader:
                 " (integer vertex data needs KHR_mesh_quantization)"
             raise self.fail(f"{where}: expected type {'/'.join(types)} with component types "
                             f"{components}, got {accessor.type} / {accessor.componentType}{hint}")
-        if normalized is not None and accessor.componentType != 5126 and bool(accessor.normalized) != normalized:
+        integer = accessor.componentType != 5126
+        if normalized is not None and integer and bool(accessor.normalized) != normalized:
             raise self.fail(f"{where}: component type {accessor.componentType} must "
                             f"{'' if normalized else 'not '}be normalized here")
         count = accessor.count
@@ -168,14 +170,16 @@ class _Reader:
         sparse, where = accessor.sparse, f"accessors[{index}].sparse"
         count = sparse.count
         if not isinstance(count, int) or not 1 <= count <= len(values):
-            raise self.fail(f"{where}.count: {count!r} is not between 1 and the accessor's count {len(values)}")
+            raise self.fail(f"{where}.count: {count!r} is not between 1 and the accessor's count "
+                            f"{len(values)}")
         if sparse.indices is None or sparse.values is None:
             raise self.fail(f"{where}: needs indices and values")
         component = sparse.indices.componentType
         if component not in (5121, 5123, 5125):
             raise self.fail(f"{where}.indices.componentType: {component!r}; expected 5121, 5123 or 5125")
-        indices = self._view_values(sparse.indices.bufferView, sparse.indices.byteOffset, count,
-                                    np.dtype(COMPONENT_DTYPES[component]), 1, f"{where}.indices", packed=True)[:, 0]
+        index_type = np.dtype(COMPONENT_DTYPES[component])
+        indices = self._view_values(sparse.indices.bufferView, sparse.indices.byteOffset, count, index_type,
+                                    1, f"{where}.indices", packed=True)[:, 0]
         outside = np.flatnonzero(indices >= len(values))
         if outside.size:
             raise self.fail(f"{where}.indices[{outside[0]}]: index {indices[outside[0]]} is outside "
@@ -391,7 +395,8 @@ class _Reader:
                 if len(source.primitives) > 1:
                     name = f"{name}.{position}"
                 self.decoded = self.draco(primitive, where)
-                mesh, morph = self.primitive(index, node, primitive, mode, name, where, bind, node_bones, skins)
+                mesh, morph = self.primitive(index, node, primitive, mode, name, where, bind, node_bones,
+                                             skins)
                 self.decoded = {}
                 if morph is not None:
                     morphs.append((index, len(meshes), *morph))
@@ -399,7 +404,8 @@ class _Reader:
         return meshes, morphs
 
     def primitive(self, node_index: int, node, primitive, mode: int, name: str, where: str,
-                  bind: np.ndarray, node_bones: np.ndarray, skins: list[MeshSkin]) -> tuple[Mesh, tuple | None]:
+                  bind: np.ndarray, node_bones: np.ndarray,
+                  skins: list[MeshSkin]) -> tuple[Mesh, tuple | None]:
         """One Mesh, and for morph targets (deltas (M, V, 3) in the mesh's space, rest weights (M,)).
 
         A skinned primitive keeps its vertices as they are, with its skin; a rigid one is placed in
@@ -836,8 +842,9 @@ def _check_required_extensions(path: Path, document: dict) -> None:
         raise ReadError(path, "extensionsRequired: expected a list of extension names")
     for position, name in enumerate(required):
         if name not in SUPPORTED_EXTENSIONS:
+            supported = ", ".join(sorted(SUPPORTED_EXTENSIONS))
             raise ReadError(path, f"extensionsRequired[{position}]: the file needs the extension {name!r}, "
-                            f"which this reader does not implement (it reads {', '.join(sorted(SUPPORTED_EXTENSIONS))})")
+                            f"which this reader does not implement (it reads {supported})")
 
 
 def _to_gltf(path: Path, document: dict) -> GLTF2:

@@ -408,8 +408,9 @@ class Renderer:
             return
         if blended:
             palette = skinning_palette(self.model, self.pose if pose is None else pose)
-            distance = [float(np.linalg.norm(gpu_mesh.posed_centre(palette[gpu_mesh.palette_offset:], animated)
-                                             - camera.eye)) for gpu_mesh in meshes]
+            centres = [gpu_mesh.posed_centre(palette[gpu_mesh.palette_offset:], animated)
+                       for gpu_mesh in meshes]
+            distance = [float(np.linalg.norm(centre - camera.eye)) for centre in centres]
             meshes = [meshes[index] for index in np.argsort(distance)[::-1]]
             self._enable_blending()
             framebuffer.depth_mask = False
