@@ -71,7 +71,8 @@ DRACO = "KHR_draco_mesh_compression"
 #: Negative weights down to this are Draco quantization noise, read as 0.
 DRACO_WEIGHT_NOISE = 1e-2
 #: Extensions whose data the reader takes in (or may ignore without changing what is shown).
-SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength", "KHR_texture_transform"}
+SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength",
+                        "KHR_texture_transform"}
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
@@ -219,13 +220,6 @@ class _Reader:
         if count == 0:
             return np.zeros((0, width), dtype)
         return np.ndarray((count, width), dtype, buffer.data, start, (stride, dtype.itemsize))
-
-    def view_bytes(self, view_index, where: str) -> bytes:
-        """The bytes of buffer view ``view_index``, bounds checked."""
-        length = self.item("bufferViews", view_index, where).byteLength
-        if not isinstance(length, int) or length < 0:
-            raise self.fail(f"bufferViews[{view_index}].byteLength: {length!r} is not a non-negative integer")
-        return self._view_values(view_index, 0, length, np.dtype("u1"), 1, where, packed=True).tobytes()
 
     def draco(self, primitive, where: str) -> dict[int, np.ndarray]:
         """Accessor index → decoded data for a KHR_draco_mesh_compression primitive (else empty)."""
