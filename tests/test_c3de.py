@@ -180,3 +180,41 @@ def test_absurd_counts_fail_before_allocating(tmp_path):
     with pytest.raises(ReadError) as caught:
         _load(path, "bones")
     assert caught.value.offset == 0
+
+
+# --- animation sets: one bones file per animation ---------------------------------------------
+
+def test_a_mesh_with_many_bones_files_gets_a_clip_per_file(tmp_path):
+    mesh = save(tmp_path, "Hero.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2010"))
+    walk, idle = skinning_frames(4), skinning_frames(2)[::-1]
+    files = [mesh, save(tmp_path, "HeroBones.c3d", write_bones_2010(BIND, HEADS, TAILS, walk, [-1, 0])),
+             save(tmp_path, "HeroIdle.c3d", write_bones_2010(BIND, HEADS, TAILS, idle, [-1, 0]))]
+    (tmp_path / "again").mkdir()
+    files.append(save(tmp_path / "again", "HeroIdle.c3d", write_bones_2010(BIND, HEADS, TAILS, walk[:3], [-1, 0])))
+    model = formats.load(files)
+    assert [(c.name, c.source) for c in model.clips] == [
+        ("HeroBones", "HeroBones.c3d"), ("HeroIdle", "HeroIdle.c3d"), ("HeroIdle (2)", "HeroIdle.c3d")]
+    assert any("shown as 'HeroIdle (2)'" in w for w in model.warnings)
+    idle_clip = model.clips[1]
+    for frame in range(2):
+        pose = evaluate(model, idle_clip, frame / 30.0)
+        np.testing.assert_allclose(posed_positions(model, pose), expected(idle[frame]), atol=1e-5)
+    assert len(model.clips[2].times) == 3  # the second HeroIdle.c3d, from another folder
+
+
+@pytest.mark.parametrize("change, bone, what", [
+    (lambda bind, parents: (bind[:1], parents[:1]), 1, "only one of them"),
+    (lambda bind, parents: (bind, [-1, -1]), 1, "has parent -1 here, 0 there"),
+    (lambda bind, parents: (np.array([bind[0], translate(0, 0, 2)]), parents), 1, "rest frame"),
+])
+def test_bones_files_whose_skeletons_disagree(tmp_path, change, bone, what):
+    mesh = save(tmp_path, "m.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0))
+    first = save(tmp_path, "mBones.c3d", write_bones_2010(BIND, HEADS, TAILS, skinning_frames(2), [-1, 0]))
+    bind, parents = change(BIND, [-1, 0])
+    other = save(tmp_path, "mRun.c3d", write_bones_2010(bind, HEADS[:len(bind)], TAILS[:len(bind)],
+                                                        skinning_frames(2)[:, :len(bind)], parents))
+    with pytest.raises(ReadError) as caught:
+        formats.load([mesh, first, other])
+    message = str(caught.value)
+    assert message.startswith(str(other)) and "differs from mBones.c3d" in message
+    assert f"bone {bone}" in message and what in message and "\n" not in message

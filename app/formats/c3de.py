@@ -3,7 +3,9 @@
 Both files end in ``.c3d``; which is which, and which layout (2009 or 2010), is told by size
 arithmetic alone. Roles: "mesh" (vertex records) and "bones" (matrices).
 
-- A mesh with its bones file: the usual case.
+- A mesh with its bones file: the usual case. The engine keeps one animation per bones file, so a
+  character comes with many (``SwimmerBones.c3d``, ``SwimmerIdle.c3d``…): every bones file adds its
+  clips, named after the file, and all must share the first one's skeleton.
 - Mesh files alone: a skeleton of ``max bone index + 1`` bones with identity bind frames, no clips,
   and a warning that the bones file is missing.
 - A bones file alone: a skeleton-only model with its clips.
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.formats.animation_sets import add_clips
 from app.formats.binreader import Block, finite_or_zero
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
@@ -31,6 +34,8 @@ DEFAULT_FPS = 30.0
 #: The facing the files give no sign of, by up axis: the Y-up characters face +Z, the Z-up ninja +X
 #: (docs/formats/c3de.md: the engine's own models differ, e.g. the Y-up dog faces +X).
 FORWARD = {"Y": "+Z", "Z": "+X"}
+#: Rest frames of two bones files agree within this fraction of their largest entry.
+SAME_BIND_TOLERANCE = 1e-4
 #: Most bones inferred from vertex bone indices when no bones file is given.
 MAX_INFERRED_BONES = 1024
 
@@ -311,8 +316,10 @@ def _heads_from_vertices(meshes: list[Mesh], count: int) -> np.ndarray:
     return np.where(totals[:, None] > 0, sums / np.where(totals > 0, totals, 1)[:, None], 0.0)
 
 
-def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
+def _build(meshes: list[MeshFile], sets: list[tuple[Path, BonesFile]], names: list[Path],
            options: LoadOptions, warnings: list[str]) -> Model:
+    """The skeleton from the first bones file, a clip per clip of every bones file."""
+    bones = sets[0][1] if sets else None
     max_bone = max((m.max_bone for m in meshes), default=-1)
     if bones is None:
         count = max_bone + 1
@@ -343,16 +350,10 @@ def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
         if count:
             warnings.append("no rest frames in the file: bind frames are the identity, heads are the "
                             "centroids of each bone's weighted vertices and tails are derived")
-    clips = []
-    if bones is not None and len(bones.skinning):
-        fps = options.fps if options.fps and options.fps > 0 else DEFAULT_FPS
-        world = bones.skinning @ bind
-        start = 0
-        for number, frames in enumerate(bones.clip_frames):
-            name = "animation" if len(bones.clip_frames) == 1 else f"animation {number + 1}"
-            clips.append(Clip(name=name, kind="matrices", times=np.arange(frames) / fps,
-                              world=world[start:start + frames]))
-            start += frames
+    clips: list[Clip] = []
+    fps = options.fps if options.fps and options.fps > 0 else DEFAULT_FPS
+    for path, animation in sets:
+        add_clips(clips, _clips(path, animation, bind, fps), warnings)
     skeleton = Skeleton(names=[f"bone {b}" for b in range(count)], parents=parents, bind_world=bind,
                         heads=heads, tails=tails, derived_tails=derived)
     model = Model(name=names[0].stem, skeleton=skeleton, meshes=mesh_list, clips=clips, format="c3de",
@@ -362,28 +363,63 @@ def _build(meshes: list[MeshFile], bones: BonesFile | None, names: list[Path],
     return model
 
 
+def _clips(path: Path, bones: BonesFile, bind: np.ndarray, fps: float) -> list[Clip]:
+    """The clips of one bones file, named after it (``Stem 1``, ``Stem 2``… when it holds several)."""
+    clips = []
+    world = bones.skinning @ bind
+    start = 0
+    for number, frames in enumerate(bones.clip_frames):
+        name = path.stem if len(bones.clip_frames) == 1 else f"{path.stem} {number + 1}"
+        clips.append(Clip(name=name, kind="matrices", times=np.arange(frames) / fps,
+                          world=world[start:start + frames], source=path.name))
+        start += frames
+    return clips
+
+
+def _check_same_skeleton(path: Path, bones: BonesFile, first_path: Path, first: BonesFile) -> None:
+    """A bones file of a set must have the first one's bones, hierarchy and rest frames; the error
+    names the first bone that differs."""
+    count, first_count = bones.skinning.shape[1], first.skinning.shape[1]
+    if count != first_count:
+        raise ReadError(path, f"its skeleton differs from {first_path.name}: bone {min(count, first_count)} is in "
+                              f"only one of them ({count} bones here, {first_count} there)", offset=4)
+    if bones.parents is not None and first.parents is not None:
+        differ = np.flatnonzero(bones.parents != first.parents)
+        if differ.size:
+            bone = int(differ[0])
+            raise ReadError(path, f"its skeleton differs from {first_path.name}: bone {bone} has parent "
+                                  f"{int(bones.parents[bone])} here, {int(first.parents[bone])} there")
+    if bones.bind is not None and first.bind is not None:
+        scale = max(1.0, float(np.abs(first.bind).max()))
+        differ = np.flatnonzero(np.abs(bones.bind - first.bind).max(axis=(1, 2)) > SAME_BIND_TOLERANCE * scale)
+        if differ.size:
+            bone = int(differ[0])
+            raise ReadError(path, f"its skeleton differs from {first_path.name}: bone {bone}'s rest frame is "
+                                  "another", offset=8 + MATRIX_BYTES * bone)
+
+
 def load(files: list[SniffedFile], options: LoadOptions) -> Model:
-    """One bones file (at most) and any number of mesh files → one Model."""
+    """Any number of mesh and bones files → one Model: the first bones file gives the skeleton, every
+    bones file its clips (one per file, named after it); their skeletons must agree."""
     warnings: list[str] = []
     meshes: list[MeshFile] = []
-    bones: BonesFile | None = None
-    bones_path: Path | None = None
+    sets: list[tuple[Path, BonesFile]] = []
     with np.errstate(all="ignore"):
         for sniffed in files:
             path = Path(sniffed.path)
             data = read_bytes(path)
             if sniffed.role == "bones" or (sniffed.role != "mesh" and mesh_layout(data, len(data)) is None):
-                if bones is not None:
-                    raise ReadError(path, f"a second bones file (already have {bones_path.name}); "
-                                          "give one bones file per model")
-                bones, bones_path = read_bones(path, data, warnings), path
+                bones = read_bones(path, data, warnings)
+                if sets:
+                    _check_same_skeleton(path, bones, *sets[0])
+                sets.append((path, bones))
             else:
                 meshes.append(read_mesh(path, data, warnings))
         names = [Path(f.path) for f in files]
-        if not meshes and bones is None:
+        if not meshes and not sets:
             raise ReadError(names[0], "no C3DE mesh or bones file given")
         try:
-            return _build(meshes, bones, names, options, warnings)
+            return _build(meshes, sets, names, options, warnings)
         except ValueError as error:
             raise ReadError(names[0], str(error)) from None
 

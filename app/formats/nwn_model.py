@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from app import maths
+from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails
 
@@ -279,15 +280,6 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
     warnings.extend(f"{source}: {count} animation(s) key nodes the model does not have; "
                     "those keys are ignored" for source, count in unmatched.items())
     return clips
-
-
-def unique_name(name: str, taken: set[str]) -> str:
-    """``name``, or ``name (2)``, ``name (3)``… — the first not in ``taken`` (compared lower-cased)."""
-    candidate, number = name, 1
-    while candidate.lower() in taken:
-        number += 1
-        candidate = f"{name} ({number})"
-    return candidate
 
 
 def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),

@@ -1,0 +1,62 @@
+"""One model and any number of animation sources: unique clip names, and clips moved from the
+skeleton they were read with onto the model's, bone by bone, by name (docs/cli.md "Animation sets").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.model import Clip, Skeleton, Track
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``… — the first not in ``taken`` (compared lower-cased)."""
+    candidate, number = name, 1
+    while candidate.lower() in taken:
+        number += 1
+        candidate = f"{name} ({number})"
+    return candidate
+
+
+def add_clips(clips: list[Clip], new: list[Clip], warnings: list[str]) -> None:
+    """Append ``new`` to ``clips``; a name already used gets a suffix and a warning."""
+    taken = {clip.name.lower() for clip in clips}
+    for clip in new:
+        name = unique_name(clip.name, taken)
+        if name != clip.name:
+            warnings.append(f"clip {clip.name!r} of {clip.source or 'another file'} has the name of an earlier "
+                            f"clip; shown as {name!r}")
+            clip.name = name
+        taken.add(name.lower())
+        clips.append(clip)
+
+
+def bone_map(source: Skeleton, target: Skeleton) -> np.ndarray:
+    """(B_source,) the target bone of each source bone with the same name (exact, else
+    case-insensitive), −1 where the target has none."""
+    exact = {name: index for index, name in enumerate(target.names)}
+    folded: dict[str, int] = {}
+    for index, name in enumerate(target.names):
+        folded.setdefault(name.lower(), index)
+    return np.array([exact.get(name, folded.get(name.lower(), -1)) for name in source.names], np.int64)
+
+
+def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton) -> Clip | None:
+    """``clip`` on the target skeleton: keyed tracks move to the mapped bones (unmapped ones are
+    dropped); matrices clips take the mapped bones' world matrices and leave the others at bind.
+    None for a clip that moves no target bone or cannot move (vertex clips belong to their meshes)."""
+    if clip.kind == "keyed":
+        tracks = [Track(bone=int(mapping[track.bone]), translation=track.translation, rotation=track.rotation,
+                        scale=track.scale, interpolation=track.interpolation)
+                  for track in clip.tracks if mapping[track.bone] >= 0]
+        if not tracks:
+            return None
+        return Clip(name=clip.name, kind="keyed", tracks=tracks, events=clip.events, note=clip.note,
+                    source=clip.source)
+    if clip.kind == "matrices" and (mapping >= 0).any():
+        world = np.broadcast_to(target.bind_world, (len(clip.times), *target.bind_world.shape)).copy()
+        used = np.flatnonzero(mapping >= 0)
+        world[:, mapping[used]] = clip.world[:, used]
+        return Clip(name=clip.name, kind="matrices", times=clip.times, world=world, events=clip.events,
+                    note=clip.note, source=clip.source)
+    return None
