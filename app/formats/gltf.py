@@ -51,6 +51,7 @@ from pygltflib import GLTF2
 
 from app import maths
 from app import pose as posing
+from app.formats.animation_sets import add_clips, bone_map, retarget
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.model import Clip, Material, Mesh, MeshSkin, Model, Skeleton, Track, derive_tails, hierarchy_levels
 from app.textures import decode_embedded
@@ -959,9 +960,38 @@ def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) 
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
-    if len(files) > 1:
-        raise ReadError(files[1].path, "open one glTF file at a time (it holds the whole model)")
-    return read(files[0].path)
+    """One glTF model; further glTF files add the animations they hold for its nodes (by node name).
+    The model is the first file with meshes (else the first); the others' meshes are not drawn."""
+    models = [read(sniffed.path) for sniffed in files]
+    model = next((m for m in models if m.meshes), models[0])
+    for clip in model.clips:
+        clip.source = Path(model.files[0]).name
+    for other in models:
+        if other is not model:
+            add_clips(model.clips, _lent_clips(other, model), model.warnings)
+    return model
+
+
+def _lent_clips(lender: Model, model: Model) -> list[Clip]:
+    """``lender``'s clips moved onto ``model``'s nodes by name; a file whose animations move none of
+    the model's nodes is an error."""
+    name = Path(lender.files[0]).name
+    mapping = bone_map(lender.skeleton, model.skeleton)
+    clips = []
+    for clip in lender.clips:
+        clip.source = name
+        moved = retarget(clip, mapping, model.skeleton)
+        if moved is None:
+            model.warnings.append(f"{name}: clip {clip.name!r} animates no node of {model.name}; skipped")
+        else:
+            clips.append(moved)
+    if not clips:
+        raise ReadError(lender.files[0], f"holds no animation for the nodes of {Path(model.files[0]).name} "
+                                         f"(its animated nodes: {', '.join(lender.skeleton.names[:8]) or 'none'})")
+    unmatched = int((mapping < 0).sum())
+    if unmatched:
+        model.warnings.append(f"{name}: {unmatched} node(s) are not in {model.name}; their keys are ignored")
+    return clips
 
 
 register(Format(name="gltf", description="glTF 2.0 (.glb / .gltf)", sniff=sniff, load=_load,
