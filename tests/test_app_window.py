@@ -228,6 +228,27 @@ def test_dropping_files_opens_or_attaches_them(window, qtbot, tmp_path):
     assert window.model.files == [str(structure), str(animation)], "an animation file attaches"
 
 
+def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    mesh, bones = WRITERS["c3de"](window.model, tmp_path)
+    run = tmp_path / "demo_run.c3d"
+    run.write_bytes(bones.read_bytes())
+    open_and_wait(window, qtbot, [mesh])
+    assert not window.model.clips
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(p)) for p in (bones, run)])
+    event = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        window.dropEvent(event)
+    assert window.model.files == [str(mesh), str(bones), str(run)], "bones files attach to a C3DE mesh"
+    clips = window.timeline.clips
+    labels = [clips.itemText(index) for index in range(clips.count())]
+    assert labels == ["demo_bones  ·  demo_bones.c3d", "demo_run  ·  demo_run.c3d"]
+
+
 def test_shortcuts_dialog_lists_the_keys(window):
     from app.ui.shortcuts_dialog import shortcut_rows
 

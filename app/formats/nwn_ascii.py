@@ -81,6 +81,7 @@ class _Parser:
         self.at = 0
         self.warnings: list[str] = []
         self.nonfinite = 0
+        self.endlists: np.ndarray | None = None
 
     def error(self, line: int, message: str) -> ReadError:
         """``line`` is 0-based; the error quotes it 1-based."""
@@ -100,31 +101,49 @@ class _Parser:
 
     def rows(self, start: int, count: int, width: int, what: str) -> np.ndarray:
         """(count, width) floats from the ``count`` lines after line ``start`` (extra numbers on a
-        row are ignored); fewer rows or a short row is an error naming the line."""
+        row are ignored); fewer rows or a short row is an error naming the line.
+
+        Fast path: one ``np.fromstring`` over the block, accepted when it reads every number and
+        the count matches rows of the first row's width (the last row is checked too)."""
         first, end = start + 1, start + 1 + count
         if end > len(self.lines):
-            raise self.error(start, f"{what}: expected {count} rows, "
-                                    f"the file ends after {len(self.lines) - first}")
-        parts = [line.split() for line in self.lines[first:end]]
-        widths = np.fromiter(map(len, parts), np.int64, count)
+            raise self.error(start, f"{what}: expected {count} rows, the file ends after {len(self.lines) - first}")
+        self.at = end
+        if not count:
+            return np.zeros((0, width))
+        lines = self.lines[first:end]
+        columns = len(lines[0].split())
+        if columns >= width and len(lines[-1].split()) == columns:
+            try:
+                values = np.fromstring("\n".join(lines), sep=" ")
+            except ValueError:  # a token that is no number: found and named row by row below
+                values = None
+            if values is not None and values.size == count * columns:
+                return self._finite(values.reshape(count, columns)[:, :width])
+        return self._checked_rows(lines, first, start, width, what)
+
+    def _checked_rows(self, lines: list[str], first: int, start: int, width: int, what: str) -> np.ndarray:
+        """Row by row, for blocks the fast path refused: the first short row or bad number is an error."""
+        parts = [line.split() for line in lines]
+        widths = np.fromiter(map(len, parts), np.int64, len(parts))
         short = np.flatnonzero(widths < width)
         if short.size:
             row = int(short[0])
             found = " ".join(parts[row]) or "an empty line"
-            raise self.error(first + row, f"{what}: row {row + 1} of {count} (listed on line {start + 1}) "
+            raise self.error(first + row, f"{what}: row {row + 1} of {len(lines)} (listed on line {start + 1}) "
                                           f"should hold {width} numbers, found {found!r}")
-        self.at = end
-        flat = list(chain.from_iterable(parts)) if (widths == width).all() else \
-            list(chain.from_iterable(part[:width] for part in parts))
+        flat = list(chain.from_iterable(part[:width] for part in parts))
         try:
             values = np.array(flat, np.float64)
         except ValueError:
             values = self._slow_numbers(flat, first, width, what)
-        values = values.reshape(count, width)
+        return self._finite(values.reshape(len(lines), width))
+
+    def _finite(self, values: np.ndarray) -> np.ndarray:
         finite = np.isfinite(values)
         if not finite.all():
             self.nonfinite += int((~finite).sum())
-            values[~finite] = 0.0
+            values = np.where(finite, values, 0.0)
         return values
 
     def _slow_numbers(self, flat: list[str], first: int, width: int, what: str) -> np.ndarray:
@@ -134,8 +153,7 @@ class _Parser:
             try:
                 values[index] = _number(token)
             except ValueError:
-                raise self.error(first + index // width,
-                                 f"{what}: expected a number, found {token!r}") from None
+                raise self.error(first + index // width, f"{what}: expected a number, found {token!r}") from None
         return values
 
     def count(self, tokens: list[str], line: int) -> int:
@@ -150,22 +168,19 @@ class _Parser:
         return value
 
     def rows_to_endlist(self, start: int) -> int:
-        """How many lines follow line ``start`` before its ``endlist`` (key lists without a count)."""
-        end = start + 1
-        while end < len(self.lines):
-            tokens = self.lines[end].split()
-            if tokens and tokens[0].lower() == "endlist":
-                return end - start - 1
-            if tokens and not tokens[0].startswith("#") and not _numeric(tokens[0]):
-                raise self.error(end, f"expected 'endlist' to close the key list of line {start + 1}, "
-                                      f"found {tokens[0]!r}")
-            end += 1
-        raise self.error(start, "a key list without a count runs to the end of the file (expected 'endlist')")
+        """How many lines follow line ``start`` before its ``endlist`` (key lists without a count);
+        a line that is no key row before it is reported when the rows are read."""
+        if self.endlists is None:
+            self.endlists = np.array([index for index, line in enumerate(self.lines)
+                                      if line.strip().lower() == "endlist"], np.int64)
+        position = int(np.searchsorted(self.endlists, start, side="right"))
+        if position == len(self.endlists):
+            raise self.error(start, "a key list without a count runs to the end of the file (expected 'endlist')")
+        return int(self.endlists[position]) - start - 1
 
-    def keys(self, tokens: list[str], line: int, kind: int,
-             bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
-        """A key list: times (K,) and values (K, n), rotations as quaternions; None when empty (real
-        files hold empty ``positionkey … endlist`` pairs)."""
+    def keys(self, tokens: list[str], line: int, kind: int, bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """A key list as written: times (K,) and values (K, n), rotations still axis-angle (see
+        ``_convert_controllers``); None when empty (real files hold empty ``positionkey … endlist``)."""
         width = KEY_WIDTHS[kind]
         columns = 1 + width * (3 if bezier else 1)
         counted = len(tokens) > 1
@@ -177,16 +192,7 @@ class _Parser:
             self.at += 1
         if not count:
             return None
-        return self.controller(kind, rows[:, 0], rows[:, 1:1 + width])
-
-    @staticmethod
-    def controller(kind: int, times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if kind == ORIENTATION:
-            values = _axis_angle_quaternions(values)
-        elif kind == SCALE:
-            values = np.repeat(values, 3, axis=1)
-        order = np.argsort(times, kind="stable")
-        return times[order], values[order]
+        return rows[:, 0], rows[:, 1:1 + width]
 
     # blocks
 
@@ -204,8 +210,7 @@ class _Parser:
             if keyword == "endnode":
                 return text
             if keyword in SECTION_KEYWORDS:
-                raise self.error(at, f"node {text.name!r} (line {line + 1}): "
-                                     f"expected 'endnode' before {tokens[0]!r}")
+                raise self.error(at, f"node {text.name!r} (line {line + 1}): expected 'endnode' before {tokens[0]!r}")
             self.node_line(text, keyword, tokens, at)
 
     def node_line(self, text: _NodeText, keyword: str, tokens: list[str], at: int) -> None:
@@ -214,7 +219,7 @@ class _Parser:
         elif keyword in KEYWORDS:
             kind = KEYWORDS[keyword]
             values = self.inline(tokens, at, KEY_WIDTHS[kind])
-            text.controllers[kind] = self.controller(kind, np.zeros(1), values[None])
+            text.controllers[kind] = (np.zeros(1), values[None])
         elif keyword.endswith("key") and keyword[:-3].removesuffix("bezier") in KEYWORDS:
             kind = KEYWORDS[keyword[:-3].removesuffix("bezier")]
             keys = self.keys(tokens, at, kind, keyword.endswith("bezierkey"))
@@ -224,8 +229,7 @@ class _Parser:
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
             if keyword == "faces":
-                with_uvs = count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7
-                width = 7 if with_uvs else 3
+                width = 7 if count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7 else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
@@ -241,8 +245,7 @@ class _Parser:
         try:
             values = np.array([_number(token) for token in tokens[1:1 + width]])
         except ValueError:
-            raise self.error(at, f"{tokens[0]}: expected {width} numbers, "
-                                 f"found {' '.join(tokens[1:])!r}") from None
+            raise self.error(at, f"{tokens[0]}: expected {width} numbers, found {' '.join(tokens[1:])!r}") from None
         if not np.isfinite(values).all():
             self.nonfinite += 1
             values = np.where(np.isfinite(values), values, 0.0)
@@ -259,17 +262,16 @@ class _Parser:
         bad = next((row for row, part in enumerate(parts)
                     if not part or len(part) % 2 or len(part) // 2 > MAX_WEIGHT_LANES), None)
         if bad is not None:
-            found = " ".join(parts[bad]) or "an empty line"
-            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to "
-                                           f"{MAX_WEIGHT_LANES} 'bone weight' pairs, found {found!r}")
+            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to {MAX_WEIGHT_LANES} "
+                                           f"'bone weight' pairs, found {' '.join(parts[bad]) or 'an empty line'!r}")
         names = [part[0::2] + [""] * (lanes - len(part) // 2) for part in parts]
         flat = [part[1::2] + ["0"] * (lanes - len(part) // 2) for part in parts]
         try:
             weights = np.array(flat, np.float64).reshape(count, lanes)
         except ValueError:
             row = next(row for row, values in enumerate(flat) if not all(map(_numeric, values)))
-            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: expected 'bone weight' pairs, "
-                                           f"found {' '.join(parts[row])!r}") from None
+            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: expected 'bone weight' pairs, found "
+                                           f"{' '.join(parts[row])!r}") from None
         return names, weights, at
 
     def animation(self, tokens: list[str], line: int) -> tuple[Animation, list[_NodeText]]:
@@ -280,8 +282,7 @@ class _Parser:
         while True:
             found = self.next_tokens()
             if found is None:
-                raise self.error(line, f"animation {animation.name!r}: "
-                                       "expected 'doneanim' before the end of the file")
+                raise self.error(line, f"animation {animation.name!r}: expected 'doneanim' before the end of the file")
             tokens, at = found
             keyword = tokens[0].lower()
             if keyword == "doneanim":
@@ -324,8 +325,7 @@ class _Parser:
         if not name:
             raise ReadError(self.path, "expected a 'newmodel <name>' line: not an NWN ASCII model", line=1)
         if not geometry:
-            raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line",
-                            line=len(self.lines))
+            raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line", line=len(self.lines))
         nodes = self.tree(geometry, "model")
         lookup = {}
         for index, node in enumerate(nodes):
@@ -371,6 +371,7 @@ class _Parser:
             placed = {index for index, _ in order}
             stray = next(text for index, text in enumerate(texts) if index not in placed)
             raise self.error(stray.parent_line, f"{what}: node {stray.name!r} is on a parent cycle")
+        _convert_controllers(texts)
         nodes = []
         for index, parent in order:
             text = texts[index]
@@ -396,8 +397,7 @@ class _Parser:
         tverts = text.lists.get("tverts")
         if tverts is not None and len(tverts[0]) and rows.shape[1] >= 7:
             uv_corners = rows[:, 4:7].astype(np.int64)
-            self._check_indices(uv_corners, len(tverts[0]), faces_line, "texture vertex", "tverts",
-                                rows[:, 4:7])
+            self._check_indices(uv_corners, len(tverts[0]), faces_line, "texture vertex", "tverts", rows[:, 4:7])
             keys = np.concatenate([corners.ravel() * len(tverts[0]) + uv_corners.ravel(),
                                    np.setdiff1d(np.arange(count), corners) * len(tverts[0])])
             unique, inverse = np.unique(keys, return_inverse=True)
@@ -427,8 +427,8 @@ class _Parser:
         bad = np.flatnonzero(((indices < 0) | (indices >= count) | (raw != np.floor(raw))).any(axis=1))
         if bad.size:
             row = int(bad[0])
-            raise self.error(line + 1 + row, f"face {row}: {what} index {raw[row].tolist()} "
-                                             f"outside 0..{count - 1} (the node lists {count} {listed})")
+            raise self.error(line + 1 + row, f"face {row}: {what} index {raw[row].tolist()} outside 0..{count - 1} "
+                                             f"(the node lists {count} {listed})")
 
     def skin(self, text: _NodeText, count: int, lookup: dict[str, int], source: np.ndarray) -> dict:
         if text.weights is None:
@@ -458,6 +458,32 @@ class _Parser:
         except ValueError:
             return default
         return numbers if len(numbers) == len(default) and all(np.isfinite(numbers)) else default
+
+
+def _convert_controllers(texts: list[_NodeText]) -> None:
+    """Every node's controllers as the shared form wants them, converted in one batch per kind (a
+    creature has thousands of short key lists): rotations to quaternions, scale to three columns,
+    keys sorted by time."""
+    for kind in (POSITION, ORIENTATION, SCALE):
+        owners = [text for text in texts if kind in text.controllers]
+        if not owners:
+            continue
+        times = np.concatenate([text.controllers[kind][0] for text in owners])
+        values = np.concatenate([text.controllers[kind][1] for text in owners])
+        if kind == ORIENTATION:
+            values = _axis_angle_quaternions(values)
+        elif kind == SCALE:
+            values = np.repeat(values, 3, axis=1)
+        ends = np.cumsum([len(text.controllers[kind][0]) for text in owners])
+        backwards = np.diff(times) < 0
+        backwards[ends[:-1] - 1] = False  # a new list may start earlier than the last one ended
+        unsorted = set(np.searchsorted(ends, np.flatnonzero(backwards), side="right").tolist())
+        for number, (text, start, end) in enumerate(zip(owners, np.concatenate([[0], ends[:-1]]), ends)):
+            keys = (times[start:end], values[start:end])
+            if number in unsorted:
+                order = np.argsort(keys[0], kind="stable")
+                keys = (keys[0][order], keys[1][order])
+            text.controllers[kind] = keys
 
 
 def _numeric(token: str) -> bool:

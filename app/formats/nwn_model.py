@@ -19,9 +19,9 @@ followed through files beside it (any case of the name, binary or ASCII).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 import numpy as np
 

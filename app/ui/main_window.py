@@ -412,14 +412,14 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        """Dropped files open as a new model; with Shift held, or when every file is an animation
-        file, they are attached to the current model instead."""
+        """Dropped files (any number) open as a new model; with Shift held, or when every file only
+        adds animations to the current model, they are attached to it instead."""
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
         if not paths:
             return
         event.acceptProposedAction()
         shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if self.model is not None and self.model.files and (shift or _all_animation_files(paths)):
+        if self.model is not None and self.model.files and (shift or _only_animations_for(self.model, paths)):
             self.attach_files(paths)
         else:
             self.open_files(paths)
@@ -671,12 +671,15 @@ def _open_filter() -> str:
     return ";;".join(rows + ["All files (*)"])
 
 
-def _all_animation_files(paths: list[str]) -> bool:
-    """True when every file sniffs as an animation (so it only makes sense with a model)."""
+def _only_animations_for(model: Model, paths: list[str]) -> bool:
+    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
+    (one animation each) for a C3DE model."""
     try:
-        return all(formats.sniff(path).role == "animation" for path in paths)
+        sniffed = [formats.sniff(path) for path in paths]
     except formats.ReadError:
         return False
+    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
+               for s in sniffed)
 
 
 def _with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:

@@ -159,8 +159,9 @@ class TimelineDock(QDockWidget):
         with QSignalBlocker(self.clips):
             self.clips.clear()
             for index, clip in enumerate(playback.model.clips):
-                self.clips.addItem(clip.name)
-                self.clips.setItemData(index, clip.note or f"{clip.kind}, {clip.duration:.3f} s",
+                self.clips.addItem(clip_label(clip))
+                details = clip.note or f"{clip.kind}, {clip.duration:.3f} s"
+                self.clips.setItemData(index, f"{details}\nfrom {clip.source}" if clip.source else details,
                                        Qt.ItemDataRole.ToolTipRole)
             if not playback.model.clips:
                 self.clips.addItem("(bind pose)")
@@ -246,3 +247,8 @@ def frame_step_icon(color) -> QIcon:
 def mirrored(icon: QIcon) -> QIcon:
     """``icon`` flipped left to right (a step or play icon turned backwards)."""
     return QIcon(icon.pixmap(ICON_SIZE).transformed(QTransform().scale(-1, 1)))
+
+
+def clip_label(clip: Clip) -> str:
+    """The clip list's text: the clip's name and the file it came from."""
+    return f"{clip.name}  ·  {clip.source}" if clip.source else clip.name
