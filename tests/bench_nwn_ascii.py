@@ -32,7 +32,8 @@ def _short(values: np.ndarray) -> np.ndarray:
 def _creature() -> bytes:
     rng = np.random.default_rng(0)
     names = [f"bone{number:02d}" for number in range(BONES)]
-    bones = [WNode(name, position=tuple(_short(rng.normal(size=3))), orientation=(0, 0, 0, 1)) for name in names]
+    bones = [WNode(name, position=tuple(_short(rng.normal(size=3))), orientation=(0, 0, 0, 1))
+             for name in names]
     for number in range(1, BONES):
         bones[int(rng.integers(0, number))].children.append(bones[number])
     faces = rng.integers(0, SKIN_VERTICES, size=(SKIN_VERTICES * 2, 3))
@@ -48,7 +49,8 @@ def _creature() -> bytes:
         axes = rng.normal(size=(BONES, KEYS, 3))
         quaternions = np.concatenate([axes * 0.1, np.ones((BONES, KEYS, 1))], axis=2)
         quaternions = _short(quaternions / np.linalg.norm(quaternions, axis=2, keepdims=True))
-        nodes = [WNode(name, keys=[(20, times, quaternions[index]), (8, times, _short(rng.normal(size=(KEYS, 3))))])
+        positions = _short(rng.normal(size=(BONES, KEYS, 3)))
+        nodes = [WNode(name, keys=[(20, times, quaternions[index]), (8, times, positions[index])])
                  for index, name in enumerate(names)]
         animations.append(WAnimation(f"anim{number:02d}", 1.0, WNode("c_bench", children=nodes),
                                      events=[(0.5, "hit")]))

@@ -190,7 +190,8 @@ def test_a_mesh_with_many_bones_files_gets_a_clip_per_file(tmp_path):
     files = [mesh, save(tmp_path, "HeroBones.c3d", write_bones_2010(BIND, HEADS, TAILS, walk, [-1, 0])),
              save(tmp_path, "HeroIdle.c3d", write_bones_2010(BIND, HEADS, TAILS, idle, [-1, 0]))]
     (tmp_path / "again").mkdir()
-    files.append(save(tmp_path / "again", "HeroIdle.c3d", write_bones_2010(BIND, HEADS, TAILS, walk[:3], [-1, 0])))
+    again = write_bones_2010(BIND, HEADS, TAILS, walk[:3], [-1, 0])
+    files.append(save(tmp_path / "again", "HeroIdle.c3d", again))
     model = formats.load(files)
     assert [(c.name, c.source) for c in model.clips] == [
         ("HeroBones", "HeroBones.c3d"), ("HeroIdle", "HeroIdle.c3d"), ("HeroIdle (2)", "HeroIdle.c3d")]

@@ -57,4 +57,5 @@ def test_a_file_animating_none_of_the_models_nodes_is_refused(tmp_path):
     stranger = animation_file(tmp_path, "other.gltf", "run", "Leg", 1.0)
     with pytest.raises(ReadError) as caught:
         load([model_file(tmp_path), stranger])
-    assert str(caught.value).startswith(str(stranger)) and "no animation for the nodes of hero.gltf" in str(caught.value)
+    message = str(caught.value)
+    assert message.startswith(str(stranger)) and "no animation for the nodes of hero.gltf" in message

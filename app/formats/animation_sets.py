@@ -24,7 +24,8 @@ def add_clips(clips: list[Clip], new: list[Clip], warnings: list[str]) -> None:
     for clip in new:
         name = unique_name(clip.name, taken)
         if name != clip.name:
-            warnings.append(f"clip {clip.name!r} of {clip.source or 'another file'} has the name of an earlier "
+            source = clip.source or "another file"
+            warnings.append(f"clip {clip.name!r} of {source} has the name of an earlier "
                             f"clip; shown as {name!r}")
             clip.name = name
         taken.add(name.lower())

@@ -381,7 +381,8 @@ def _check_same_skeleton(path: Path, bones: BonesFile, first_path: Path, first: 
     names the first bone that differs."""
     count, first_count = bones.skinning.shape[1], first.skinning.shape[1]
     if count != first_count:
-        raise ReadError(path, f"its skeleton differs from {first_path.name}: bone {min(count, first_count)} is in "
+        raise ReadError(path, f"its skeleton differs from {first_path.name}: "
+                              f"bone {min(count, first_count)} is in "
                               f"only one of them ({count} bones here, {first_count} there)", offset=4)
     if bones.parents is not None and first.parents is not None:
         differ = np.flatnonzero(bones.parents != first.parents)
@@ -391,7 +392,8 @@ def _check_same_skeleton(path: Path, bones: BonesFile, first_path: Path, first: 
                                   f"{int(bones.parents[bone])} here, {int(first.parents[bone])} there")
     if bones.bind is not None and first.bind is not None:
         scale = max(1.0, float(np.abs(first.bind).max()))
-        differ = np.flatnonzero(np.abs(bones.bind - first.bind).max(axis=(1, 2)) > SAME_BIND_TOLERANCE * scale)
+        apart = np.abs(bones.bind - first.bind).max(axis=(1, 2))
+        differ = np.flatnonzero(apart > SAME_BIND_TOLERANCE * scale)
         if differ.size:
             bone = int(differ[0])
             raise ReadError(path, f"its skeleton differs from {first_path.name}: bone {bone}'s rest frame is "

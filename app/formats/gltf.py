@@ -986,8 +986,9 @@ def _lent_clips(lender: Model, model: Model) -> list[Clip]:
         else:
             clips.append(moved)
     if not clips:
+        nodes = ", ".join(lender.skeleton.names[:8]) or "none"
         raise ReadError(lender.files[0], f"holds no animation for the nodes of {Path(model.files[0]).name} "
-                                         f"(its animated nodes: {', '.join(lender.skeleton.names[:8]) or 'none'})")
+                                         f"(its animated nodes: {nodes})")
     unmatched = int((mapping < 0).sum())
     if unmatched:
         model.warnings.append(f"{name}: {unmatched} node(s) are not in {model.name}; their keys are ignored")

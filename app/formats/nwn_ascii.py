@@ -107,7 +107,8 @@ class _Parser:
         the count matches rows of the first row's width (the last row is checked too)."""
         first, end = start + 1, start + 1 + count
         if end > len(self.lines):
-            raise self.error(start, f"{what}: expected {count} rows, the file ends after {len(self.lines) - first}")
+            raise self.error(start, f"{what}: expected {count} rows, "
+                                    f"the file ends after {len(self.lines) - first}")
         self.at = end
         if not count:
             return np.zeros((0, width))
@@ -130,7 +131,8 @@ class _Parser:
         if short.size:
             row = int(short[0])
             found = " ".join(parts[row]) or "an empty line"
-            raise self.error(first + row, f"{what}: row {row + 1} of {len(lines)} (listed on line {start + 1}) "
+            raise self.error(first + row, f"{what}: row {row + 1} of {len(lines)} "
+                                          f"(listed on line {start + 1}) "
                                           f"should hold {width} numbers, found {found!r}")
         flat = list(chain.from_iterable(part[:width] for part in parts))
         try:
@@ -153,7 +155,8 @@ class _Parser:
             try:
                 values[index] = _number(token)
             except ValueError:
-                raise self.error(first + index // width, f"{what}: expected a number, found {token!r}") from None
+                raise self.error(first + index // width,
+                                 f"{what}: expected a number, found {token!r}") from None
         return values
 
     def count(self, tokens: list[str], line: int) -> int:
@@ -175,10 +178,12 @@ class _Parser:
                                       if line.strip().lower() == "endlist"], np.int64)
         position = int(np.searchsorted(self.endlists, start, side="right"))
         if position == len(self.endlists):
-            raise self.error(start, "a key list without a count runs to the end of the file (expected 'endlist')")
+            raise self.error(start, "a key list without a count runs to the end of the file "
+                                    "(expected 'endlist')")
         return int(self.endlists[position]) - start - 1
 
-    def keys(self, tokens: list[str], line: int, kind: int, bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    def keys(self, tokens: list[str], line: int, kind: int,
+             bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """A key list as written: times (K,) and values (K, n), rotations still axis-angle (see
         ``_convert_controllers``); None when empty (real files hold empty ``positionkey … endlist``)."""
         width = KEY_WIDTHS[kind]
@@ -210,7 +215,8 @@ class _Parser:
             if keyword == "endnode":
                 return text
             if keyword in SECTION_KEYWORDS:
-                raise self.error(at, f"node {text.name!r} (line {line + 1}): expected 'endnode' before {tokens[0]!r}")
+                raise self.error(at, f"node {text.name!r} (line {line + 1}): "
+                                     f"expected 'endnode' before {tokens[0]!r}")
             self.node_line(text, keyword, tokens, at)
 
     def node_line(self, text: _NodeText, keyword: str, tokens: list[str], at: int) -> None:
@@ -229,7 +235,8 @@ class _Parser:
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
             if keyword == "faces":
-                width = 7 if count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7 else 3
+                with_uvs = count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7
+                width = 7 if with_uvs else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
@@ -245,7 +252,8 @@ class _Parser:
         try:
             values = np.array([_number(token) for token in tokens[1:1 + width]])
         except ValueError:
-            raise self.error(at, f"{tokens[0]}: expected {width} numbers, found {' '.join(tokens[1:])!r}") from None
+            found = " ".join(tokens[1:])
+            raise self.error(at, f"{tokens[0]}: expected {width} numbers, found {found!r}") from None
         if not np.isfinite(values).all():
             self.nonfinite += 1
             values = np.where(np.isfinite(values), values, 0.0)
@@ -262,15 +270,17 @@ class _Parser:
         bad = next((row for row, part in enumerate(parts)
                     if not part or len(part) % 2 or len(part) // 2 > MAX_WEIGHT_LANES), None)
         if bad is not None:
-            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to {MAX_WEIGHT_LANES} "
-                                           f"'bone weight' pairs, found {' '.join(parts[bad]) or 'an empty line'!r}")
+            found = " ".join(parts[bad]) or "an empty line"
+            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to "
+                                           f"{MAX_WEIGHT_LANES} 'bone weight' pairs, found {found!r}")
         names = [part[0::2] + [""] * (lanes - len(part) // 2) for part in parts]
         flat = [part[1::2] + ["0"] * (lanes - len(part) // 2) for part in parts]
         try:
             weights = np.array(flat, np.float64).reshape(count, lanes)
         except ValueError:
             row = next(row for row, values in enumerate(flat) if not all(map(_numeric, values)))
-            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: expected 'bone weight' pairs, found "
+            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: "
+                                           "expected 'bone weight' pairs, found "
                                            f"{' '.join(parts[row])!r}") from None
         return names, weights, at
 
@@ -282,7 +292,8 @@ class _Parser:
         while True:
             found = self.next_tokens()
             if found is None:
-                raise self.error(line, f"animation {animation.name!r}: expected 'doneanim' before the end of the file")
+                raise self.error(line, f"animation {animation.name!r}: "
+                                       "expected 'doneanim' before the end of the file")
             tokens, at = found
             keyword = tokens[0].lower()
             if keyword == "doneanim":
@@ -325,7 +336,8 @@ class _Parser:
         if not name:
             raise ReadError(self.path, "expected a 'newmodel <name>' line: not an NWN ASCII model", line=1)
         if not geometry:
-            raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line", line=len(self.lines))
+            raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line",
+                            line=len(self.lines))
         nodes = self.tree(geometry, "model")
         lookup = {}
         for index, node in enumerate(nodes):
@@ -397,7 +409,8 @@ class _Parser:
         tverts = text.lists.get("tverts")
         if tverts is not None and len(tverts[0]) and rows.shape[1] >= 7:
             uv_corners = rows[:, 4:7].astype(np.int64)
-            self._check_indices(uv_corners, len(tverts[0]), faces_line, "texture vertex", "tverts", rows[:, 4:7])
+            self._check_indices(uv_corners, len(tverts[0]), faces_line, "texture vertex", "tverts",
+                                rows[:, 4:7])
             keys = np.concatenate([corners.ravel() * len(tverts[0]) + uv_corners.ravel(),
                                    np.setdiff1d(np.arange(count), corners) * len(tverts[0])])
             unique, inverse = np.unique(keys, return_inverse=True)
@@ -427,7 +440,8 @@ class _Parser:
         bad = np.flatnonzero(((indices < 0) | (indices >= count) | (raw != np.floor(raw))).any(axis=1))
         if bad.size:
             row = int(bad[0])
-            raise self.error(line + 1 + row, f"face {row}: {what} index {raw[row].tolist()} outside 0..{count - 1} "
+            raise self.error(line + 1 + row, f"face {row}: {what} index {raw[row].tolist()} "
+                                             f"outside 0..{count - 1} "
                                              f"(the node lists {count} {listed})")
 
     def skin(self, text: _NodeText, count: int, lookup: dict[str, int], source: np.ndarray) -> dict:
