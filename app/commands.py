@@ -233,7 +233,7 @@ def convert(args: Namespace) -> int:
         raise UsageError(error.args[0]) from None
     from app.export.gltf import export_gltf
 
-    for warning in export_gltf(model, output, clips=clips):
+    for warning in export_gltf(model, output, clips=clips, show_hidden=args.show_hidden):
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
         from app.export.check import check_export
@@ -286,7 +286,7 @@ def ragdoll(args: Namespace) -> int:
     else:
         from app.export.gltf import export_gltf
 
-        for warning in export_gltf(model, output, clips=[run.clip()]):
+        for warning in export_gltf(model, output, clips=[run.clip()], show_hidden=args.show_hidden):
             print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 

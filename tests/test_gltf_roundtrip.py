@@ -470,8 +470,8 @@ def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
     path = tmp_path / "out" / "larva.glb"
     warnings = export_gltf(original, path)
     assert [w for w in warnings if "texture" in w] == [
-        ("texture 'skin.tga' is not a PNG or JPEG image, which glTF requires; its name is kept in the "
-         "material's extras")]
+        ("texture 'skin.tga' was not found and is not a PNG or JPEG name glTF could reference; its "
+         "name is kept in the material's extras")]
     document = json.loads(path.read_bytes()[20:20 + struct.unpack_from("<I", path.read_bytes(), 12)[0]])
     assert [image["uri"] for image in document["images"]] == ["faces/face%20one.png"]
     assert [m["extras"]["texture"] for m in document["materials"]] == textures

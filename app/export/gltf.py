@@ -22,9 +22,9 @@ Layout of a written file (nodes in this order):
 Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
 Four influences per vertex (JOINTS_0/WEIGHTS_0), the viewer's GPU limit: a bone listed twice for a
 vertex becomes one lane, and beyond four the smallest are dropped with a warning. A mesh with no
-triangles is written as POINTS. A texture's name goes in its material's ``extras.texture``; an image
-is referenced only for a PNG or JPEG file found at that relative path beside the output (glTF takes
-no other formats, and a missing file is a validator error); a warning names any other format.
+triangles is written as POINTS. Materials carry base colour, alpha mode, sidedness and the base-colour
+texture with its sampler and KHR_texture_transform; every image used is embedded (gltf_materials.py).
+Meshes the file marks as not rendered are left out unless ``show_hidden``.
 Keyed clips keep their keys (when no bone needs a factor; else they are sampled like 'matrices'
 clips); 'matrices' clips become linear TRS channels at every frame; 'vertex' clips become morph
 targets (one per frame, displacements from bind that the rest pose's skinning takes to the frame's
@@ -39,12 +39,12 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 import numpy as np
 import pygltflib as gl
 
 from app import maths
+from app.export.gltf_materials import MaterialWriter
 from app.export.motion_plan import MotionPlan, plan_motion
 from app.model import Clip, Mesh, Model, Skeleton
 from app.pose import (
@@ -70,8 +70,6 @@ Z_UP_TO_Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
 
 #: Influences per vertex written (JOINTS_0 / WEIGHTS_0), the viewer's GPU limit.
 GLTF_INFLUENCES = GPU_INFLUENCES
-#: Image files glTF 2.0 core accepts (PNG, JPEG).
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5121, 5123, 5125
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
@@ -102,6 +100,13 @@ class _Blob:
         self.gltf.accessors.append(accessor)
         return len(self.gltf.accessors) - 1
 
+    def add_view(self, data: bytes) -> int:
+        """Append raw bytes (an image) as one buffer view; the view index."""
+        self.data.extend(b"\0" * (-len(self.data) % 4))
+        self.gltf.bufferViews.append(gl.BufferView(buffer=0, byteOffset=len(self.data), byteLength=len(data)))
+        self.data.extend(data)
+        return len(self.gltf.bufferViews) - 1
+
 
 @dataclass
 class _Layout:
@@ -114,11 +119,12 @@ class _Layout:
 
 
 def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose: Pose | None = None,
-                *, embed_buffer: bool = False) -> list[str]:
+                *, embed_buffer: bool = False, show_hidden: bool = False) -> list[str]:
     """Write ``model`` to ``path`` (.glb, or .gltf with a sidecar .bin unless ``embed_buffer``).
 
     clips: Clip objects or names/indices (default: every clip). pose: when given, the nodes' rest
     transforms are this pose's (the skin still binds as the model does), so the file opens posed.
+    show_hidden: also write the meshes the file marks as not rendered (left out by default).
     Returns warnings about what glTF could not hold exactly.
     """
     path = Path(path)
@@ -126,7 +132,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     selected = _select_clips(model, clips)
     gltf = gl.GLTF2(asset=gl.Asset(generator="Boneyard", version="2.0"), scene=0, scenes=[gl.Scene(nodes=[])],
                     nodes=[], meshes=[], accessors=[], bufferViews=[], buffers=[], materials=[], skins=[],
-                    animations=[], images=[], textures=[])
+                    animations=[], images=[], textures=[], samplers=[])
     gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit}
     blob = _Blob(gltf)
     rest_world = model.skeleton.rest_world if pose is None else pose.world
@@ -136,9 +142,9 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     animated = _animated_bones(model, selected, plan)
     layout = _add_nodes(gltf, model, plan, animated, warnings)
     morph_frames = [clip for clip in selected if clip.kind == "vertex"]
+    materials = MaterialWriter(gltf, blob, path.parent, warnings)
     mesh_nodes = _add_meshes(gltf, blob, model, layout, plan, _written_rest(model, plan, animated),
-                             morph_frames,
-                             path.parent, warnings)
+                             morph_frames, materials, show_hidden, warnings)
     for index, clip in enumerate(selected):
         _add_animation(gltf, blob, model, clip, plan.sampled.get(index), layout, mesh_nodes, morph_frames,
                        pose, warnings)
@@ -259,10 +265,10 @@ def _set_transform(node: gl.Node, matrix: np.ndarray, animated: bool, what: str,
 # --- meshes -------------------------------------------------------------------------------------
 
 def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan: MotionPlan,
-                rest_world: np.ndarray, morph_clips: list[Clip], folder: Path,
-                warnings: list[str]) -> list[int | None]:
-    """A node, mesh and material per Mesh, each with its skin's glTF skin (one per distinct binding);
-    returns each mesh's node (or None)."""
+                rest_world: np.ndarray, morph_clips: list[Clip], materials: MaterialWriter,
+                show_hidden: bool, warnings: list[str]) -> list[int | None]:
+    """A node, mesh and material per Mesh written (hidden ones only with ``show_hidden``), each with
+    its skin's glTF skin (one per distinct binding); returns each mesh's node (or None)."""
     skins: dict[int, int] = {}
     rest = pose_from_world(model, rest_world)
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
@@ -271,6 +277,7 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
     for index, mesh in enumerate(model.meshes):
         if mesh.vertex_count == 0:
             warnings.append(f"mesh {mesh.name!r} has no vertices and was left out")
+        if mesh.vertex_count == 0 or not (show_hidden or mesh.visible):
             nodes.append(None)
             continue
         skin = None
@@ -280,7 +287,7 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
             if key not in skins:
                 skins[key] = _add_skin(gltf, blob, model, mesh, layout, plan)
             skin = skins[key]
-        primitive = _primitive(gltf, blob, mesh, model, layout, skin is not None, folder, warnings)
+        primitive = _primitive(gltf, blob, mesh, model, layout, skin is not None, materials, warnings)
         if morph_clips:
             frames = _morph_frames(mesh, mesh_skinning(model, rest, mesh), morph_clips, starts[index])
             primitive.targets = [gl.Attributes(POSITION=blob.add(frame, "VEC3", FLOAT, target=ARRAY_BUFFER,
@@ -316,7 +323,7 @@ def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, mesh: Mesh, layout: _La
 
 
 def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _Layout, skinned: bool,
-               folder: Path, warnings: list[str]) -> gl.Primitive:
+               materials: MaterialWriter, warnings: list[str]) -> gl.Primitive:
     attributes = gl.Attributes(POSITION=blob.add(mesh.positions, "VEC3", FLOAT, target=ARRAY_BUFFER,
                                                  bounds=True))
     # A mesh whose triangle list is empty is written as points: TRIANGLES without indices would draw
@@ -337,7 +344,7 @@ def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _L
     if faces:
         component = UNSIGNED_SHORT if mesh.vertex_count <= 65535 else UNSIGNED_INT
         primitive.indices = blob.add(mesh.triangles.ravel(), "SCALAR", component, target=ELEMENT_ARRAY_BUFFER)
-    primitive.material = _add_material(gltf, mesh, folder, warnings)
+    primitive.material = materials.add(mesh)
     return primitive
 
 
@@ -377,30 +384,6 @@ def _merge_duplicate_joints(joints: np.ndarray, weights: np.ndarray) -> tuple[np
             weights[same, earlier] += weights[same, lane]
             weights[same, lane] = 0
     return joints, weights
-
-
-def _add_material(gltf: gl.GLTF2, mesh: Mesh, folder: Path, warnings: list[str]) -> int:
-    """A material per mesh. A texture's name always goes in the material's ``extras.texture``; an
-    image is referenced (by URI relative to the output) only where glTF and the validator accept it:
-    a PNG or JPEG file that sits there (a missing file is a validator IO_ERROR)."""
-    source = mesh.material
-    pbr = gl.PbrMetallicRoughness(baseColorFactor=list(source.base_color), metallicFactor=0.0,
-                                  roughnessFactor=1.0)
-    material = gl.Material(name=source.name or mesh.name, pbrMetallicRoughness=pbr)
-    if source.texture:
-        material.extras = {"texture": source.texture}
-        uri = source.texture.replace("\\", "/")
-        if Path(uri).suffix.lower() not in IMAGE_SUFFIXES:
-            message = (f"texture {source.texture!r} is not a PNG or JPEG image, which glTF requires; "
-                       "its name is kept in the material's extras")
-            if message not in warnings:
-                warnings.append(message)
-        elif not Path(uri).is_absolute() and ":" not in uri and (folder / uri).is_file():
-            gltf.images.append(gl.Image(uri=quote(uri), name=Path(uri).name))
-            gltf.textures.append(gl.Texture(source=len(gltf.images) - 1))
-            pbr.baseColorTexture = gl.TextureInfo(index=len(gltf.textures) - 1)
-    gltf.materials.append(material)
-    return len(gltf.materials) - 1
 
 
 def _morph_frames(mesh: Mesh, rest_skin: np.ndarray, clips: list[Clip], start: int) -> list[np.ndarray]:
@@ -519,8 +502,8 @@ def _continuous(quaternions: np.ndarray) -> np.ndarray:
 
 def _save(gltf: gl.GLTF2, blob: _Blob, path: Path, embed_buffer: bool) -> None:
     """Write .glb (binary chunk) or .gltf (sidecar .bin, or a data URI when ``embed_buffer``)."""
-    for table in ("materials", "skins", "animations", "images", "textures", "meshes", "accessors",
-                  "bufferViews"):
+    for table in ("materials", "skins", "animations", "images", "textures", "samplers", "meshes",
+                  "accessors", "bufferViews"):
         if not getattr(gltf, table):
             setattr(gltf, table, [])
     for node in gltf.nodes:
