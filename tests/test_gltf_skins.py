@@ -18,6 +18,7 @@ from app.__main__ import main
 from app.formats import ReadError
 from app.formats.gltf import read
 from app.pose import evaluate, posed_positions, rest_pose
+from tests.gltf_spec import trs_matrix, world_matrices
 from tests.writers.gltf_writer import Sparse, write_gltf
 
 # --- the specification, written out ---------------------------------------------------------------
@@ -27,32 +28,6 @@ def axis_quaternion(axis, degrees: float) -> list[float]:
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
     half = np.radians(degrees) / 2
     return [*(axis * np.sin(half)), float(np.cos(half))]
-
-
-def spec_trs(translation, rotation, scale) -> np.ndarray:
-    """glTF 2.0 §5.25: the node matrix T · R · S, R from the unit quaternion (x, y, z, w)."""
-    x, y, z, w = rotation
-    rotation_matrix = np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    matrix = np.eye(4)
-    matrix[:3, :3] = rotation_matrix * np.asarray(scale, float)[None, :]
-    matrix[:3, 3] = translation
-    return matrix
-
-
-def spec_world(nodes: list[dict]) -> list[np.ndarray]:
-    """Every node's global transform: its parent's global transform times its local T · R · S."""
-    parents = {child: index for index, node in enumerate(nodes) for child in node.get("children", [])}
-
-    def world(index):
-        node = nodes[index]
-        local = spec_trs(node.get("translation", [0, 0, 0]), node.get("rotation", [0, 0, 0, 1]),
-                         node.get("scale", [1, 1, 1]))
-        return local if index not in parents else world(parents[index]) @ local
-
-    return [world(index) for index in range(len(nodes))]
 
 
 def spec_skinned(world: list[np.ndarray], skin_joints: list[int], inverse_binds: np.ndarray,
@@ -96,7 +71,7 @@ def bind_pose_nodes(hips_degrees: float, arm_degrees: float) -> list[dict]:
 
 def two_skin_case(rng: np.random.Generator):
     """Document, arrays and the data the spec evaluation needs."""
-    bind_a, bind_b = spec_world(bind_pose_nodes(0, 0)), spec_world(bind_pose_nodes(-25, 40))
+    bind_a, bind_b = world_matrices(bind_pose_nodes(0, 0)), world_matrices(bind_pose_nodes(-25, 40))
     ibm_a = np.linalg.inv(np.stack([bind_a[j] for j in SKIN_A]))
     ibm_b = np.linalg.inv(np.stack([bind_b[j] for j in SKIN_B]))
     meshes = []
@@ -139,7 +114,7 @@ def nodes_at(time: float) -> list[dict]:
 
 
 def expected_vertices(nodes: list[dict], meshes, ibms) -> np.ndarray:
-    world = spec_world(nodes)
+    world = world_matrices(nodes)
     return np.concatenate([spec_skinned(world, skin, ibm, positions.astype(np.float32), joints, weights)
                            for skin, ibm, (positions, joints, weights)
                            in zip((SKIN_A, SKIN_B), ibms, meshes)])
@@ -167,7 +142,7 @@ def test_two_skins_bind_a_shared_bone_differently(tmp_path):
     first, second = (mesh.skin.inverse_bind[list(mesh.skin.joints).index(hips)] for mesh in model.meshes)
     assert np.abs(first - second).max() > 0.1
     np.testing.assert_allclose(model.skeleton.bind_world[hips], np.linalg.inv(ibms[0][0]), atol=1e-6)
-    rest = spec_world(NODES)
+    rest = world_matrices(NODES)
     np.testing.assert_allclose(model.skeleton.rest_world[hips], rest[0], atol=1e-6)
 
 
@@ -233,11 +208,11 @@ def test_quantized_skinned_mesh(tmp_path):
     uvs = np.array([[0, 65535], [32768, 0], [65535, 65535]], np.uint16)
     weights = np.array([[255, 0, 0, 0], [128, 127, 0, 0], [0, 255, 0, 0]], np.uint8)
     joints = np.array([[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]])
-    dequantize = spec_trs([1, 2, 3], [0, 0, 0, 1], [1 / 1024] * 3)
+    dequantize = trs_matrix([1, 2, 3], [0, 0, 0, 1], [1 / 1024] * 3)
     nodes = [{"translation": [0, 1, 0], "children": [1]},
              {"translation": [0, 0, 2], "rotation": axis_quaternion([1, 0, 0], 30)}, {"mesh": 0, "skin": 0}]
-    world = spec_world(nodes)
-    ibms = np.stack([np.linalg.inv(world[0]) @ dequantize, np.linalg.inv(spec_world(
+    world = world_matrices(nodes)
+    ibms = np.stack([np.linalg.inv(world[0]) @ dequantize, np.linalg.inv(world_matrices(
         [nodes[0], {"translation": [0, 0, 2]}])[1]) @ dequantize]).astype(np.float32).astype(np.float64)
     document = {
         "extensionsUsed": QUANTIZED, "extensionsRequired": QUANTIZED, "nodes": nodes,
@@ -313,3 +288,20 @@ def test_draco_compressed_primitive(tmp_path):
     step = 2.0 / (2 ** 16 - 1)
     assert len(mesh.triangles) == len(faces)
     assert np.abs(np.sort(corners, axis=0) - np.sort(expected, axis=0)).max() <= 2 * step
+
+
+def test_corrupt_draco_data_is_a_one_line_error(tmp_path):
+    document = {
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 1}, "extensions": {
+            DRACO: {"bufferView": 0, "attributes": {"POSITION": 0}}}}]}],
+    }
+    path = write_gltf(tmp_path, document, [(np.arange(40), "SCALAR", 5121)])
+    raw = json.loads(path.read_text())
+    raw["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC3"})
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ReadError) as error:
+        read(path)
+    message = str(error.value)
+    assert f"meshes[0].primitives[0].extensions.{DRACO}: the Draco data does not decode" in message
+    assert "\n" not in message
