@@ -223,3 +223,11 @@ def test_scale_keys(tmp_path):
                                write_ascii_mdl("s", root, [animation], key_form="endlist"))])
     pose = evaluate(model, model.clips[0], 0.5)
     np.testing.assert_allclose(pose.world[1][:3, :3], 2.0 * np.eye(3), atol=1e-6)
+
+
+def test_animation_nodes_may_name_parents_the_animation_does_not_list(tmp_path):
+    text = GOOD.replace("  parent c_test\n  #part-number 3\n  positionkey",
+                        "  parent rootdummy\n  positionkey", 1)
+    assert text != GOOD
+    model = formats.load([save(tmp_path, "lenient.mdl", text.encode())])
+    assert [clip.name for clip in model.clips] == ["walk"]

@@ -348,7 +348,9 @@ class _Parser:
                 self.mesh(node, by_name[node.name.lower()], lookup)
         parsed_animations = []
         for animation, texts in animations:
-            animation.nodes = self.tree(texts, f"animation {animation.name!r}")
+            _convert_controllers(texts)
+            animation.nodes = [Node(name=text.name, parent=-1, kind=text.kind, controllers=text.controllers)
+                               for text in texts]
             parsed_animations.append(animation)
         if self.nonfinite:
             self.warnings.append(f"{self.nonfinite} non-finite number(s) (NaN/Inf) read as 0")
@@ -356,8 +358,9 @@ class _Parser:
                       classification=classification, animation_scale=scale, format="nwn_ascii")
 
     def tree(self, texts: list[_NodeText], what: str) -> list[Node]:
-        """The nodes in pre-order (children in file order) with parent indices; a parent that names
-        no node, or a parent cycle, is an error naming the line."""
+        """The model's nodes in pre-order (children in file order) with parent indices; a parent that
+        names no node, or a parent cycle, is an error naming the line. (Animation nodes are matched
+        to the model's by name, so their parents are not needed.)"""
         first: dict[str, int] = {}
         for index, text in enumerate(texts):
             first.setdefault(text.name.lower(), index)
