@@ -116,3 +116,17 @@ def test_unreadable_supermodel_is_a_warning(tmp_path):
     model = formats.load([hero])
     assert [c.name for c in model.clips] == ["cast"]
     assert any("supermodel 'a_base' is unreadable" in w for w in model.warnings)
+
+
+@pytest.mark.parametrize("form", ["binary", "ascii"])
+def test_inherited_position_keys_scale_by_the_models_animation_scale(tmp_path, form):
+    write = write_mdl if form == "binary" else write_ascii_mdl
+    own = WAnimation("own", 1.0, WNode("c_test", children=[
+        WNode("pelvis", keys=[(8, [0.0, 1.0], [(0, 0, 1), (0, 0, 2)])])]))
+    save(tmp_path, "a_base.mdl", write_mdl("a_base", lender_tree(), [lifting("castout", 3.0)]))
+    hero = save(tmp_path, "c_hero.mdl", write("c_hero", model_tree(), [own], supermodel="a_base",
+                                              animation_scale=1.5))
+    model = formats.load([hero])
+    # the engine multiplies a supermodel's position keys by the model's scale: z = 1.5 · (1 + 2 · 0.5)
+    assert pelvis_height(model, "castout", 0.5) == pytest.approx(3.0)
+    assert pelvis_height(model, "own", 0.5) == pytest.approx(1.5)  # the model's own keys are not scaled

@@ -214,10 +214,11 @@ def _material(node: Node) -> Material:
                     alpha_mode="BLEND" if alpha < 1.0 else "OPAQUE")
 
 
-def _clip(animation: Animation, bones: dict[str, int], source: str,
-          unmatched_by_source: dict[str, int]) -> Clip:
+def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by_source: dict[str, int],
+          translation_scale: float = 1.0) -> Clip:
     """A keyed clip; animation nodes are matched to bones by lower-cased name, unmatched ones skipped
-    (counted per source file in ``unmatched_by_source``)."""
+    (counted per source file in ``unmatched_by_source``). Position keys are multiplied by
+    ``translation_scale`` (the model's animation scale, for inherited animations)."""
     tracks, unmatched = {}, 0
     length = animation.length if animation.length > 0 else None
     for node in animation.nodes:
@@ -231,6 +232,8 @@ def _clip(animation: Animation, bones: dict[str, int], source: str,
         for kind, channel in ((POSITION, "translation"), (ORIENTATION, "rotation"), (SCALE, "scale")):
             if kind in node.controllers:
                 times, values = node.controllers[kind]
+                if kind == POSITION:
+                    values = values * translation_scale
                 channels[channel] = (np.clip(times, 0.0, length) if length else times, values)
         if channels:
             tracks[bone] = Track(bone=bone, **channels)
@@ -244,14 +247,20 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
            warnings: list[str]) -> list[Clip]:
     """The model's own clips, then the lenders' (a name the model already has is the model's: the
     engine plays its own; a name two lenders share gets a suffix), then the supermodel chain's
-    (nearest first; a name already present is skipped, as the engine finds the nearest)."""
+    (nearest first; a name already present is skipped, as the engine finds the nearest). Inherited
+    position keys are scaled by the model's animation scale, as the engine does."""
     clips: list[Clip] = []
     own = {animation.name.lower() for animation in parsed.animations}
     taken: set[str] = set()
     unmatched: dict[str, int] = {}
+    scale = parsed.animation_scale
+    if not (np.isfinite(scale) and scale > 0):
+        warnings.append(f"animation scale {scale} is not a positive number; "
+                        "inherited animations are not scaled")
+        scale = 1.0
 
     def add(animation: Animation, source: Parsed, name: str) -> None:
-        clip = _clip(animation, bones, source.path.name, unmatched)
+        clip = _clip(animation, bones, source.path.name, unmatched, 1.0 if source is parsed else scale)
         clip.name = name
         clips.append(clip)
         taken.add(name.lower())

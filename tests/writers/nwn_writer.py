@@ -227,7 +227,7 @@ class _Builder:
 
 
 def write_mdl(name: str, root: WNode, animations: list[WAnimation] = (), supermodel: str = "NULL",
-              layout_of: dict | None = None) -> bytes:
+              layout_of: dict | None = None, animation_scale: float = 1.0) -> bytes:
     """The bytes of a binary MDL holding ``root`` and ``animations``; ``layout_of`` (if given) receives
     model-data offsets by name (nodes, ``<node>.children``, ``<node>.faces``, ``animations`` …)."""
     builder = _Builder()
@@ -241,7 +241,7 @@ def write_mdl(name: str, root: WNode, animations: list[WAnimation] = (), supermo
     builder.put("B3B", header + 0x6C, 2, 0x00, 0x80, 0x3F)
     builder.put("BBBB", header + 0x70, 0, 0, 4, 1)
     builder.put("I", header + 0x84, 0x09E17238)
-    builder.put("3f3f2f", header + 0x88, -5, -5, -1, 5, 5, 10, 7, 1)
+    builder.put("3f3f2f", header + 0x88, -5, -5, -1, 5, 5, 10, 7, animation_scale)
     builder.model[header + 0xA8:header + 0xE8] = _name(supermodel, 64)
     builder.put("I", header + 0x48, builder.node(root, 0, indices, world, rest=True))
     anim_list = builder.alloc(4 * len(animations))
