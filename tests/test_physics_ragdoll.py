@@ -16,6 +16,7 @@ from app.physics.ragdoll import TIME_STEP, Ragdoll, pb
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests import synthetic
+from tests.ragdoll_trial import limit_excess
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 from tests.writers.nwn_writer import WNode, write_mdl
@@ -45,17 +46,6 @@ def ragdoll(demo, profile):
 def speeds(ragdoll: Ragdoll, copy: int = 0) -> np.ndarray:
     """(P,) part speeds in m/s."""
     return np.linalg.norm(ragdoll.part_velocities(copy), axis=1) * ragdoll.scale
-
-
-def limit_excess(ragdoll: Ragdoll) -> np.ndarray:
-    """(J,) degrees by which each joint is past its limits, measured from the parts' link states."""
-    angles = ragdoll.joint_angles()
-    limits = ragdoll.rig.joint_limits
-    hinge = ragdoll.rig.hinge
-    excess = np.abs(angles) - limits
-    excess[hinge, 0] = np.maximum(limits[hinge, 0] - angles[hinge, 0], angles[hinge, 0] - limits[hinge, 1])
-    excess[hinge, 1:] = np.abs(angles[hinge, 1:])
-    return np.degrees(excess.max(axis=1))
 
 
 def random_shot(ragdoll: Ragdoll, rng, impulse: tuple[float, float]):
@@ -109,7 +99,7 @@ def test_joint_limits_hold_under_ten_seconds_of_random_shots(ragdoll):
     hits = 0
     for step in range(int(10 / TIME_STEP)):
         if step % 30 == 0:
-            hits += random_shot(ragdoll, rng, (5.0, 40.0)) is not None
+            hits += random_shot(ragdoll, rng, (1.0, 200.0)) is not None
         ragdoll.step()
         worst = np.maximum(worst, limit_excess(ragdoll))
     assert hits > 40
@@ -232,7 +222,9 @@ def test_auto_setup_falls_and_settles_on_the_ground(tmp_path, make):
         assert np.isfinite(parts).all() and fastest < 10.0
         assert speeds(ragdoll).max() < SETTLED_SPEED
         heights = (ragdoll.box_world()[:, up, 3] - ragdoll.floor) * profile.meters_per_unit
-        assert heights.min() > 0 and heights.max() < 0.5, "lying on the ground, not under it"
+        # Lying on the ground, not under it; a limb held by its limits may point up (the generic
+        # 40° cone keeps a T-posed arm raised when the body rests on its side).
+        assert heights.min() > 0 and np.median(heights) < 0.25 and heights.max() < 0.75
         assert parts[:, up, 3].mean() < start
 
 

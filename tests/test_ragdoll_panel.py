@@ -134,6 +134,7 @@ def test_symmetric_joint_edits_mirror_offsets_and_rotation(session):
 
 
 def test_quick_edits_of_one_field_merge(session):
+    original = part(session, "head").mass
     for mass in (5.0, 5.5, 6.0):
         session.edit_part("head", mass=mass)
     assert session.undo_stack.count() == 1
@@ -141,7 +142,7 @@ def test_quick_edits_of_one_field_merge(session):
     assert session.undo_stack.count() == 2
     session.undo()
     session.undo()
-    assert part(session, "head").mass == pytest.approx(7.224)
+    assert part(session, "head").mass == original != 6.0
 
 
 def test_bad_edits_raise_and_change_nothing(session):

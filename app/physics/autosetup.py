@@ -38,10 +38,13 @@ MIN_BONE_FRACTION = 0.07
 #: Fewest vertices weighted mostly to a bone for it to get a part, in a model with a skin.
 MIN_OWNED_VERTICES = 4
 #: kg/m³ of the boxes: a body fills about four fifths of its boxes, at about the density of water.
+#: Bulky boxes (horns, quivers, cloaks) are lighter: a body weighs at most ``body_mass`` of its size.
 DENSITY = 800.0
-#: Heights (model units) read as metres; outside, the model is scaled to HUMAN_HEIGHT metres.
+HUMAN_MASS = 75.0
+#: Sizes (model units) read as metres in a format that states metres; else the model is scaled to
+#: HUMAN_HEIGHT metres.
 METRE_HEIGHTS = (0.3, 5.0)
-HUMAN_HEIGHT = 1.75
+HUMAN_HEIGHT = 1.8
 #: A box axis closer than this to the bone (degrees) is taken as is, without turning the box.
 SNAP_DEGREES = 5.0
 #: A hinge axis this close (degrees) to an axis of the child bone's frame uses that axis exactly.
@@ -58,6 +61,16 @@ LIMITS = {
     "knee": (-5.0, 135.0),
     "generic": (40.0, 40.0, 30.0),
 }
+#: Cone-twist limits (swing1, swing2, twist) the generic setup gives a part by what its bone's name
+#: says it is (quadrupeds, tails, wings), first match; LIMITS["generic"] otherwise.
+ROLE_LIMITS = (
+    (re.compile(r"tail"), (30.0, 30.0, 10.0)),
+    (re.compile(r"wing"), (60.0, 45.0, 20.0)),
+    (re.compile(r"neck|head|skull"), LIMITS["neck"]),
+    (re.compile(r"spine|chest|torso|pelvis|hip|back|waist"), LIMITS["spine"]),
+    (re.compile(r"forearm|lowerarm|calf|shin|lowerleg|leg0*[2-9]|foot|paw|hand|hoof"), (60.0, 15.0, 10.0)),
+    (re.compile(r"upperarm|thigh|upperleg|upleg|leg|arm|shoulder"), (70.0, 35.0, 20.0)),
+)
 
 SIDE_WORDS = {"l": "l", "left": "l", "r": "r", "right": "r"}
 ROLE_WORDS = {
@@ -95,13 +108,28 @@ def auto_setup(model: Model) -> RagdollProfile:
 
 
 def meters_per_unit(model: Model) -> float:
-    """1 when the model's bind height looks like metres, else what makes it HUMAN_HEIGHT metres."""
-    axis = {"Y": 1, "Z": 2}[model.up_axis]
-    points = [model.bind_positions.astype(np.float64), model.skeleton.heads, model.skeleton.tails]
-    height = float(np.ptp(np.concatenate([p for p in points if len(p)])[:, axis]))
-    if height <= 0 or METRE_HEIGHTS[0] <= height <= METRE_HEIGHTS[1]:
+    """1 when the model's format states metres and its size (the largest extent of its bind pose)
+    is plausible in metres; else what makes that size HUMAN_HEIGHT metres. Formats without a unit
+    (C3DE, BonesPro, LGW) are scaled: their numbers say nothing about size."""
+    size = body_size(model)
+    if size <= 0 or (model.unit == "metre" and METRE_HEIGHTS[0] <= size <= METRE_HEIGHTS[1]):
         return 1.0
-    return float(f"{HUMAN_HEIGHT / height:.4g}")
+    return float(f"{HUMAN_HEIGHT / size:.4g}")
+
+
+def body_size(model: Model) -> float:
+    """The largest extent of the model's bind pose, model units: of its vertices, or of its bones when
+    it has none (helper nodes such as NWN's ``headconjure`` float well outside the body)."""
+    points = model.bind_positions.astype(np.float64)
+    if not len(points):
+        points = np.concatenate([model.skeleton.heads, model.skeleton.tails])
+    return float(np.ptp(points, axis=0).max())
+
+
+def body_mass(size: float) -> float:
+    """kg: HUMAN_MASS for a body HUMAN_HEIGHT metres in size, scaled with the cube of its size
+    (metres)."""
+    return HUMAN_MASS * (size / HUMAN_HEIGHT) ** 3
 
 
 # --- the skeleton's shape ------------------------------------------------------------------------
@@ -280,7 +308,9 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
     if any(key not in found for key in required):
         return None
     pelvis, head = found["pelvis"], found["head"]
-    chain = [b for b in spines if b in ancestry[head] and pelvis in ancestry[b]]
+    # Spine bones above the head and not above the pelvis: below it (Biped, Mixamo) or beside it
+    # under a common root (NWN's torso_g and pelvis_g under rootdummy).
+    chain = [b for b in spines if b in ancestry[head] and b not in ancestry[pelvis]]
     if chain:
         found["chest"] = chain[-1]
         if len(chain) > 1:
@@ -291,7 +321,8 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
         if (upperarm not in ancestry[found[f"forearm_{side}"]] or thigh not in ancestry[found[f"shin_{side}"]]
                 or top not in ancestry[upperarm] or pelvis not in ancestry[thigh]):
             return None
-    return found if top in ancestry[head] else None
+    joined = top == pelvis or pelvis in ancestry[top] or set(ancestry[top]) & set(ancestry[pelvis])
+    return found if top in ancestry[head] and joined else None
 
 
 # --- profiles ------------------------------------------------------------------------------------
@@ -327,12 +358,12 @@ def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProf
 def _generic(model: Model, shape: _Shape) -> RagdollProfile:
     """Parts on long bones, cone-twists to the nearest ancestor's part."""
     skeleton = model.skeleton
-    skinned = any(mesh.vertex_count for mesh in model.meshes)
+    skinned = bool(shape.owned)
     long = np.array([shape.length(b) >= MIN_BONE_FRACTION * model.extent()
                      and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
                      for b in range(len(skeleton))])
     depths = [len(_ancestors(shape.parents, b)) for b in range(len(skeleton))]
-    hubs = _hubs(shape.parents, long, depths)
+    hubs = {} if skinned else _hubs(shape.parents, long, depths)
     bones = [int(b) for b in np.argsort(depths, kind="stable") if long[b] or b in hubs]
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]
@@ -342,13 +373,27 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
     joints = []
     for child, bone in enumerate(bones):
         parent = next((bones.index(b) for b in _ancestors(shape.parents, bone) if b in bones), None)
+        if parent is None and child:
+            parent = _nearest_part(frames[:child], frames[child])
         if parent is None:
             continue
         across = rigid(skeleton.bind_world[bone])[:3, :3]
         main = across[:, np.argmin(np.abs(across.T @ shape.directions[bone]))]
         joints.append(_make_joint(model, shape, parts, frames, parent, child, "cone_twist", main,
-                                  LIMITS["generic"], names[child]))
+                                  role_limits(skeleton.names[bone]), names[child]))
     return _finish(model, shape, parts, joints)
+
+
+def role_limits(name: str) -> tuple[float, float, float]:
+    """The cone-twist limits for a part on bone ``name`` in the generic setup (``ROLE_LIMITS``)."""
+    key = re.sub(r"[^a-z0-9]", "", re.sub(r"^.*[:|]", "", name).lower())
+    return next((limits for pattern, limits in ROLE_LIMITS if pattern.search(key)), LIMITS["generic"])
+
+
+def _nearest_part(frames: np.ndarray, frame: np.ndarray) -> int:
+    """The index of the part frame in ``frames`` (P, 4, 4) nearest ``frame``: where a chain of parts
+    whose common ancestor owns no vertices (NWN's rootdummy) joins the others."""
+    return int(np.argmin(np.linalg.norm(frames[:, :3, 3] - frame[:3, 3], axis=1)))
 
 
 def _hubs(parents: np.ndarray, long: np.ndarray, depths: list[int]) -> dict[int, np.ndarray]:
@@ -387,8 +432,10 @@ def _finish(model: Model, shape: _Shape, parts: list[Part], joints: list[Joint])
             holder = next((b for b in _ancestors(shape.parents, bone) if b in bones), bones[0])
             relations[skeleton.names[bone]] = parts[bones.index(holder)].name
     scale = meters_per_unit(model)
-    sized = [Part(p.name, p.bone, p.size, p.offset, float(f"{DENSITY * np.prod(p.size) * scale ** 3:.4g}"),
-                  p.rotation) for p in parts]
+    volumes = np.array([np.prod(p.size) for p in parts]) * scale ** 3
+    density = min(DENSITY, body_mass(body_size(model) * scale) / volumes.sum())
+    sized = [Part(p.name, p.bone, p.size, p.offset, float(f"{density * volume:.4g}"), p.rotation)
+             for p, volume in zip(parts, volumes)]
     return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
 
 

@@ -61,6 +61,12 @@ COST_SMOOTHING = 0.1
 #: A ragdoll falls asleep after 2 s with the sum of its squared velocities (base and joints) below this.
 SLEEP_THRESHOLD = 0.01
 UP_AXES = {"Y": 1, "Z": 2}
+# Split impulses are off (pybullet turns them on): with them a multibody joint pushed more than
+# 0.04 rad past its limit is never pulled back (that correction goes to a pass multibodies skip), and
+# joints drifted 40–55° past their limits and rested there.
+#: Fastest a joint may turn (rad/s; pybullet's default is 100). Bullet's joint limits act only once a
+#: joint is past them, so a joint overshoots by up to one step of this speed: 7° at 240 Hz.
+MAX_JOINT_SPEED = 30.0
 
 
 #: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
@@ -159,7 +165,8 @@ class Ragdoll:
         self._drag = None
         pb.resetSimulation(physicsClientId=self.client)
         pb.setPhysicsEngineParameter(fixedTimeStep=TIME_STEP, numSubSteps=0,
-                                     numSolverIterations=SOLVER_ITERATIONS, physicsClientId=self.client)
+                                     numSolverIterations=SOLVER_ITERATIONS, useSplitImpulse=0,
+                                     physicsClientId=self.client)
         self._up = np.eye(3)[UP_AXES[self.model.up_axis]]
         self._bodies: list[list[int]] = []
         self._readouts: list[list[_BodyReadout]] = []
@@ -239,6 +246,8 @@ class Ragdoll:
         for index, link in enumerate(links):
             pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
                               jointUpperLimit=float(link.upper), physicsClientId=self.client)
+        # Its own call: pybullet drops the limits given in a call that also sets maxJointVelocity.
+        pb.changeDynamics(body_id, -1, maxJointVelocity=MAX_JOINT_SPEED, physicsClientId=self.client)
         if links:
             pb.setJointMotorControlArray(body_id, list(range(len(links))), pb.VELOCITY_CONTROL,
                                          forces=[0.0] * len(links), physicsClientId=self.client)

@@ -1,0 +1,187 @@
+"""Automatic ragdoll setup on hand-built skeletons, with and without weights: which bones get parts,
+how big the boxes are, what the body weighs, which limits joints get, and that the joints hold their
+limits under hard shots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app import formats
+from app.export.gltf import export_gltf
+from app.model import Model, Skeleton
+from app.physics.autosetup import LIMITS, auto_setup, role_limits
+from app.physics.ragdoll import TIME_STEP, Ragdoll
+from app.physics.rig import bind_rig, rigid_inverse
+from tests import synthetic
+from tests.ragdoll_trial import depth_below_ground, limit_excess
+from tests.writers import text_formats as write
+from tests.writers.nwn_writer import WNode, write_mdl
+
+#: NWN's part names for synthetic.humanoid's bones.
+NWN = ["pelvis_g", "torso_g", "head_g", "lbicep_g", "lforearm_g", "rbicep_g", "rforearm_g", "lthigh_g",
+       "lshin_g", "rthigh_g", "rshin_g", "lfoot_g", "rfoot_g"]
+#: Limits hold within this many degrees through falls and shots (issue: 15°).
+LIMIT_SLACK = 15.0
+
+
+def nwn_creature(folder) -> Model:
+    """synthetic.humanoid as an NWN creature: one trimesh per node under a ``rootdummy`` that owns
+    no vertices, the torso beside the pelvis (both children of rootdummy), as BioWare's are."""
+    model = synthetic.humanoid("Z")
+    skeleton, mesh = model.skeleton, model.meshes[0]
+    positions, owners, triangles = mesh.positions.astype(float), mesh.joints[:, 0], mesh.triangles
+    parents = skeleton.parents.copy()
+    parents[skeleton.index("chest")] = -1
+    nodes = []
+    for bone in range(len(skeleton)):
+        mine = np.flatnonzero(owners == bone)
+        faces = np.searchsorted(mine, triangles[np.isin(triangles, mine).all(axis=1)])
+        origin = skeleton.heads[parents[bone]] if parents[bone] >= 0 else np.zeros(3)
+        nodes.append(WNode(NWN[bone], 0x021, tuple(skeleton.heads[bone] - origin), (0, 0, 0, 1),
+                           vertices=positions[mine] - skeleton.heads[bone], faces=faces))
+    root = WNode("rootdummy", 0x001, (0, 0, 0), (0, 0, 0, 1))
+    for bone, parent in enumerate(parents):
+        (nodes[parent] if parent >= 0 else root).children.append(nodes[bone])
+    path = folder / "c_hero.mdl"
+    path.write_bytes(write_mdl("c_hero", WNode("c_hero", 0x001, children=[root])))
+    return formats.load([path])
+
+
+def unweighted(folder) -> Model:
+    """synthetic.humanoid's skeleton alone (a .bnf): parts must come from the bones."""
+    model = synthetic.humanoid("Y", with_mesh=False)
+    return formats.load([write.bnf(folder / "man.bnf", model.skeleton.parents, model.skeleton.heads)])
+
+
+def vertices_in_boxes(model: Model, profile) -> np.ndarray:
+    """(P,) how many bind-pose vertices lie inside each part's box."""
+    rig = bind_rig(model, profile)
+    points = model.bind_positions.astype(float)
+    counts = []
+    for frame, half in zip(rig.box_bind, rig.half_extents):
+        local = points @ rigid_inverse(frame)[:3, :3].T + rigid_inverse(frame)[:3, 3]
+        counts.append(int(np.all(np.abs(local) <= half + 1e-9, axis=1).sum()))
+    return np.array(counts)
+
+
+def owned_bones(model: Model) -> set[str]:
+    """Names of the bones that some vertex gives most of its weight to."""
+    owners = [mesh.joints[np.arange(mesh.vertex_count), np.argmax(mesh.weights, axis=1)]
+              for mesh in model.meshes if mesh.vertex_count]
+    return {model.skeleton.names[b] for b in np.unique(np.concatenate(owners))}
+
+
+def test_nwn_creature_gets_the_humanoid_preset_without_its_root_dummy(tmp_path):
+    model = nwn_creature(tmp_path)
+    profile = auto_setup(model)
+    bones = {part.bone for part in profile.parts}
+    assert "rootdummy" not in bones and "c_hero" not in bones
+    assert bones <= owned_bones(model)
+    assert {"pelvis", "chest", "head", "thigh_l", "forearm_r"} <= {part.name for part in profile.parts}
+    counts = vertices_in_boxes(model, profile)
+    assert counts.max() <= model.vertex_count / 2
+    assert 55.0 <= profile.total_mass <= 95.0, "a 1.78 m body weighs what a person does"
+    with Ragdoll(model, profile) as ragdoll:
+        assert len(ragdoll.layout) == 1, "pelvis and torso are joined although neither holds the other"
+
+
+def test_generic_skinned_setup_puts_parts_only_on_bones_that_own_vertices():
+    """Names that say nothing and a root bone without vertices above the hips."""
+    body = synthetic.humanoid("Z")
+    old = body.skeleton
+    names = ["root"] + [f"joint{i}" for i in range(len(old))]
+    parents = np.concatenate([[-1], np.where(old.parents >= 0, old.parents + 1, 0)])
+    bind = np.concatenate([np.eye(4)[None], old.bind_world])
+    heads = np.concatenate([[[0.0, 0.0, 0.0]], old.heads])
+    tails = np.concatenate([[[0.0, 0.0, 0.95]], old.tails])
+    skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,
+                        derived_tails=np.zeros(len(names), bool))
+    mesh = body.meshes[0]
+    mesh.joints = mesh.joints + 1
+    model = Model(name="anon", skeleton=skeleton, meshes=[mesh], up_axis="Z")
+    profile = auto_setup(model)
+    bones = {part.bone for part in profile.parts}
+    assert "root" not in bones and bones <= owned_bones(model)
+    assert vertices_in_boxes(model, profile).max() <= model.vertex_count / 2
+    with Ragdoll(model, profile) as ragdoll:
+        assert len(ragdoll.layout) == 1
+
+
+def test_without_weights_parts_follow_the_bones(tmp_path):
+    model = unweighted(tmp_path)
+    profile = auto_setup(model)
+    assert len(profile.parts) >= 8
+    assert 45.0 <= profile.total_mass <= 95.0
+    with Ragdoll(model, profile) as ragdoll:
+        assert len(ragdoll.layout) == 1
+
+
+def test_mass_scales_with_the_cube_of_size(tmp_path):
+    """glTF states metres: the same body 1.5 times as big weighs 1.5³ times as much."""
+    small, big = synthetic.humanoid("Y"), synthetic.humanoid("Y")
+    bind = big.skeleton.bind_world.copy()
+    bind[:, :3, 3] *= 1.5
+    big.skeleton = Skeleton(names=big.skeleton.names, parents=big.skeleton.parents, bind_world=bind,
+                            heads=big.skeleton.heads * 1.5, tails=big.skeleton.tails * 1.5,
+                            derived_tails=big.skeleton.derived_tails)
+    big.meshes[0].positions = big.meshes[0].positions * 1.5
+    masses = []
+    for name, model in (("small", small), ("big", big)):
+        export_gltf(model, tmp_path / f"{name}.glb")
+        profile = auto_setup(formats.load([tmp_path / f"{name}.glb"]))
+        assert profile.meters_per_unit == 1.0
+        masses.append(profile.total_mass)
+    assert masses[1] / masses[0] == pytest.approx(1.5 ** 3, rel=0.02)
+
+
+def test_a_format_without_units_is_scaled_to_a_human_size(tmp_path):
+    """BonesPro numbers in centimetres, the figure 178 units tall: read as a 1.8 m body."""
+    model = synthetic.humanoid("Z")
+    bind = model.skeleton.bind_world.copy()
+    bind[:, :3, 3] *= 100
+    mesh = model.meshes[0]
+    path = write.bonespro_structure(tmp_path / "body.txt", model.skeleton.names, model.skeleton.parents, bind,
+                                    mesh.positions * 100, [[(int(b), 1.0)] for b in mesh.joints[:, 0]])
+    profile = auto_setup(formats.load([path]))
+    size = np.ptp(np.concatenate([mesh.positions, model.skeleton.heads, model.skeleton.tails]), axis=0).max()
+    assert profile.meters_per_unit == pytest.approx(1.8 / (100 * size), rel=1e-3)
+    assert 55.0 <= profile.total_mass <= 95.0
+
+
+@pytest.mark.parametrize("name, limits", [
+    ("b_Tail01_012", (30.0, 30.0, 10.0)), ("Bip01 Ponytail1", (30.0, 30.0, 10.0)),
+    ("wing_l", (60.0, 45.0, 20.0)), ("b_Neck_04", LIMITS["neck"]), ("b_Spine01_02", LIMITS["spine"]),
+    ("b_LeftLeg01_015", (70.0, 35.0, 20.0)), ("b_LeftLeg02_016", (60.0, 15.0, 10.0)),
+    ("b_RightForeArm_07", (60.0, 15.0, 10.0)), ("bone 7", LIMITS["generic"]),
+])
+def test_generic_limits_by_role(name, limits):
+    assert role_limits(name) == limits
+
+
+# --- limits under fire ---------------------------------------------------------------------------
+
+def test_limits_hold_under_shots_up_to_200_newton_seconds(tmp_path):
+    """Random shots of 1–200 N·s every 0.2 s for 10 s, then 6 s to settle: every joint stays within
+    LIMIT_SLACK of its limits, nothing is lost or sinks through the ground, and it comes to rest."""
+    model = nwn_creature(tmp_path)
+    profile = auto_setup(model)
+    rng = np.random.default_rng(18)
+    with Ragdoll(model, profile) as ragdoll:
+        worst = np.zeros(len(profile.joints))
+        deepest = 0.0
+        for step in range(int(16 / TIME_STEP)):
+            if step % 48 == 0 and step * TIME_STEP < 10:
+                target = ragdoll.part_world()[rng.integers(len(profile.parts)), :3, 3]
+                direction = rng.normal(size=3)
+                direction /= np.linalg.norm(direction)
+                ragdoll.shoot(target - direction, direction, rng.uniform(1.0, 200.0))
+            ragdoll.step()
+            worst = np.maximum(worst, limit_excess(ragdoll))
+            if step % 8 == 0:
+                deepest = min(deepest, depth_below_ground(ragdoll))
+        assert np.isfinite(ragdoll.part_world()).all()
+        assert worst.max() < LIMIT_SLACK, dict(zip([j.name for j in profile.joints], worst.round(1)))
+        assert deepest > -0.1, "no part sinks through the ground"
+        speeds = np.linalg.norm(ragdoll.part_velocities(), axis=1) * profile.meters_per_unit
+        assert speeds.max() < 0.05, "at rest on the ground"
