@@ -6,6 +6,8 @@ Sub-commands never import Qt, so they run without a display and start fast.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +15,17 @@ from app import __version__
 
 SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll")
 VIEWS = ("front", "side", "top", "iso")
+EXIT_USAGE = 2
+WINDOW_USAGE = "boneyard [FILE ...] [--screenshot OUT.png [--size WxH]] [MODEL OPTIONS]"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with values that begin with ``-`` and a digit taken as values, not options
+    (``--shoot -1,0,2:1,0,0``, ``--time -0.5``); no option of Boneyard's looks like a number."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -85,10 +98,17 @@ def _add_instant(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boneyard", description="Viewer and ragdoll sandbox for "
-                                     "legacy skinned meshes and skeletal animation.")
+    parser = Parser(prog="boneyard", formatter_class=argparse.RawDescriptionHelpFormatter,
+                    usage=f"{WINDOW_USAGE}\n       boneyard COMMAND ... (boneyard COMMAND --help)",
+                    description="Viewer and ragdoll sandbox for legacy skinned meshes and skeletal "
+                    "animation.",
+                    epilog="The desktop app: boneyard FILE ... opens the files in the window (no FILE: the "
+                    "built-in demo);\n--screenshot OUT.png saves the whole window after the first full frame "
+                    "and quits,\n--size WxH sets the window size for it. MODEL OPTIONS are those every "
+                    "command takes\n(--fps, --conjugate-quaternions, --up, --texture, --texture-dir, "
+                    "--show-hidden; boneyard info --help).")
     parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="boneyard")
 
     info = commands.add_parser("info", help="what is in the files")
     _add_files(info)
@@ -133,11 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
                          help="a ray from X,Y,Z along DX,DY,DZ at T seconds (default 0.5); repeatable")
     ragdoll.add_argument("--impulse", type=float, default=10.0,
                          help="impulse of each shot in N·s (default 10)")
+    ragdoll.add_argument("--positions", choices=("full", "half", "none"), default="full",
+                         help="posed vertices in the .npz: float32 (default), float16, or left out")
     return parser
 
 
 def build_app_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boneyard", description="Open the desktop app.", epilog=(
+    parser = Parser(prog="boneyard", description="Open the desktop app.", epilog=(
         "Headless commands: " + ", ".join(SUBCOMMANDS) + " (boneyard COMMAND --help)."))
     parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to open (default: the demo)")
@@ -151,15 +173,49 @@ def build_app_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def first_word(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The first argument that is neither an option of the window's ``parser`` nor an option's value."""
+    takes_value = {option for action in parser._actions if action.nargs != 0
+                   for option in action.option_strings}
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--":
+            continue
+        elif arg.startswith("-") and len(arg) > 1:
+            skip = arg in takes_value
+        else:
+            return arg
+    return None
+
+
+def unknown_command(word: str) -> str | None:
+    """The error for a first word that names neither a command nor a file that exists: a file name
+    with no folder and no extension is taken for a mistyped command."""
+    if Path(word).exists() or any(mark in word for mark in "/.\\"):
+        return None
+    near = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    if near:
+        return f"boneyard: error: unknown command {word!r}; did you mean {near[0]!r}?"
+    return (f"boneyard: error: unknown command {word!r} and no file of that name "
+            f"(commands: {', '.join(SUBCOMMANDS)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    app_parser = build_app_parser()
+    first = first_word(app_parser, argv)
     if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
         args = build_parser().parse_args(argv)
         from app import commands
 
         return commands.run(args)
-    args = build_app_parser().parse_args(argv)
+    error = unknown_command(first) if first is not None else None
+    if error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    args = app_parser.parse_args(argv)
     from app.launch import launch_app
 
     return launch_app(args)

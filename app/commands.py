@@ -6,6 +6,7 @@ import json
 import sys
 import traceback
 from argparse import Namespace
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from app.errors import InputError
 from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
+from app.progress import Progress
 from app.resources import demo_paths
 
 if TYPE_CHECKING:
@@ -26,8 +28,18 @@ UP_SOURCES = {"file": "from the file", "guessed": "guessed from the model", "opt
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
 
+#: Half precision keeps about three significant digits of each vertex coordinate (docs/cli.md).
+POSITION_TYPES = {"full": np.float32, "half": np.float16}
+#: ``--time`` may overshoot the clip's ends by this much (seconds) for rounding.
+TIME_SLACK = 1e-6
+
+
 class UsageError(Exception):
     """A bad argument found after parsing (exit 2)."""
+
+
+class OutputError(Exception):
+    """An output that cannot be written (exit 3, like an unreadable input)."""
 
 
 def run(args: Namespace) -> int:
@@ -35,6 +47,8 @@ def run(args: Namespace) -> int:
     try:
         return handlers[args.command](args)
     except InputError as error:
+        return _fail(args, f"error: {error}", EXIT_UNREADABLE)
+    except OutputError as error:
         return _fail(args, f"error: {error}", EXIT_UNREADABLE)
     except UsageError as error:
         return _fail(args, f"boneyard {args.command}: error: {error}", EXIT_USAGE)
@@ -45,6 +59,27 @@ def _fail(args: Namespace, message: str, status: int) -> int:
         traceback.print_exc()
     print(message, file=sys.stderr)
     return status
+
+
+def check_output(path: Path) -> None:
+    """Fail before the work when ``path`` plainly cannot be written: a folder by that name, or a
+    folder that does not exist (a write that fails later is reported by ``writing``)."""
+    folder = path.parent
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder")
+    if not folder.exists():
+        raise OutputError(f"cannot write {path}: no folder {folder}")
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {path}: {folder} is not a folder")
+
+
+@contextmanager
+def writing(path: Path):
+    """Turn a failed write of ``path`` into the one-line exit-3 error."""
+    try:
+        yield
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def load_model(args: Namespace) -> Model:
@@ -86,6 +121,8 @@ def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
         time = args.time if args.time is not None else frame_time(clip, args.frame or 0)
     except (KeyError, IndexError) as error:
         raise UsageError(error.args[0]) from None
+    if not -TIME_SLACK <= time <= clip.duration + TIME_SLACK:
+        raise UsageError(f"time {time:g} s outside 0..{clip.duration:g} s of clip {clip.name!r}")
     if clip.note:
         print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
     return clip, time
@@ -181,9 +218,17 @@ def pose(args: Namespace) -> int:
     suffix = output.suffix.lower()
     if suffix not in (".npz", ".json", ".obj", ".glb", ".gltf"):
         raise UsageError(f"-o must end in .npz, .json, .obj, .glb or .gltf, got {output.name!r}")
+    check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=False)
     arrays = pose_arrays(model, current)
+    with writing(output):
+        write_pose(output, model, arrays)
+    return EXIT_OK
+
+
+def write_pose(output: Path, model: Model, arrays: dict[str, np.ndarray]) -> None:
+    suffix = output.suffix.lower()
     if suffix == ".npz":
         np.savez(output, **arrays)
     elif suffix == ".json":
@@ -197,13 +242,13 @@ def pose(args: Namespace) -> int:
 
         for warning in export_gltf_pose(model, arrays["positions"], output, embed_buffer=suffix == ".gltf"):
             print(f"warning: {warning}", file=sys.stderr)
-    return EXIT_OK
 
 
 def render(args: Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() != ".png":
         raise UsageError(f"-o must end in .png, got {output.name!r}")
+    check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import OffscreenRenderer, save_png
@@ -214,11 +259,17 @@ def render(args: Namespace) -> int:
                              show_hidden=args.show_hidden,
                              wireframe=args.wireframe, transparent=args.transparent,
                              grid=not args.transparent)
-    with OffscreenRenderer() as renderer:
-        image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
-        for warning in renderer.renderer.take_warnings():
-            print(f"warning: {warning}", file=sys.stderr)
-    save_png(image, output)
+    width, height = args.size
+    with Progress("render") as progress:
+        progress.update(None, f"drawing {width}×{height}")
+        with OffscreenRenderer() as renderer:
+            image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
+            warnings = renderer.renderer.take_warnings()
+        progress.update(None, f"writing {output.name}")
+        with writing(output):
+            save_png(image, output)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -226,6 +277,7 @@ def convert(args: Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in (".glb", ".gltf"):
         raise UsageError(f"-o must end in .glb or .gltf, got {output.name!r}")
+    check_output(output)
     model = load_model(args)
     try:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
@@ -233,7 +285,9 @@ def convert(args: Namespace) -> int:
         raise UsageError(error.args[0]) from None
     from app.export.gltf import export_gltf
 
-    for warning in export_gltf(model, output, clips=clips, show_hidden=args.show_hidden):
+    with writing(output):
+        warnings = export_gltf(model, output, clips=clips, show_hidden=args.show_hidden)
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.check:
         from app.export.check import check_export
@@ -259,6 +313,7 @@ def ragdoll(args: Namespace) -> int:
         raise UsageError(f"-o must end in .npz or .glb, got {output.name!r}")
     if not args.seconds >= 0 or not args.output_fps > 0 or not args.impulse >= 0:
         raise UsageError("--seconds and --impulse must not be negative and --fps must be positive")
+    check_output(output)
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.autosetup import auto_setup
@@ -274,32 +329,42 @@ def ragdoll(args: Namespace) -> int:
             raise UsageError(str(error)) from None
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
-    with Ragdoll(model, profile) as world:
+    with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
         world.take_over_clip(clip, start)
-        run = record(world, args.seconds, args.output_fps, shots)
+        run = record(world, args.seconds, args.output_fps, shots,
+                     progress=lambda done: progress.update(done, f"{done * args.seconds:.1f} of "
+                                                                 f"{args.seconds:g} s simulated"))
     for shot, hit in zip(shots, run.hits):
         ray = f"shot at {shot.time:g} s from {','.join(f'{v:g}' for v in shot.origin)}"
         print(f"{ray}: hit part {hit.name!r}" if hit else
               f"{ray}: {'after the end of the run' if shot.time > args.seconds else 'hit nothing'}")
-    if suffix == ".npz":
-        np.savez(output, **ragdoll_arrays(model, run, world.rig.part_names))
-    else:
-        from app.export.gltf import export_gltf
+    with writing(output):
+        if suffix == ".npz":
+            arrays = ragdoll_arrays(model, run, world.rig.part_names, args.positions)
+            np.savez_compressed(output, **arrays)
+            warnings = []
+        else:
+            from app.export.gltf import export_gltf
 
-        for warning in export_gltf(model, output, clips=[run.clip()], show_hidden=args.show_hidden):
-            print(f"warning: {warning}", file=sys.stderr)
+            warnings = export_gltf(model, output, clips=[run.clip()], show_hidden=args.show_hidden)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 
-def ragdoll_arrays(model: Model, run: Recording, part_names: list[str]) -> dict[str, np.ndarray]:
-    """The arrays of the ``ragdoll`` contract (docs/cli.md)."""
-    positions = np.stack([posed_positions(model, pose_from_world(model, world)).reshape(-1, 3)
-                          for world in run.world]).astype(np.float32)
-    return {
+def ragdoll_arrays(model: Model, run: Recording, part_names: list[str],
+                   positions: str = "full") -> dict[str, np.ndarray]:
+    """The arrays of the ``ragdoll`` contract (docs/cli.md); ``positions`` 'full' (float32), 'half'
+    (float16) or 'none' (left out)."""
+    arrays = {
         "times": run.times,
         "world": run.world,
-        "positions": positions,
         "bone_names": np.array(model.skeleton.names, dtype=str),
         "parts": np.array(part_names, dtype=str),
         "part_world": run.part_world,
     }
+    if positions != "none":
+        dtype = POSITION_TYPES[positions]
+        arrays["positions"] = np.stack([posed_positions(model, pose_from_world(model, world)).reshape(-1, 3)
+                                        .astype(dtype) for world in run.world])
+    return arrays

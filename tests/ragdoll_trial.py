@@ -59,7 +59,8 @@ def trial(paths: list, steps: int, seed: int) -> str:
             ragdoll.step()
             worst = np.maximum(worst, limit_excess(ragdoll))
             if step % 10 == 0:
-                fastest = max(fastest, float(np.linalg.norm(ragdoll.part_velocities(), axis=1).max() * ragdoll.scale))
+                speeds = np.linalg.norm(ragdoll.part_velocities(), axis=1)
+                fastest = max(fastest, float(speeds.max() * ragdoll.scale))
                 deepest = min(deepest, depth_below_ground(ragdoll))
         finite = bool(np.isfinite(ragdoll.part_world()).all())
         end_speed = float(np.linalg.norm(ragdoll.part_velocities(), axis=1).max() * ragdoll.scale)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -46,10 +47,11 @@ def frame_times(seconds: float, fps: float) -> np.ndarray:
 
 
 def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot] = (),
-           copy: int = 0) -> Recording:
+           copy: int = 0, progress: Callable[[float], None] | None = None) -> Recording:
     """Simulate ``seconds`` from the ragdoll's current state, keeping one frame every 1/fps seconds
     (the first is the state before any step) and firing ``shots`` at their times (the step nearest
-    to each time; a shot after the end does not fire and reports no hit)."""
+    to each time; a shot after the end does not fire and reports no hit). ``progress`` hears the
+    share of the frames done after each."""
     times = frame_times(seconds, fps)
     pending = sorted(enumerate(shots), key=lambda item: item[1].time)
     hits: list[RayHit | None] = [None] * len(shots)
@@ -66,6 +68,8 @@ def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot
             steps += 1
         parts[frame] = ragdoll.part_world(copy)
         world[frame] = ragdoll.rig.bone_world(parts[frame], ragdoll.bone_to_part)
+        if progress is not None:
+            progress((frame + 1) / len(times))
     return Recording(times=times, world=world, part_world=parts, hits=hits)
 
 
