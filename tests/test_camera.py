@@ -106,3 +106,66 @@ def test_unknown_view_and_up_axis_are_refused():
         Camera(up_axis="X")
     with pytest.raises(ValueError):
         Camera().set_view("back")
+
+
+# --- pyrr at the boundary: row-vector matrices transposed once ----------------------------------------
+
+def test_pyrr_look_at_is_row_vector_and_the_camera_transposes_it():
+    """pyrr's look-at maps row vectors (``p @ M``, translation in the last row); the camera's view
+    matrix is its transpose, for column vectors. Pinned with a camera whose frame is known by hand:
+    front view of a Z-up model from 4 units down −Y, so eye (1, 2 − 4, 3), right +X, up +Z."""
+    from pyrr import matrix44
+
+    camera = Camera(target=np.array([1.0, 2.0, 3.0]), distance=4.0, yaw=0.0, pitch=0.0, up_axis="Z")
+    rows = matrix44.create_look_at([1.0, -2.0, 3.0], [1.0, 2.0, 3.0], [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(rows[3, :3], [-1.0, -3.0, -2.0], atol=1e-12)  # translation in the last row
+    expected = np.array([[1.0, 0.0, 0.0, -1.0],   # right = +X
+                         [0.0, 0.0, 1.0, -3.0],   # up = +Z
+                         [0.0, -1.0, 0.0, -2.0],  # the eye looks along its −Z = +Y
+                         [0.0, 0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(camera.view_matrix(), expected, atol=1e-12)
+    np.testing.assert_allclose(camera.view_matrix(), rows.T, atol=1e-12)
+    assert camera.view_matrix().flags.c_contiguous
+
+
+def test_perspective_projection_maps_the_frustum_to_the_unit_cube():
+    camera = Camera(distance=10.0, fov=math.radians(60.0), radius=1.0)
+    near, far = camera.clip_planes()
+    projection = camera.projection_matrix(2.0)
+    top = math.tan(math.radians(30.0))
+
+    def ndc(x, y, depth):
+        clip = projection @ [x, y, -depth, 1.0]
+        return clip[:3] / clip[3]
+
+    np.testing.assert_allclose(ndc(0.0, 0.0, near), [0.0, 0.0, -1.0], atol=1e-9)
+    np.testing.assert_allclose(ndc(0.0, 0.0, far), [0.0, 0.0, 1.0], atol=1e-9)
+    np.testing.assert_allclose(ndc(2.0 * top * 5.0, top * 5.0, 5.0)[:2], [1.0, 1.0], atol=1e-9)
+    np.testing.assert_allclose(projection[3], [0.0, 0.0, -1.0, 0.0])  # w = depth: a column-vector matrix
+
+
+def test_orthographic_shows_the_target_plane_as_perspective_does_and_has_parallel_rays():
+    camera = Camera(distance=10.0, fov=math.radians(60.0), orthographic=True)
+    projection = camera.projection_matrix(1.5)
+    half_height = 10.0 * math.tan(math.radians(30.0))
+    for depth in (1.0, 10.0, 30.0):  # the same size at every depth
+        clip = projection @ [1.5 * half_height, half_height, -depth, 1.0]
+        np.testing.assert_allclose(clip[:2] / clip[3], [1.0, 1.0], atol=1e-9)
+    np.testing.assert_allclose(projection[3], [0.0, 0.0, 0.0, 1.0])
+    forward = camera.axes()[0]
+    first, first_direction = camera.ray(-0.5, 0.2, 1.5)
+    second, second_direction = camera.ray(0.9, -0.7, 1.5)
+    np.testing.assert_allclose(first_direction, forward)
+    np.testing.assert_allclose(second_direction, forward)
+    assert not np.allclose(first, second)
+
+
+@pytest.mark.parametrize("orthographic", [False, True])
+def test_rays_pass_through_projected_points_in_both_projections(orthographic):
+    camera = camera_for(np.zeros(3), np.ones(3), "Y", "iso", 1.5)
+    camera.orthographic = orthographic
+    point = np.array([0.8, 0.1, 0.6])
+    x, y, _ = to_ndc(camera, point[None], 1.5)[0]
+    origin, direction = camera.ray(x, y, 1.5)
+    along = (point - origin) @ direction
+    np.testing.assert_allclose(origin + along * direction, point, atol=1e-9)

@@ -6,6 +6,10 @@ and canonical −Y to the facing, so every view shows every model the same way: 
 (facing +Z) maps canonical (x, y, z) to world (x, z, −y). Yaw 0, pitch 0 looks at the model's front;
 positive yaw moves the camera towards the model's left side, positive pitch moves it up. Matrices
 are column-vector 4×4.
+
+The look-at and projection matrices come from pyrr, which builds them for row vectors (``p @ M``,
+translation in the last row): they are transposed here, once, into the column-vector convention
+(``M @ p``) every other module uses.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from pyrr import matrix44
 
 from app.orientation import DEFAULT_FORWARD, facing
 
@@ -52,7 +57,8 @@ class Camera:
     """Orbit camera: the eye sits ``distance`` from ``target`` at ``yaw`` / ``pitch`` (radians).
 
     ``fov`` is the vertical field of view in radians; ``radius`` the framed scene's radius
-    (sets the far plane).
+    (sets the far plane). ``orthographic``: a parallel projection showing the height the perspective
+    one shows at the target's distance (so toggling keeps the model's size there).
     """
 
     target: np.ndarray = field(default_factory=lambda: np.zeros(3))
@@ -62,6 +68,7 @@ class Camera:
     fov: float = math.radians(40.0)
     up_axis: UpAxis = "Z"
     radius: float = 1.0
+    orthographic: bool = False
     forward: str = ""
 
     def __post_init__(self):
@@ -102,12 +109,8 @@ class Camera:
 
     def view_matrix(self) -> np.ndarray:
         """(4, 4) world → eye; the eye looks along its −Z."""
-        forward, right, up = self.axes()
-        rotation = np.stack([right, up, -forward])
-        view = np.eye(4)
-        view[:3, :3] = rotation
-        view[:3, 3] = -rotation @ self.eye
-        return view
+        _, _, up = self.axes()
+        return np.ascontiguousarray(matrix44.create_look_at(self.eye, self.target, up, dtype=np.float64).T)
 
     def clip_planes(self) -> tuple[float, float]:
         """(near, far) distances from the eye."""
@@ -115,16 +118,18 @@ class Camera:
         return near, self.distance * FAR_FRACTION + 4.0 * self.radius
 
     def projection_matrix(self, aspect: float) -> np.ndarray:
-        """(4, 4) OpenGL perspective projection for ``aspect`` = width / height."""
+        """(4, 4) OpenGL projection (perspective, or parallel when ``orthographic``) for ``aspect`` =
+        width / height."""
         near, far = self.clip_planes()
-        focal = 1.0 / math.tan(0.5 * self.fov)
-        projection = np.zeros((4, 4))
-        projection[0, 0] = focal / aspect
-        projection[1, 1] = focal
-        projection[2, 2] = (far + near) / (near - far)
-        projection[2, 3] = 2.0 * far * near / (near - far)
-        projection[3, 2] = -1.0
-        return projection
+        if self.orthographic:
+            half_height = self.distance * math.tan(0.5 * self.fov)
+            half_width = half_height * aspect
+            rows = matrix44.create_orthogonal_projection(-half_width, half_width, -half_height, half_height,
+                                                         near, far, dtype=np.float64)
+        else:
+            rows = matrix44.create_perspective_projection(math.degrees(self.fov), aspect, near, far,
+                                                          dtype=np.float64)
+        return np.ascontiguousarray(rows.T)
 
     # --- moving ---------------------------------------------------------------------------------
 
@@ -170,10 +175,14 @@ class Camera:
         self.distance *= factor
 
     def ray(self, x_ndc: float, y_ndc: float, aspect: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-        """Picking ray through a point of the view: (origin (3,), unit direction (3,))."""
+        """Picking ray through a point of the view: (origin (3,), unit direction (3,)). Orthographic
+        rays are parallel, starting in the eye's plane."""
         forward, right, up = self.axes()
         half_height = math.tan(0.5 * self.fov)
-        direction = forward + right * (x_ndc * half_height * aspect) + up * (y_ndc * half_height)
+        across = right * (x_ndc * half_height * aspect) + up * (y_ndc * half_height)
+        if self.orthographic:
+            return self.eye + across * self.distance, forward
+        direction = forward + across
         return self.eye, direction / np.linalg.norm(direction)
 
 
