@@ -480,7 +480,7 @@ class Renderer:
         set_uniform(program, "color", tuple(c * alpha for c in NORMALS_COLOR[:3]) + (alpha,))
         self._enable_blending()
         for index, gpu_mesh in enumerate(self.meshes):
-            if gpu_mesh not in self.shown_meshes(options):
+            if not (options.show_hidden or gpu_mesh.mesh.visible):
                 continue
             buffer = self._capture(gpu_mesh, options.skinning)
             if index not in self.normal_arrays:
