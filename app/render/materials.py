@@ -13,7 +13,6 @@ from app.model import Material, Mesh
 GL_SRGB8_ALPHA8 = 0x8C43
 #: The shader's alpha_mode codes.
 ALPHA_CODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
-ANISOTROPY = 8.0
 #: Fraction of a mesh's faces whose winding must agree with its stored normals before its back faces
 #: are culled: legacy files often mix windings, and culling those would cut holes.
 WINDING_AGREEMENT = 0.99
@@ -41,7 +40,6 @@ class TextureCache:
     def __init__(self, ctx: moderngl.Context):
         self.ctx = ctx
         self.limit = int(ctx.info["GL_MAX_TEXTURE_SIZE"])
-        self.anisotropy = min(ANISOTROPY, float(ctx.max_anisotropy))
         self.entries: dict[int, tuple[np.ndarray, moderngl.Texture]] = {}
         self.warnings: list[str] = []
 
@@ -67,8 +65,9 @@ class TextureCache:
         texture = self.ctx.texture((width, height), 4, np.ascontiguousarray(fitted).tobytes(),
                                    internal_format=GL_SRGB8_ALPHA8)
         texture.build_mipmaps()
+        # Trilinear, without anisotropic filtering: Mesa's software rasteriser speckles atlas
+        # textures with it (stray texels from neighbouring islands).
         texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-        texture.anisotropy = self.anisotropy
         return texture
 
     def keep_only(self, images: list[np.ndarray]) -> None:
