@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -26,6 +26,8 @@ from app.model import Model
 from app.playback import Playback
 from app.pose import Pose, posed_positions
 from app.render.offscreen import max_image_side
+from app.textures import TextureError, read_image
+from app.ui.assigned_textures import AssignedTextures
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
 from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
@@ -42,6 +44,8 @@ DOCK_LAYOUT_VERSION = 2
 TICK_MS = 16
 #: A load that takes longer than this shows a progress dialog.
 PROGRESS_DELAY_MS = 400
+#: Image files a texture can be assigned from (File dialog, drops).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tga", ".dds", ".bmp")
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 
@@ -68,6 +72,7 @@ class MainWindow(QMainWindow):
         self.load_options = load_options or formats.LoadOptions()
         self.settings = QSettings()
         self.recent = RecentFiles(self.settings)
+        self.assigned_textures = AssignedTextures(self.settings)
         self.model: Model | None = None
         self.playback: Playback | None = None
         self.viewport = Viewport(self)
@@ -93,7 +98,10 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_menus()
         self.viewport.bone_picked.connect(self.select_bone)
+        self.viewport.warned.connect(lambda message: self.statusBar().showMessage(message, 10000))
         self.outliner.bone_selected.connect(self.select_bone)
+        self.outliner.mesh_visibility_changed.connect(self.set_mesh_visible)
+        self.outliner.texture_requested.connect(self.assign_texture_dialog)
         self.timeline.fps_changed.connect(self.set_fps)
         self._connect_ragdoll()
         self._tick_clock = time.perf_counter()
@@ -202,6 +210,11 @@ class MainWindow(QMainWindow):
                                  True, options.grid),
             "dqs": self._action(menu, "&Dual-Quaternion Skinning",
                                 lambda on: self._set_option("skinning", "dqs" if on else "lbs"), "D", True),
+            "textures": self._action(menu, "&Textures", lambda on: self._set_option("textures", on), "T",
+                                     True, options.textures),
+            "hidden": self._action(menu, "Show H&idden Meshes",
+                                   lambda on: self._set_option("show_hidden", on), checkable=True,
+                                   checked=options.show_hidden),
         }
         self._action(menu, "&Background Colour…", self.choose_background)
         menu.addSeparator()
@@ -270,6 +283,7 @@ class MainWindow(QMainWindow):
         fmt = formats.formats.get(model.format)
         self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
         self.outliner.bind(model)
+        self._restore_textures()
         self._pose_changed()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
@@ -295,6 +309,77 @@ class MainWindow(QMainWindow):
         playback.set_loop(previous.loop)
         playback.set_reverse(previous.reverse)
         playback.set_playing(previous.playing)
+
+    # --- meshes: visibility and textures ---------------------------------------------------------
+
+    def set_mesh_visible(self, index: int, shown: bool) -> None:
+        """Draw mesh ``index`` or not (the Outliner's check box; the file's choice until then)."""
+        self.model.meshes[index].visible = shown
+        self.outliner.refresh_mesh(index)
+        self.viewport.update()
+
+    def assign_texture_dialog(self, index: int) -> None:
+        """Mesh › Assign Texture…: an image file for mesh ``index``."""
+        pattern = " ".join(f"*{suffix}" for suffix in IMAGE_SUFFIXES)
+        title = f"Texture for {self.model.meshes[index].name or 'the mesh'}"
+        path, _ = QFileDialog.getOpenFileName(self, title, self.settings.value("texture_folder", ""),
+                                              f"Images ({pattern});;All files (*)")
+        if path:
+            self.settings.setValue("texture_folder", str(Path(path).parent))
+            self.assign_texture([index], path)
+
+    def assign_texture(self, indices: list[int], path: str | Path) -> bool:
+        """Show the image at ``path`` on meshes ``indices`` (remembered for this model file). An image
+        that cannot be read is a warning, and the meshes keep what they had."""
+        try:
+            image, note = read_image(Path(path))
+        except TextureError as error:
+            QMessageBox.warning(self, "Assign texture", f"{path}: {error}.\n\nThe model is unchanged.")
+            return False
+        self._put_image(indices, str(path), image)
+        self.assigned_textures.remember(self.model, indices, str(path))
+        meshes = [self.model.meshes[index] for index in indices]
+        names = ", ".join(mesh.name or f"mesh {index}" for index, mesh in zip(indices, meshes))
+        without_uvs = [mesh.name for mesh in meshes if mesh.uvs is None]
+        message = f"{Path(path).name} on {names}"
+        if note:
+            message += f" ({note})"
+        if without_uvs:
+            message += f"; {', '.join(without_uvs)} has no texture coordinates, so it shows its base colour"
+        self.statusBar().showMessage(message, 8000)
+        self.viewport.update()
+        return True
+
+    def _restore_textures(self) -> None:
+        """Give the meshes the images assigned to them when this file was open before; an image that
+        is gone is mentioned in the status bar."""
+        failed = []
+        for path, indices in self.assigned_textures.for_model(self.model).items():
+            try:
+                image, _ = read_image(Path(path))
+            except TextureError as error:
+                failed.append(f"{path}: {error}")
+                continue
+            self._put_image(indices, path, image)
+        if failed:
+            self.statusBar().showMessage(f"An assigned texture could not be read: {failed[0]}", 10000)
+
+    def _put_image(self, indices: list[int], path: str, image: np.ndarray) -> None:
+        """Meshes ``indices`` show ``image``; their base colour's RGB turns white so it shows as it is."""
+        for index in indices:
+            mesh = self.model.meshes[index]
+            mesh.material = replace(mesh.material, texture=path, texture_path=str(Path(path).resolve()),
+                                    image=image, base_color=(1.0, 1.0, 1.0, mesh.material.base_color[3]))
+            self.outliner.refresh_mesh(index)
+
+    def drop_image(self, path: str | Path, position: QPoint) -> bool:
+        """An image dropped at ``position`` (viewport pixels): on the mesh there, or on every mesh when
+        the model has one mesh or none is there."""
+        if self.model is None or not self.model.meshes:
+            return False
+        index = None if len(self.model.meshes) == 1 else self.viewport.mesh_at(position)
+        indices = list(range(len(self.model.meshes))) if index is None else [index]
+        return self.assign_texture(indices, path)
 
     # --- loading --------------------------------------------------------------------------------
 
@@ -413,11 +498,15 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:
         """Dropped files (any number) open as a new model; with Shift held, or when every file only
-        adds animations to the current model, they are attached to it instead."""
+        adds animations to the current model, they are attached to it instead. One image dropped on a
+        model is its texture (``drop_image``)."""
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
         if not paths:
             return
         event.acceptProposedAction()
+        if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
+            self.drop_image(paths[0], self.viewport.mapFrom(self, event.position().toPoint()))
+            return
         shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         if self.model is not None and self.model.files and (shift or _only_animations_for(self.model, paths)):
             self.attach_files(paths)

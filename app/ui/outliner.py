@@ -1,12 +1,15 @@
 """The outliner dock: the skeleton as a tree (bones nested by parent, helpers under the bone they
-follow) and the meshes, with a name filter, and below it the inspector for the selected row. It
-reports which bone is selected; what that means for the viewport is the main window's business."""
+follow) and the meshes (each with a visibility check box and a context menu), with a name filter, and
+below it the inspector for the selected row. It reports which bone is selected, which mesh the user
+shows or hides and which one should get a texture; what that means is the main window's business."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHeaderView, QLineEdit,
+from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHeaderView, QLineEdit, QMenu,
                                QSplitter, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app.model import Mesh, Model
@@ -26,10 +29,17 @@ def _plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def mesh_info(mesh: Mesh) -> str:
-    """'10506 vertices · 20944 triangles · skin' (points instead of triangles for face-less meshes)."""
+    """'10506 vertices · 20944 triangles · skin · skin.tga' (points instead of triangles for face-less
+    meshes; the texture's file name, marked 'missing' when no image was found for it)."""
     faces = "points" if mesh.triangles is None else _plural(mesh.triangle_count, "triangle")
     parts = [_plural(mesh.vertex_count, "vertex", "vertices"), faces]
-    return " · ".join(parts + ([mesh.material.name] if mesh.material.name else []))
+    material = mesh.material
+    if material.name:
+        parts.append(material.name)
+    if material.texture:
+        name = PurePath(material.texture.replace("\\", "/")).name
+        parts.append(name if material.image is not None else f"{name} (missing)")
+    return " · ".join(parts)
 
 
 def _row(name: str, kind: str, info: str, key: tuple[str, int] | None) -> QTreeWidgetItem:
@@ -50,10 +60,14 @@ class OutlinerDock(QDockWidget):
     """The tree over the inspector, which always shows the selected row, however it was selected.
 
     bone_selected(int | None): the user selected a bone, or something else (None: a helper, a mesh,
-    nothing). Not emitted by ``bind`` or ``select_bone``.
+    nothing). Not emitted by ``bind`` or ``select_bone``. mesh_visibility_changed(index, shown): the
+    user ticked or cleared a mesh's check box. texture_requested(index): "Assign Texture…" was
+    chosen on a mesh.
     """
 
     bone_selected = Signal(object)
+    mesh_visibility_changed = Signal(int, bool)
+    texture_requested = Signal(int)
 
     def __init__(self, parent=None):
         super().__init__("Outliner", parent)
@@ -75,6 +89,8 @@ class OutlinerDock(QDockWidget):
         splitter.addWidget(self.inspector)
         self.setWidget(splitter)
         self.tree.itemSelectionChanged.connect(self._selection_changed)
+        self.tree.itemChanged.connect(self._item_changed)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
         self.filter.textChanged.connect(self._apply_filter)
 
     def _tool_row(self, body: QWidget) -> QHBoxLayout:
@@ -100,6 +116,7 @@ class OutlinerDock(QDockWidget):
         tree.setUniformRowHeights(True)  # lets Qt lay out thousands of rows without measuring each
         tree.setAlternatingRowColors(True)
         tree.header().setSectionResizeMode(TYPE, QHeaderView.ResizeMode.ResizeToContents)
+        tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         return tree
 
     # --- building ---------------------------------------------------------------------------------
@@ -113,6 +130,11 @@ class OutlinerDock(QDockWidget):
                              for index, helper in enumerate(model.helpers)]
         self.mesh_items = [_row(mesh.name or f"mesh {index}", "mesh", mesh_info(mesh), ("mesh", index))
                            for index, mesh in enumerate(model.meshes)]
+        for item, mesh in zip(self.mesh_items, model.meshes):
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(NAME, Qt.CheckState.Checked if mesh.visible else Qt.CheckState.Unchecked)
+            item.setToolTip(NAME, f"{item.text(NAME)}\nTick to draw the mesh; right-click to assign a "
+                                  "texture")
         counts = _plural(len(model.skeleton), "bone")
         if model.helpers:
             counts += f" · {_plural(len(model.helpers), 'helper')}"
@@ -144,6 +166,28 @@ class OutlinerDock(QDockWidget):
             if parent >= 0:
                 self.bone_items[parent].addChildren(items)
         return children.get(-1, [])
+
+    def refresh_mesh(self, index: int) -> None:
+        """Show mesh ``index``'s current visibility and texture (after the window changed them)."""
+        mesh, item = self.model.meshes[index], self.mesh_items[index]
+        with QSignalBlocker(self.tree):
+            item.setText(INFO, mesh_info(mesh))
+            item.setToolTip(INFO, mesh_info(mesh))
+            item.setCheckState(NAME, Qt.CheckState.Checked if mesh.visible else Qt.CheckState.Unchecked)
+
+    def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        key = item.data(NAME, ROW_ROLE)
+        if column == NAME and key is not None and key[0] == "mesh":
+            self.mesh_visibility_changed.emit(key[1], item.checkState(NAME) == Qt.CheckState.Checked)
+
+    def _context_menu(self, position) -> None:
+        item = self.tree.itemAt(position)
+        key = item.data(NAME, ROW_ROLE) if item is not None else None
+        if key is None or key[0] != "mesh":
+            return
+        menu = QMenu(self.tree)
+        menu.addAction("Assign &Texture…", lambda: self.texture_requested.emit(key[1]))
+        menu.exec(self.tree.viewport().mapToGlobal(position))
 
     # --- selection --------------------------------------------------------------------------------
 

@@ -33,7 +33,8 @@ PICK_RADIUS = 10
 
 class Viewport(QOpenGLWidget):
     """Draws the model with the headless path's Renderer. Emits ``first_frame_drawn`` once per
-    model, after the first frame that shows it, and ``bone_picked`` (index or None) on a click.
+    model, after the first frame that shows it, ``bone_picked`` (index or None) on a click, and
+    ``warned(message)`` for each problem the renderer met (an image too large for the driver).
 
     ``gizmo_scene`` (``set_gizmo_scene``) is drawn over the model in the overlay layer. ``ray_tool``,
     when set, sees the mouse first as view rays: ``click_ray(origin, direction)`` on a click (True:
@@ -44,6 +45,7 @@ class Viewport(QOpenGLWidget):
 
     first_frame_drawn = Signal()
     bone_picked = Signal(object)
+    warned = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -158,6 +160,8 @@ class Viewport(QOpenGLWidget):
         framebuffer.viewport = (0, 0, *size)
         self.ctx.copy_framebuffer(framebuffer, targets.draw_target)
         self.frame_seconds = time.perf_counter() - start
+        for warning in self.renderer.take_warnings():
+            self.warned.emit(warning)
         if self.labels.isVisible():
             self.labels.update()
         if self.model is not None and not self._announced:
@@ -243,6 +247,20 @@ class Viewport(QOpenGLWidget):
             self.update()
             return
         self.bone_picked.emit(self.bone_at(position))
+
+    def mesh_at(self, position: QPointF) -> int | None:
+        """The index of the mesh drawn at a widget position, or None (nothing there, or not shown yet)."""
+        if self.renderer is None or self.renderer.model is None:
+            return None
+        ratio = self.devicePixelRatioF()
+        size = (max(int(self.width() * ratio), 1), max(int(self.height() * ratio), 1))
+        self.makeCurrent()
+        try:
+            self._sync_renderer()
+            x, y = int(position.x() * ratio), int(position.y() * ratio)
+            return self.renderer.mesh_at(self.camera, size, x, y, self.options)
+        finally:
+            self.doneCurrent()
 
     def bone_at(self, position: QPointF) -> int | None:
         """The bone drawn nearest to a widget position, if within PICK_RADIUS pixels."""
