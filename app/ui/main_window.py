@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self.model: Model | None = None
         self.playback: Playback | None = None
         self.viewport = Viewport(self)
+        self.viewport.options.show_hidden = self.load_options.show_hidden
         self.setCentralWidget(self.viewport)
         self.timeline = TimelineDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
@@ -660,7 +661,9 @@ class MainWindow(QMainWindow):
 
         path = _with_suffix(path, (".glb", ".gltf"), ".glb")
         embed = path.suffix.lower() == ".gltf"
-        return self._export("Export glTF", path, lambda: export_gltf(self.model, path, embed_buffer=embed),
+        hidden = self.viewport.options.show_hidden  # what the view shows: hidden meshes only when shown
+        return self._export("Export glTF", path,
+                            lambda: export_gltf(self.model, path, embed_buffer=embed, show_hidden=hidden),
                             lambda: check_export(self.model, formats.load([path])).line())
 
     def export_pose_dialog(self) -> None:
