@@ -155,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="impulse of each shot in N·s (default 10)")
     ragdoll.add_argument("--positions", choices=("full", "half", "none"), default="full",
                          help="posed vertices in the .npz: float32 (default), float16, or left out")
+    ragdoll.add_argument("--save-profile", metavar="OUT.json",
+                         help="also write the profile the run used (loaded or automatic)")
     return parser
 
 

@@ -22,6 +22,7 @@ from app.resources import demo_paths
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
+    from app.physics.rig import Rig
 
 #: How ``info`` says where the up axis came from.
 UP_SOURCES = {"file": "from the file", "guessed": "guessed from the model", "option": "from --up"}
@@ -318,7 +319,7 @@ def ragdoll(args: Namespace) -> int:
     clip, start = ragdoll_start(model, args)
     from app.physics.autosetup import auto_setup
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
-    from app.physics.profile import load_profile, load_profile_for
+    from app.physics.profile import load_profile, load_profile_for, save_profile
     from app.physics.ragdoll import Ragdoll
 
     profile = load_profile(args.profile) if args.profile else load_profile_for(model)
@@ -327,6 +328,9 @@ def ragdoll(args: Namespace) -> int:
             profile = auto_setup(model)
         except ValueError as error:
             raise UsageError(str(error)) from None
+    if args.save_profile:
+        with writing(Path(args.save_profile)):
+            save_profile(profile, args.save_profile)
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
@@ -340,7 +344,7 @@ def ragdoll(args: Namespace) -> int:
               f"{ray}: {'after the end of the run' if shot.time > args.seconds else 'hit nothing'}")
     with writing(output):
         if suffix == ".npz":
-            arrays = ragdoll_arrays(model, run, world.rig.part_names, args.positions)
+            arrays = ragdoll_arrays(model, run, world.rig, args.positions)
             np.savez_compressed(output, **arrays)
             warnings = []
         else:
@@ -352,19 +356,34 @@ def ragdoll(args: Namespace) -> int:
     return EXIT_OK
 
 
-def ragdoll_arrays(model: Model, run: Recording, part_names: list[str],
-                   positions: str = "full") -> dict[str, np.ndarray]:
+def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "full") -> dict[str, np.ndarray]:
     """The arrays of the ``ragdoll`` contract (docs/cli.md); ``positions`` 'full' (float32), 'half'
-    (float16) or 'none' (left out)."""
+    (float16) or 'none' (left out). Joint angles and limits are degrees, a hinge's angle first and 0
+    for its locked others."""
     arrays = {
         "times": run.times,
         "world": run.world,
         "bone_names": np.array(model.skeleton.names, dtype=str),
-        "parts": np.array(part_names, dtype=str),
+        "parts": np.array(rig.part_names, dtype=str),
         "part_world": run.part_world,
+        "joint_names": np.array([joint.name for joint in rig.profile.joints], dtype=str),
+        "joint_angles": np.degrees(np.where(rig.hinge[:, None] & (np.arange(3) > 0), 0.0, run.joint_angles)),
+        "joint_limits": joint_limit_ranges(rig.profile.joints),
     }
     if positions != "none":
         dtype = POSITION_TYPES[positions]
         arrays["positions"] = np.stack([posed_positions(model, pose_from_world(model, world)).reshape(-1, 3)
                                         .astype(dtype) for world in run.world])
     return arrays
+
+
+def joint_limit_ranges(joints: list) -> np.ndarray:
+    """(J, 3, 2) degrees: each joint angle's low and high limit (0, 0 for a hinge's locked angles)."""
+    ranges = np.zeros((len(joints), 3, 2))
+    for index, joint in enumerate(joints):
+        if joint.kind == "hinge":
+            ranges[index, 0] = joint.low, joint.high
+        else:
+            spans = np.array([joint.swing1, joint.swing2, joint.twist])
+            ranges[index] = np.stack([-spans, spans], axis=-1)
+    return ranges

@@ -18,7 +18,8 @@ from app.resources import demo_paths
 from tests.helpers import exit_status
 
 DEMO_BONES = 17
-KEYS = {"times", "world", "positions", "bone_names", "parts", "part_world"}
+KEYS = {"times", "world", "positions", "bone_names", "parts", "part_world", "joint_names", "joint_angles",
+        "joint_limits"}
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +115,38 @@ def test_runs_without_qt_and_quietly(tmp_path):
                             cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "" and result.stdout == "" and (tmp_path / "out.npz").is_file()
+
+
+def test_save_profile_writes_the_profile_the_run_used(tmp_path, demo):
+    out, saved = tmp_path / "run.npz", tmp_path / "used.json"
+    assert main(["ragdoll", "--demo", "--seconds", "0.1", "-o", str(out), "--save-profile", str(saved)]) == 0
+    assert json.loads(saved.read_text()) == to_dict(auto_setup(demo))
+    status = main(["ragdoll", "--demo", "--seconds", "0.1", "-o", str(out),
+                   "--save-profile", str(tmp_path / "missing" / "used.json")])
+    assert status == 3
+
+
+def test_npz_joint_angles_and_limits_in_degrees(tmp_path, demo):
+    out = tmp_path / "run.npz"
+    assert main(["ragdoll", "--demo", "--seconds", "1", "--fps", "30", "-o", str(out)]) == 0
+    data = np.load(out)
+    profile = auto_setup(demo)
+    joints = profile.joints
+    assert list(data["joint_names"]) == [joint.name for joint in joints]
+    assert data["joint_angles"].shape == (31, len(joints), 3)
+    assert data["joint_limits"].shape == (len(joints), 3, 2)
+    for index, joint in enumerate(joints):
+        limits = data["joint_limits"][index]
+        angles = data["joint_angles"][:, index]
+        if joint.kind == "hinge":
+            np.testing.assert_array_equal(limits, [[joint.low, joint.high], [0, 0], [0, 0]])
+            assert not angles[:, 1:].any()
+        else:
+            expected = [joint.swing1, joint.swing2, joint.twist]
+            np.testing.assert_array_equal(limits, np.stack([np.negative(expected), expected], axis=-1))
+    # The run starts at the bind pose, where every joint is at 0, and the body then bends.
+    np.testing.assert_allclose(data["joint_angles"][0], 0.0, atol=1e-6)
+    assert np.abs(data["joint_angles"][-1]).max() > 5.0
+    within = (data["joint_angles"] >= data["joint_limits"][:, :, 0] - 15) & (
+        data["joint_angles"] <= data["joint_limits"][:, :, 1] + 15)
+    assert within.all()

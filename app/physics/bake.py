@@ -28,11 +28,13 @@ class Shot:
 @dataclass
 class Recording:
     """times (F,) seconds from the start; world (F, B, 4, 4) bone world matrices; part_world
-    (F, P, 4, 4) part frames; hits: per shot, what it hit (None: nothing)."""
+    (F, P, 4, 4) part frames; joint_angles (F, J, 3) radians, each joint's Z, Y, X angles of part b
+    relative to part a (``Ragdoll.joint_angles``); hits: per shot, what it hit (None: nothing)."""
 
     times: np.ndarray
     world: np.ndarray
     part_world: np.ndarray
+    joint_angles: np.ndarray
     hits: list[RayHit | None] = field(default_factory=list)
 
     def clip(self, name: str = "ragdoll") -> Clip:
@@ -57,6 +59,7 @@ def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot
     hits: list[RayHit | None] = [None] * len(shots)
     world = np.empty((len(times), len(ragdoll.model.skeleton), 4, 4))
     parts = np.empty((len(times), len(ragdoll.rig.part_bones), 4, 4))
+    angles = np.empty((len(times), len(ragdoll.rig.joint_parts), 3))
     steps = 0
     for frame, time in enumerate(times):
         target = int(round(time / TIME_STEP))
@@ -68,9 +71,10 @@ def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot
             steps += 1
         parts[frame] = ragdoll.part_world(copy)
         world[frame] = ragdoll.rig.bone_world(parts[frame], ragdoll.bone_to_part)
+        angles[frame] = ragdoll.joint_angles(copy)
         if progress is not None:
             progress((frame + 1) / len(times))
-    return Recording(times=times, world=world, part_world=parts, hits=hits)
+    return Recording(times=times, world=world, part_world=parts, joint_angles=angles, hits=hits)
 
 
 def bake(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot] = (),
