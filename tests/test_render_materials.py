@@ -191,6 +191,24 @@ def test_blended_meshes_are_drawn_far_to_near_whatever_their_order(offscreen):
 
 
 @pytest.mark.gl
+def test_a_blended_mesh_writes_no_depth(offscreen):
+    """One blended mesh of two layers, the near layer's triangles first: with depth writes the far
+    layer would be cut away; without them it still mixes in over the near one."""
+    material = Material(base_color=(0.8, 0.05, 0.05, 0.5), alpha_mode="BLEND")
+    near, far = quad(material, z=0.3), quad(material, z=-0.3)
+    both = Mesh(name="layers", positions=np.concatenate([near.positions, far.positions]),
+                normals=np.concatenate([near.normals, far.normals]), uvs=np.concatenate([near.uvs, far.uvs]),
+                triangles=np.concatenate([near.triangles, far.triangles + 4]), joints=np.zeros((8, 1)),
+                weights=np.zeros((8, 1)), material=material)
+    pixel = at(0.5, 0.5)
+    layered = draw(offscreen, both)[pixel][:3]
+    single = draw(offscreen, near)[pixel][:3]
+    far_opaque = draw(offscreen, quad(Material(base_color=(0.8, 0.05, 0.05, 1.0)), z=-0.3))[pixel][:3]
+    np.testing.assert_allclose(layered, 0.5 * far_opaque + 0.5 * single, atol=3)
+    assert np.abs(layered - single).max() > 10
+
+
+@pytest.mark.gl
 def test_blended_mesh_behind_an_opaque_one_is_hidden(offscreen):
     wall = quad(Material(base_color=(0.2, 0.6, 0.2, 1.0)), z=0.3, name="wall")
     glass = quad(Material(base_color=(0.8, 0.05, 0.05, 0.5), alpha_mode="BLEND"), z=-0.3, name="glass")
