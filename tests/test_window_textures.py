@@ -199,3 +199,16 @@ def test_screenshot_shows_what_the_view_shows(window, qtbot):
         saved = image_array(window.capture()).astype(int)
         assert view.shape == saved.shape
         assert np.mean(np.abs(view - saved).max(axis=-1) > 12) < 0.002, textures
+
+
+def test_an_image_too_large_for_the_driver_is_shrunk_with_a_status_warning(window, qtbot):
+    limit = window.viewport.renderer.textures.limit
+    wide = np.zeros((1, limit + 2, 4), np.uint8)
+    wide[:, : (limit + 2) // 2], wide[:, (limit + 2) // 2:] = RED, GREEN
+    with qtbot.waitSignal(window.viewport.warned, timeout=10_000) as warning:
+        show_quads(window, qtbot, quad(Material(base_color=WHITE, image=wide, texture="wide.png")))
+    assert "wide.png" in warning.args[0] and f"limit of {limit}" in warning.args[0]
+    assert "wide.png" in window.statusBar().currentMessage()
+    image = view_image(window, qtbot)
+    assert is_red(image[pixel_of(window, (-0.5, 0.0, 0.0))])
+    assert is_green(image[pixel_of(window, (0.5, 0.0, 0.0))])
