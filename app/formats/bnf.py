@@ -15,7 +15,15 @@ import numpy as np
 
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
-from app.formats.textscan import TextScanner, first_unrooted, head_lines, head_tokens, is_integer, is_number
+from app.formats.textscan import (
+    TextScanner,
+    first_unrooted,
+    head_lines,
+    head_tokens,
+    is_integer,
+    is_number,
+    shown,
+)
 from app.model import Clip, Model, Skeleton, Track, derive_tails, hierarchy_levels
 
 #: Values per .bnf bone row: ID ParentID Rx Ry Rz.
@@ -80,7 +88,7 @@ def _label(scanner: TextScanner, label: str) -> None:
     if text == label.lower() and scanner.peek() is not None and scanner.peek().text == ":":
         scanner.next(":")
         return
-    raise scanner.error(f"expected {label}:, found {token.text!r}", token.line)
+    raise scanner.error(f"expected {label}:, found {shown(token.text)}", token.line)
 
 
 def read_animation(path: Path, bone_count: int, conjugate: bool) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from app import maths
 from app.formats.registry import ReadError
-from app.formats.textscan import RecordLayout, TextScanner, record_starts
+from app.formats.textscan import RecordLayout, TextScanner, record_starts, shown
 from app.model import Clip, Mesh, Skeleton
 from app.pose import compose_world
 
@@ -69,7 +69,7 @@ def _choice(scanner: TextScanner, what: str, choices: dict):
     text, line = scanner.line_text(what)
     key = " ".join(text.replace('"', " ").lower().split())
     if key not in choices:
-        raise scanner.error(f"{what}: expected one of {', '.join(sorted(choices))}, found {text!r}", line)
+        raise scanner.error(f"{what}: expected one of {', '.join(sorted(choices))}, found {shown(text)}", line)
     return choices[key]
 
 

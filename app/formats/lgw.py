@@ -16,7 +16,7 @@ import numpy as np
 
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
-from app.formats.textscan import TextScanner, affine_invertible, head_tokens
+from app.formats.textscan import TextScanner, affine_invertible, head_tokens, shown
 from app.model import Helper, Material, Mesh, Model, Skeleton, derive_tails
 
 #: Floats per static vertex: position, uv, normal.
@@ -83,7 +83,7 @@ class _Reader:
 
     def skip_unknown(self, token, known: set[str]) -> None:
         """Skip an unknown key and its values (up to the next known keyword), with a warning."""
-        self.warn(token.line, f"unknown key {token.text!r} skipped")
+        self.warn(token.line, f"unknown key {shown(token.text)} skipped")
         while True:
             following = self.scanner.peek()
             if following is None or (following.kind == "word" and (following.text in known
@@ -112,7 +112,7 @@ class _Reader:
             elif token.kind == "word" and token.text.isupper() and not token.text.startswith("END_OF_"):
                 self.skip_unknown(token, known)
             else:
-                raise self.scanner.error(f"expected a MODEL key (MESH, HELPER, …), found {token.text!r}",
+                raise self.scanner.error(f"expected a MODEL key (MESH, HELPER, …), found {shown(token.text)}",
                                          token.line)
         if not self.scanner.at_end():
             self.warn(self.scanner.peek_line(), "text after END_OF_MODEL ignored")
@@ -124,7 +124,7 @@ class _Reader:
             if token.text == "END_OF_MATERIAL_LIST":
                 return
             if token.text != "MATERIAL":
-                raise self.scanner.error(f"expected MATERIAL or END_OF_MATERIAL_LIST, found {token.text!r}",
+                raise self.scanner.error(f"expected MATERIAL or END_OF_MATERIAL_LIST, found {shown(token.text)}",
                                          token.line)
             index = self.scanner.integer("the material index", 0)
             self.materials[index] = self.material(self.scanner.string("the material name").text)
@@ -166,7 +166,7 @@ class _Reader:
             link = Link("normal", [(name, self.pivot(), line)])
             self.scanner.keyword("END_OF_PARENT")
         else:
-            raise self.scanner.error(f"expected LINK_TYPE SKIN or NORMAL, found {kind.text!r}", kind.line)
+            raise self.scanner.error(f"expected LINK_TYPE SKIN or NORMAL, found {shown(kind.text)}", kind.line)
         self.scanner.keyword("END_OF_LINKINFO")
         return link
 
@@ -198,7 +198,7 @@ class _Reader:
         if following is not None and following.kind == "string":
             closing = self.scanner.next("a name")
             if closing.text != mesh.name:
-                self.warn(closing.line, f"END_OF_MESH {closing.text!r} closes MESH {mesh.name!r}")
+                self.warn(closing.line, f"END_OF_MESH {shown(closing.text)} closes MESH {mesh.name!r}")
         if mesh.vertices is None:
             raise self.scanner.error(f"mesh {mesh.name!r} has no VERTS or WVERTS", mesh.line)
         self.meshes.append(mesh)
@@ -232,7 +232,7 @@ class _Reader:
         index = self.scanner.integer("the group index", 0)
         kind = self.scanner.word("the group type")
         if kind.text != "TYPE_LIST":
-            raise self.scanner.error(f"group type {kind.text!r} is not supported (only TYPE_LIST, a "
+            raise self.scanner.error(f"group type {shown(kind.text)} is not supported (only TYPE_LIST, a "
                                      "triangle list)", kind.line)
         line = self.scanner.keyword("COUNT").line
         count = self.scanner.integer("the index count", 0)
@@ -275,7 +275,7 @@ class _Reader:
         if following is not None and following.kind == "string":
             closing = self.scanner.next("a name")
             if closing.text != name:
-                self.warn(closing.line, f"END_OF_HELPER {closing.text!r} closes HELPER {name!r}")
+                self.warn(closing.line, f"END_OF_HELPER {shown(closing.text)} closes HELPER {name!r}")
         if pivot is None:
             raise self.scanner.error(f"helper {name!r} has no PIVOT", line)
         self.helpers.append((name, link, pivot, line))

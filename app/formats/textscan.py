@@ -22,13 +22,20 @@ import numpy as np
 from app import maths
 from app.formats.registry import ReadError
 
+# Every pattern below is possessive (``*+``, ``++``) or has one way to match: none can backtrack
+# into what it already matched, so each runs in time linear in the bytes it looks at.
 #: Whitespace and ``//`` comments between tokens.
-_GAP = re.compile(rb"(?:\s+|//[^\n]*)*")
+_GAP_SOURCE = rb"(?:\s++|//[^\n]*+)*+"
+_GAP = re.compile(_GAP_SOURCE)
+#: A bare token: everything up to the next whitespace, quote, ``<`` or ``//``.
+_BARE_SOURCE = rb'(?:[^\s"</]++|/(?!/))++'
 #: One token: a quoted string, a <name>, or a bare run.
-_TOKEN = re.compile(rb'"([^"\n]*)"|<([^>\n]*)>|((?:[^\s"</]|/(?!/))+)')
+_TOKEN = re.compile(rb'"([^"\n]*+)"|<([^>\n]*+)>|(' + _BARE_SOURCE + rb")")
 #: A complete number token as the numeric blocks accept it (the same set ``np.fromstring`` parses).
-_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\Z",
+_NUMBER = re.compile(rb"[+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+\Z|[+-]?+(?:inf(?:inity)?|nan)\Z",
                      re.IGNORECASE)
+#: Longest token text quoted in an error message.
+_SHOWN = 40
 _COMMENT = re.compile(rb"//[^\n]*")
 #: Blocks with fewer values than this are read token by token.
 _FAST_BLOCK = 64
@@ -46,6 +53,13 @@ class Token:
     text: str
     line: int
     kind: str
+
+
+def shown(text: str) -> str:
+    """``text`` quoted for an error message, cut to a readable length."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[:_SHOWN]!r}… ({len(text)} characters)"
 
 
 def decode(raw: bytes) -> str:
@@ -165,7 +179,7 @@ class TextScanner:
         """Consume the next token, which must be of ``kind`` (and read ``text`` when given)."""
         token = self.next(what)
         if token.kind != kind or (text is not None and token.text != text):
-            raise self.error(f"expected {expected}, found {token.kind} {token.text!r}", token.line)
+            raise self.error(f"expected {expected}, found {token.kind} {shown(token.text)}", token.line)
         return token
 
     def word(self, what: str) -> Token:
@@ -190,12 +204,12 @@ class TextScanner:
 
     def _to_number(self, token: Token, what: str) -> float:
         if token.kind != "word" or not _NUMBER.match(token.text.encode("latin-1", "replace")):
-            raise self.error(f"expected {what} (a number), found {token.text!r}", token.line)
+            raise self.error(f"expected {what} (a number), found {shown(token.text)}", token.line)
         value = float(token.text)
         if not np.isfinite(value):
-            raise self.error(f"{what} is {token.text}: NaN and infinity are not allowed", token.line)
+            raise self.error(f"{what} is {shown(token.text)}: NaN and infinity are not allowed", token.line)
         if abs(value) > MAX_MAGNITUDE:
-            raise self.error(f"{what} is {token.text}, beyond ±{MAX_MAGNITUDE:g}", token.line)
+            raise self.error(f"{what} is {shown(token.text)}, beyond ±{MAX_MAGNITUDE:g}", token.line)
         return value
 
     def integer(self, what: str, low: int | None = None, high: int | None = None) -> int:
@@ -203,7 +217,7 @@ class TextScanner:
         token = self.next(what)
         value = self._to_number(token, what)
         if value != int(value):
-            raise self.error(f"expected {what} (a whole number), found {token.text!r}", token.line)
+            raise self.error(f"expected {what} (a whole number), found {shown(token.text)}", token.line)
         value = int(value)
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = f"{low if low is not None else '…'}..{high if high is not None else '…'}"
@@ -309,7 +323,7 @@ class TextScanner:
                 break
             text = match.group(0)
             if match.group(3) is None or not _NUMBER.match(text):
-                raise ReadError(self.path, f"{what}: expected a number, found {decode(text)[:40]!r}",
+                raise ReadError(self.path, f"{what}: expected a number, found {shown(decode(text))}",
                                 line=line)
             position, index = match.end(), index + 1
         raise ReadError(self.path, f"{what}: expected {count} numbers, the file ends after {index}",
@@ -348,10 +362,11 @@ _counted_cache: dict[int, re.Pattern] = {}
 
 
 def _counted_tokens(count: int) -> re.Pattern:
-    """A pattern matching exactly ``count`` bare tokens with their leading gaps."""
+    """A pattern matching exactly ``count`` bare tokens with their leading gaps (each token whole:
+    the possessive parts cannot split one token into several when fewer than ``count`` remain)."""
     pattern = _counted_cache.get(count)
     if pattern is None:
-        pattern = re.compile(rb"(?:(?:\s+|//[^\n]*)*(?:[^\s\"</]|/(?!/))+){%d}" % count)
+        pattern = re.compile(rb"(?:" + _GAP_SOURCE + _BARE_SOURCE + rb"){%d}" % count)
         if len(_counted_cache) < 64:
             _counted_cache[count] = pattern
     return pattern
@@ -393,7 +408,7 @@ def is_number(raw: bytes) -> bool:
 
 
 def is_integer(raw: bytes) -> bool:
-    return bool(re.fullmatch(rb"[+-]?\d+", raw))
+    return bool(re.fullmatch(rb"[+-]?+\d++", raw))
 
 
 @dataclass(frozen=True)
