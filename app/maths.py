@@ -47,6 +47,14 @@ def scaling(factors: np.ndarray) -> np.ndarray:
     return matrices
 
 
+def invertible(matrices: np.ndarray) -> np.ndarray:
+    """``(...)`` bool: which ``(..., 4, 4)`` affine matrices ``affine_inverse`` accepts."""
+    linear = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
+    determinants = np.linalg.det(linear)
+    scale = np.maximum(np.abs(linear).max(axis=(-2, -1)) ** 3, 1e-300)
+    return np.abs(determinants) > SINGULAR_DETERMINANT * scale
+
+
 def affine_inverse(matrices: np.ndarray) -> np.ndarray:
     """Inverse of ``(..., 4, 4)`` affine matrices (any scale or shear in the 3×3 block).
 
@@ -54,9 +62,7 @@ def affine_inverse(matrices: np.ndarray) -> np.ndarray:
     """
     matrices = np.asarray(matrices, dtype=np.float64)
     linear = matrices[..., :3, :3]
-    determinants = np.linalg.det(linear)
-    scale = np.maximum(np.abs(linear).max(axis=(-2, -1)) ** 3, 1e-300)
-    if np.any(np.abs(determinants) <= SINGULAR_DETERMINANT * scale):
+    if not np.all(invertible(matrices)):
         raise ValueError("singular matrix: its 3×3 part has no inverse")
     inverse_linear = np.linalg.inv(linear)
     result = np.zeros_like(matrices)

@@ -15,6 +15,10 @@ import numpy as np
 
 from app import maths
 
+#: Largest coordinate or matrix entry a model may hold: no model is that large, and products of
+#: three such numbers (determinants, skinning) stay finite in float64 and float32 storage.
+MAX_MAGNITUDE = 1e18
+
 #: Longest bone stub (as a fraction of the model's extent) when a tail cannot be derived.
 STUB_FRACTION = 0.05
 
@@ -34,6 +38,16 @@ def _frozen(array, dtype, shape: tuple, what: str) -> np.ndarray:
         result = result.copy()
     result.flags.writeable = False
     return result
+
+
+def unusable_frames(matrices: np.ndarray) -> np.ndarray:
+    """Indices of the (N, 4, 4) affine ``matrices`` that cannot serve as a bone frame: an entry not
+    finite or beyond ``MAX_MAGNITUDE``, or a 3×3 part ``maths.affine_inverse`` refuses."""
+    matrices = np.asarray(matrices, dtype=np.float64).reshape(-1, 4, 4)
+    finite = np.all(np.abs(matrices) <= MAX_MAGNITUDE, axis=(1, 2))
+    invertible = np.zeros(len(matrices), bool)
+    invertible[finite] = maths.invertible(matrices[finite])
+    return np.flatnonzero(~invertible)
 
 
 def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
@@ -99,6 +113,10 @@ class Skeleton:
         if len(self.extras) != count:
             raise ValueError(f"skeleton extras: expected {count} entries, got {len(self.extras)}")
         self.levels  # validates the hierarchy now rather than at first use
+        bad = unusable_frames(self.bind_world)
+        if bad.size:
+            raise ValueError(f"bone {self.names[bad[0]]!r}: its bind matrix is singular, not finite or "
+                             f"beyond ±{MAX_MAGNITUDE:g} ({bad.size} bone(s) in all)")
         self.rest_is_bind = self.rest_local is None
         self.rest_local = self.bind_local if self.rest_is_bind else \
             _frozen(self.rest_local, np.float64, (count, 4, 4), "skeleton rest_local")

@@ -156,7 +156,7 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
                                        "open it together with the .bnf")
     for role in ("bones", "parameters"):
         if len(by_role[role]) > 1:
-            raise ReadError(by_role[role][1].path, f"only one {role} file can be opened at a time")
+            raise ReadError(by_role[role][1], f"only one {role} file can be opened at a time")
     path = by_role["bones"][0]
     parents, centres = read_bones(path)
     extras = read_parameters(by_role["parameters"][0], len(parents)) if by_role["parameters"] else []

@@ -51,9 +51,30 @@ from pygltflib import GLTF2
 
 from app import maths
 from app import pose as posing
+from app.formats import gltf_schema
 from app.formats.animation_sets import add_clips, bone_map, retarget
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.model import Clip, Material, Mesh, MeshSkin, Model, Skeleton, Track, derive_tails, hierarchy_levels
+from app.formats.registry import (
+    Format,
+    LoadOptions,
+    ReadError,
+    SniffedFile,
+    read_bytes,
+    register,
+    regular_size,
+)
+from app.model import (
+    MAX_MAGNITUDE,
+    Clip,
+    Material,
+    Mesh,
+    MeshSkin,
+    Model,
+    Skeleton,
+    Track,
+    derive_tails,
+    hierarchy_levels,
+    unusable_frames,
+)
 from app.textures import decode_embedded
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
@@ -125,8 +146,9 @@ class _Reader:
             array = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):
             raise self.fail(f"{where}: expected {width} numbers, got {values!r}") from None
-        if array.shape != (width,) or not np.all(np.isfinite(array)):
-            raise self.fail(f"{where}: expected {width} finite numbers, got {values!r}")
+        if array.shape != (width,) or not np.all(np.abs(array) <= MAX_MAGNITUDE):
+            raise self.fail(f"{where}: expected {width} finite numbers within ±{MAX_MAGNITUDE:g}, "
+                            f"got {str(values)[:200]}")
         return array
 
     # --- accessors ---------------------------------------------------------------------------
@@ -252,9 +274,10 @@ class _Reader:
     def _convert(self, values: np.ndarray, accessor, where: str) -> np.ndarray:
         if values.dtype.kind == "f":
             result = values.astype(np.float64)
-            bad = np.flatnonzero(~np.all(np.isfinite(result), axis=1))
+            bad = np.flatnonzero(~np.all(np.abs(result) <= MAX_MAGNITUDE, axis=1))
             if bad.size:
-                raise self.fail(f"{where}: element {bad[0]} is not finite ({result[bad[0]].tolist()})")
+                raise self.fail(f"{where}: element {bad[0]} is not finite or beyond ±{MAX_MAGNITUDE:g} "
+                                f"({result[bad[0]].tolist()})")
             return result
         if accessor.normalized:
             top = float(np.iinfo(values.dtype).max)
@@ -288,8 +311,13 @@ class _Reader:
         local = np.stack([self.node_matrix(i, node) for i, node in enumerate(nodes)]) if nodes \
             else np.zeros((0, 4, 4))
         world = local.copy()
-        for level in levels[1:]:
-            world[level] = world[parents[level]] @ local[level]
+        with np.errstate(over="ignore", invalid="ignore"):
+            for level in levels[1:]:
+                world[level] = world[parents[level]] @ local[level]
+        huge = np.flatnonzero(~np.all(np.abs(world) <= MAX_MAGNITUDE, axis=(1, 2)))
+        if huge.size:
+            raise self.fail(f"nodes[{huge[0]}]: its rest world matrix is beyond ±{MAX_MAGNITUDE:g} (the "
+                            "transforms down its parent chain multiply past any model's size)")
         names = [node.name or f"node{index}" for index, node in enumerate(nodes)]
         return names, parents, local, world
 
@@ -827,6 +855,9 @@ def _parse_json(path: Path, text: bytes, base: int) -> dict:
         raise ReadError(path, "the JSON nests too deeply", offset=base) from None
     if not isinstance(document, dict) or not isinstance(document.get("asset"), dict):
         raise ReadError(path, "the JSON has no \"asset\" object: not a glTF document", offset=base)
+    problem = gltf_schema.problem(document)
+    if problem:
+        raise ReadError(path, f"the JSON does not follow the glTF schema: {problem}", offset=base or None)
     return document
 
 
@@ -866,7 +897,7 @@ def _load_buffers(path: Path, gltf: GLTF2, binary: _Buffer | None) -> list[_Buff
         elif uri.startswith("data:"):
             loaded = _Buffer(_decode_data_uri(path, uri, where), None)
         else:
-            loaded = _Buffer(_read_sidecar(path, uri, where), None)
+            loaded = _Buffer(_read_sidecar(path, uri, where, buffer.byteLength), None)
         length = buffer.byteLength
         if not isinstance(length, int) or length < 0 or length > len(loaded.data):
             raise ReadError(path, f"{where}.byteLength is {length!r} but {len(loaded.data)} bytes "
@@ -885,10 +916,36 @@ def _decode_data_uri(path: Path, uri: str, where: str) -> bytes:
         raise ReadError(path, f"{where}.uri: bad base64 data") from None
 
 
-def _read_sidecar(path: Path, uri: str, where: str) -> bytes:
-    target = path.parent / unquote(uri)
+def sidecar_path(gltf_path: Path, uri: str) -> Path:
+    """The file a glTF ``uri`` names: relative to the glTF's folder and inside its folder tree, a
+    regular file. Raises ``ValueError`` saying why not (absolute paths, other URI schemes, ``..``
+    out of the tree, links leading out of it, devices and FIFOs are refused)."""
+    name = unquote(uri)
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", name) or name.startswith(("/", "\\")):
+        raise ValueError(f"{uri[:80]!r} is not a path relative to the glTF file")
+    folder = gltf_path.parent.resolve()
+    target = (folder / name).resolve()
+    if not target.is_relative_to(folder):
+        raise ValueError(f"{uri[:80]!r} leads outside the glTF file's folder")
     try:
-        return target.read_bytes()
+        regular_size(target)
+    except ReadError as error:
+        raise ValueError(f"{target.name}: {error.message}") from None
+    return target
+
+
+def _read_sidecar(path: Path, uri: str, where: str, length) -> bytes:
+    """At most ``length`` bytes of the buffer file ``uri`` names (checked against its size first)."""
+    try:
+        target = sidecar_path(path, uri)
+    except ValueError as error:
+        raise ReadError(path, f"{where}.uri: {error}") from None
+    size = regular_size(target)
+    if isinstance(length, int) and 0 <= length <= size:
+        size = length
+    try:
+        with open(target, "rb") as handle:
+            return handle.read(size)
     except OSError as error:
         raise ReadError(path, f"{where}.uri: cannot read {target.name}: {error.strerror or error}") from None
 
@@ -939,7 +996,7 @@ def _build(reader: _Reader, path: Path) -> Model:
     mesh_skins = [MeshSkin(joints=node_bones[joints], inverse_bind=inverse) for joints, inverse in skins]
     names = _unique_names([node_names[node] for node in bone_nodes], bone_nodes)
     meshes, morphs = reader.meshes(node_bind, node_bones, mesh_skins)
-    bind = node_bind[bone_nodes]
+    bind = _usable_frames(reader, node_bind[bone_nodes], bone_nodes, names)
     heads, tails = derive_tails(bind, parents, meshes)
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,
                         derived_tails=np.ones(len(names), bool), rest_local=node_local[bone_nodes])
@@ -957,6 +1014,22 @@ def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) 
         usable = (np.abs(determinants) > 1e-12) & np.all(inverse_binds[:, 3] == (0, 0, 0, 1), axis=1)
         bind[joints[usable]] = np.linalg.inv(inverse_binds[usable])
     return bind
+
+
+def _usable_frames(reader: _Reader, world: np.ndarray, nodes: np.ndarray, names: list[str]) -> np.ndarray:
+    """Bind frames a Skeleton accepts: a bone whose rest world matrix is singular (a zero scale on its
+    node or an ancestor) keeps its position with an unscaled, unrotated bind frame, and a warning.
+    Its rigid meshes still collapse at rest as the file says; nothing downstream inverts a singular
+    matrix. Non-finite frames (scales overflowing down a chain) stay refused by the Skeleton."""
+    bad = [index for index in unusable_frames(world) if np.all(np.abs(world[index]) <= MAX_MAGNITUDE)]
+    if not bad:
+        return world
+    world = world.copy()
+    world[bad, :3, :3] = np.eye(3)
+    listed = ", ".join(f"nodes[{nodes[index]}] {names[index]!r}" for index in bad[:3])
+    reader.warnings.append(f"{listed}{' and others' if len(bad) > 3 else ''}: the rest transform is singular "
+                           "(zero scale); the bone's bind frame drops its rotation and scale")
+    return world
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
@@ -18,8 +20,26 @@ class ReadError(InputError):
     """A model or animation file that cannot be read."""
 
 
+def regular_size(path: str | Path) -> int:
+    """The size of ``path`` if it is a regular file (symlinks followed), else a ReadError.
+
+    Checked with ``stat`` before anything opens the file: opening a FIFO blocks, and a device
+    (``/dev/zero``) never ends.
+    """
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else (
+            "a FIFO" if stat.S_ISFIFO(status.st_mode) else "a device or socket")
+        raise ReadError(path, f"not a regular file ({kind})")
+    return status.st_size
+
+
 def read_bytes(path: str | Path) -> bytes:
     """The whole file, or a ReadError saying why it cannot be opened."""
+    regular_size(path)
     try:
         return Path(path).read_bytes()
     except OSError as error:
@@ -87,6 +107,7 @@ def register(fmt: Format) -> Format:
 def sniff(path: str | Path) -> SniffedFile:
     """Recognise one file by its content."""
     path = Path(path)
+    regular_size(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
@@ -102,11 +123,26 @@ def sniff(path: str | Path) -> SniffedFile:
     raise ReadError(path, f"not a recognised model or animation file (expected one of: {known})", offset=0)
 
 
+def _refuse_repeats(paths: list[str | Path]) -> None:
+    """A ReadError when one file is given twice (by any name: links and relative paths resolved)."""
+    seen: dict[tuple[int, int], Path] = {}
+    for path in paths:
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue  # sniff() names the problem
+        key = (status.st_dev, status.st_ino)
+        if key in seen:
+            raise ReadError(path, f"the same file is given twice (also as {seen[key]})")
+        seen[key] = Path(path)
+
+
 def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
     """Read ``paths`` as one model. Raises ``ReadError`` for anything that cannot be read."""
     if not paths:
         raise ValueError("no files given")
     options = options or LoadOptions()
+    _refuse_repeats(paths)
     sniffed = [sniff(path) for path in paths]
     names = {s.format for s in sniffed}
     owners = [name for name in names if names <= {name, *formats[name].accepts}]

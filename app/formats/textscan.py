@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from app import maths
-from app.formats.registry import ReadError
+from app.formats.registry import ReadError, regular_size
+from app.model import MAX_MAGNITUDE
 
 # Every pattern below is possessive (``*+``, ``++``) or has one way to match: none can backtrack
 # into what it already matched, so each runs in time linear in the bytes it looks at.
@@ -41,9 +42,6 @@ _COMMENT = re.compile(rb"//[^\n]*")
 _FAST_BLOCK = 64
 #: Bytes a numeric token needs at least: one character and one separator.
 _MIN_TOKEN_BYTES = 2
-#: Larger magnitudes are refused: no model coordinate is that large, and products of three such
-#: numbers (determinants, skinning) stay finite in float64 and float32 storage.
-MAX_MAGNITUDE = 1e18
 
 
 @dataclass(frozen=True)
@@ -78,6 +76,7 @@ class TextScanner:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        regular_size(self.path)
         try:
             self._handle = open(self.path, "rb")
         except OSError as error:
