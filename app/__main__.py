@@ -38,6 +38,27 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def _number(low: float, high: float, above_low: bool = False):
+    """An argparse type: a finite number in ``low..high`` (``above_low``: strictly above ``low``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+        if not (low < value if above_low else low <= value) or not value <= high:
+            lower = f"above {low:g}" if above_low else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a finite number {lower} and at most {high:g}")
+        return value
+    return parse
+
+
+#: Option ranges: frame rates, a simulation's length (its frames are kept in memory), clip times, impulses.
+FPS = _number(0.0, 1000.0, above_low=True)
+SECONDS = _number(0.0, 600.0, above_low=True)
+TIME = _number(-1e6, 1e6)
+IMPULSE = _number(0.0, 1e6)
+
+
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
     """``X,Y,Z:DX,DY,DZ[@T]`` → (origin, direction, time or None)."""
     try:
@@ -47,9 +68,11 @@ def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected X,Y,Z:DX,DY,DZ[@T] such as 0,1,2:0,0,-1@0.5, got {text!r}") from None
-    if len(origin) != 3 or len(direction) != 3 or not any(direction) or (time is not None and time < 0):
+    values = (*origin, *direction, 0.0 if time is None else time)
+    if len(origin) != 3 or len(direction) != 3 or not any(direction) or (time is not None and time < 0) \
+            or not all(abs(value) <= 1e6 for value in values):
         raise argparse.ArgumentTypeError(
-            f"expected a point, a non-zero direction and a time >= 0, got {text!r}")
+            f"expected a point, a non-zero direction and a time >= 0, finite and within ±1e6, got {text[:80]!r}")
     return origin, direction, time
 
 
@@ -81,7 +104,7 @@ def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="model and animation files (one model)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo character")
     if load_fps:
-        parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+        parser.add_argument("--fps", type=FPS, help="frames per second for formats that store no times")
     else:
         parser.set_defaults(fps=None)
     parser.add_argument("--conjugate-quaternions", action="store_true",
@@ -94,7 +117,7 @@ def _add_instant(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clip", help="clip name or 0-based index (default: the first clip)")
     when = parser.add_mutually_exclusive_group()
     when.add_argument("--frame", type=int, help="the N-th stored frame or key of the clip (0-based)")
-    when.add_argument("--time", type=float, help="seconds on the clip's timeline")
+    when.add_argument("--time", type=TIME, help="seconds on the clip's timeline")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,12 +169,13 @@ def build_parser() -> argparse.ArgumentParser:
     ragdoll.add_argument("-o", "--output", required=True, help="OUT.npz or OUT.glb")
     ragdoll.add_argument("--profile", help="ragdoll profile JSON (default: FILE.ragdoll.json beside the "
                          "first file, else an automatic setup)")
-    ragdoll.add_argument("--seconds", type=float, default=3.0, help="how long to simulate (default 3)")
-    ragdoll.add_argument("--fps", dest="output_fps", metavar="F", type=float, default=60.0,
+    ragdoll.add_argument("--seconds", type=SECONDS, default=3.0, help="how long to simulate (default 3, "
+                         "at most 600)")
+    ragdoll.add_argument("--fps", dest="output_fps", metavar="F", type=FPS, default=60.0,
                          help="frames per second written (default 60)")
     ragdoll.add_argument("--shoot", type=_shot, action="append", default=[], metavar="X,Y,Z:DX,DY,DZ[@T]",
                          help="a ray from X,Y,Z along DX,DY,DZ at T seconds (default 0.5); repeatable")
-    ragdoll.add_argument("--impulse", type=float, default=10.0,
+    ragdoll.add_argument("--impulse", type=IMPULSE, default=10.0,
                          help="impulse of each shot in N·s (default 10)")
     ragdoll.add_argument("--positions", choices=("full", "half", "none"), default="full",
                          help="posed vertices in the .npz: float32 (default), float16, or left out")
@@ -168,7 +192,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="OUT.png",
                         help="save a screenshot of the window after the first full frame, then quit")
     parser.add_argument("--size", type=_size, help="window size for --screenshot, WIDTHxHEIGHT")
-    parser.add_argument("--fps", type=float, help="frames per second for formats that store no times")
+    parser.add_argument("--fps", type=FPS, help="frames per second for formats that store no times")
     parser.add_argument("--conjugate-quaternions", action="store_true",
                         help="conjugate .anm quaternions (files from a tool with the opposite sign)")
     add_model_options(parser)

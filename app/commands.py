@@ -307,13 +307,18 @@ def ragdoll_start(model: Model, args: Namespace) -> tuple[Clip | None, float]:
     return selected_instant(model, args)
 
 
+#: Frames a ragdoll run records (every frame is kept in memory until the output is written).
+MAX_RAGDOLL_FRAMES = 36_000
+
+
 def ragdoll(args: Namespace) -> int:
     output = Path(args.output)
     suffix = output.suffix.lower()
     if suffix not in (".npz", ".glb"):
         raise UsageError(f"-o must end in .npz or .glb, got {output.name!r}")
-    if not args.seconds >= 0 or not args.output_fps > 0 or not args.impulse >= 0:
-        raise UsageError("--seconds and --impulse must not be negative and --fps must be positive")
+    if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
+        raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records "
+                         f"{args.seconds * args.output_fps:.0f} frames; at most {MAX_RAGDOLL_FRAMES} are kept")
     check_output(output)
     model = load_model(args)
     clip, start = ragdoll_start(model, args)

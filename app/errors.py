@@ -6,6 +6,8 @@ expected, so the command line and the window can show it as it is.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 
@@ -26,3 +28,20 @@ class InputError(Exception):
         if self.offset is not None:
             return f"{self.path}: at byte {self.offset} (0x{self.offset:x}): {self.message}"
         return f"{self.path}: {self.message}"
+
+
+def regular_size(path: str | Path, error: type[InputError] = InputError) -> int:
+    """The size of ``path`` if it is a regular file (symlinks followed), else ``error`` saying why.
+
+    Checked with ``stat`` before anything opens the file: opening a FIFO blocks, and a device
+    (``/dev/zero``) never ends.
+    """
+    try:
+        status = os.stat(path)
+    except OSError as problem:
+        raise error(path, f"cannot open: {problem.strerror or problem}") from None
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else (
+            "a FIFO" if stat.S_ISFIFO(status.st_mode) else "a device or socket")
+        raise error(path, f"not a regular file ({kind})")
+    return status.st_size

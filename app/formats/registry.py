@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from app import textures
+from app import errors, textures
 from app.errors import InputError
 from app.model import Model
 
@@ -21,20 +20,8 @@ class ReadError(InputError):
 
 
 def regular_size(path: str | Path) -> int:
-    """The size of ``path`` if it is a regular file (symlinks followed), else a ReadError.
-
-    Checked with ``stat`` before anything opens the file: opening a FIFO blocks, and a device
-    (``/dev/zero``) never ends.
-    """
-    try:
-        status = os.stat(path)
-    except OSError as error:
-        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
-    if not stat.S_ISREG(status.st_mode):
-        kind = "a folder" if stat.S_ISDIR(status.st_mode) else (
-            "a FIFO" if stat.S_ISFIFO(status.st_mode) else "a device or socket")
-        raise ReadError(path, f"not a regular file ({kind})")
-    return status.st_size
+    """The size of ``path`` if it is a regular file, else a ReadError (see ``errors.regular_size``)."""
+    return errors.regular_size(path, ReadError)
 
 
 def read_bytes(path: str | Path) -> bytes:

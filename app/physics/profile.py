@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
+import re
+import secrets
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
-from app.errors import InputError
+from app.errors import InputError, regular_size
 from app.model import Model
 
 VERSION = 1
@@ -36,6 +38,13 @@ SUFFIX = ".ragdoll.json"
 JOINT_KINDS = ("hinge", "cone_twist")
 #: The middle gimbal axis (swing2) locks at 90°; docs/ragdoll.md keeps it under about 80°.
 MAX_SWING2 = 85.0
+#: Largest part mass (kg), box edge or offset (model units) and unit scale a profile may hold: beyond
+#: these the simulation's numbers overflow to NaN (a part of 1e18 kg does within a step).
+MAX_MASS = 1e5
+MAX_LENGTH = 1e6
+UNIT_RANGE = (1e-6, 1e6)
+#: Largest profile file read (a profile of a thousand parts is a few hundred kilobytes).
+MAX_FILE_BYTES = 16 * 1024 * 1024
 
 Vector = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
@@ -224,12 +233,12 @@ def first_problem(profile: RagdollProfile) -> tuple[str, str] | None:
             return f"{where}.name", f"a unique name ({part.name!r} is parts[{first_name}]'s)"
         if first_bone != index:
             return f"{where}.bone", f"a bone no other part has ({part.bone!r} is parts[{first_bone}]'s)"
-        if not all(_finite(v) and v > 0 for v in part.size):
-            return f"{where}.size", f"three positive edge lengths, got {list(part.size)}"
-        if not all(_finite(v) for v in part.offset):
-            return f"{where}.offset", f"three finite numbers, got {list(part.offset)}"
-        if not (_finite(part.mass) and part.mass > 0):
-            return f"{where}.mass", f"a positive mass in kg, got {part.mass}"
+        if not all(_finite(v) and 0 < v <= MAX_LENGTH for v in part.size):
+            return f"{where}.size", f"three positive edge lengths up to {MAX_LENGTH:g}, got {list(part.size)}"
+        if not all(_length(v) for v in part.offset):
+            return f"{where}.offset", f"three numbers within ±{MAX_LENGTH:g}, got {list(part.offset)}"
+        if not (_finite(part.mass) and 0 < part.mass <= MAX_MASS):
+            return f"{where}.mass", f"a positive mass up to {MAX_MASS:g} kg, got {part.mass}"
         if not _unit_quaternion(part.rotation):
             return f"{where}.rotation", f"a non-zero quaternion (x, y, z, w), got {list(part.rotation)}"
     joint_names = [joint.name for joint in profile.joints]
@@ -245,12 +254,13 @@ def first_problem(profile: RagdollProfile) -> tuple[str, str] | None:
     for index, pair in enumerate(profile.disabled_collisions):
         if len(pair) != 2 or any(name not in names for name in pair) or pair[0] == pair[1]:
             return f"disabled_collisions[{index}]", f"two different part names, got {list(pair)}"
-    for name, where in (("meters_per_unit", "meters_per_unit"), ("linear_damping", "damping.linear"),
-                        ("angular_damping", "damping.angular")):
+    low, high = UNIT_RANGE
+    if not (_finite(profile.meters_per_unit) and low <= profile.meters_per_unit <= high):
+        return "meters_per_unit", f"a positive number from {low:g} to {high:g}, got {profile.meters_per_unit}"
+    for name, where in (("linear_damping", "damping.linear"), ("angular_damping", "damping.angular")):
         value = getattr(profile, name)
-        positive = name == "meters_per_unit"
-        if not (_finite(value) and (value > 0 if positive else value >= 0)):
-            return where, f"a {'positive' if positive else 'non-negative'} number, got {value}"
+        if not (_finite(value) and 0 <= value <= 1):
+            return where, f"a fraction from 0 to 1, got {value}"
     return None
 
 
@@ -264,8 +274,8 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
     if joint.part_a == joint.part_b:
         return ".parts[1]", "a part other than the first"
     for side, key in enumerate(("offset_a", "offset_b")):
-        if not all(_finite(v) for v in getattr(joint, key)):
-            return f".offsets[{side}]", f"three finite numbers, got {list(getattr(joint, key))}"
+        if not all(_length(v) for v in getattr(joint, key)):
+            return f".offsets[{side}]", f"three numbers within ±{MAX_LENGTH:g}, got {list(getattr(joint, key))}"
     if not _unit_quaternion(joint.rotation):
         return ".rotation", f"a non-zero quaternion (x, y, z, w), got {list(joint.rotation)}"
     if joint.kind not in JOINT_KINDS:
@@ -283,6 +293,10 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
 
 def _finite(value) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _length(value) -> bool:
+    return _finite(value) and abs(value) <= MAX_LENGTH
 
 
 def _unit_quaternion(q) -> bool:
@@ -334,7 +348,7 @@ class _Fields:
         self.fail(where, f"a non-empty string, got {_kind(value)}")
 
     def number(self, value, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(_as_float(value)):
             self.fail(where, f"a finite number, got {_kind(value)}")
         return float(value)
 
@@ -345,11 +359,20 @@ class _Fields:
         return tuple(self.number(item, f"{where}[{i}]") for i, item in enumerate(items))
 
 
+def _as_float(value: int | float) -> float:
+    """``value`` as a float; integers too large for one become infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def _kind(value) -> str:
     if isinstance(value, (dict, list)):
         return {dict: "an object", list: f"an array of {len(value)}"}[type(value)]
     if isinstance(value, (str, int, float, bool)) or value is None:
-        return json.dumps(value)
+        text = json.dumps(value)
+        return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
     return type(value).__name__
 
 
@@ -420,6 +443,12 @@ def _joint_from_dict(f: _Fields, item, where: str) -> Joint:
 def load_profile(path: str | Path) -> RagdollProfile:
     path = Path(path)
     try:
+        size = regular_size(path)
+    except InputError as error:
+        raise ProfileError(path, "", error.message) from None
+    if size > MAX_FILE_BYTES:
+        raise ProfileError(path, "", f"{size} bytes is too large for a profile (at most {MAX_FILE_BYTES})")
+    try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ProfileError(path, "", f"cannot open: {error.strerror or error}") from None
@@ -430,28 +459,75 @@ def load_profile(path: str | Path) -> RagdollProfile:
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
         raise ProfileError(path, "", f"not JSON: {error.msg} at {where}") from None
+    except RecursionError:
+        raise ProfileError(path, "", "the JSON nests too deeply") from None
+    except ValueError as error:  # an integer with more digits than Python converts
+        raise ProfileError(path, "", f"not usable JSON: {error}") from None
     return from_dict(data, path)
 
 
 def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
-    """Write ``profile`` to ``path`` atomically (a temporary file beside it, then a rename)."""
+    """Write ``profile`` to ``path`` atomically (see ``write_atomically``)."""
     path = Path(path)
     problem = first_problem(profile)
     if problem:
         raise ProfileError(path, *problem)
-    text = json.dumps(to_dict(profile), indent=2) + "\n"
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps(to_dict(profile), indent=2) + "\n")
     profile.path = path
     return path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file at ``path`` (a symlink's target, when ``path`` is a link) with ``text``, so a
+    reader sees the old bytes or the new, never a mix; the file keeps its mode (a new file gets 0666
+    less the umask). The bytes go to a temporary file beside the target, renamed over it once
+    complete; it is removed on any failure Python sees, and one left by a save that was killed
+    (its process gone) is removed by the next save."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    _remove_orphans(target)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        handle = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        try:
+            if mode is not None:
+                os.fchmod(handle, mode)
+            view = memoryview(text.encode("utf-8"))
+            while view:
+                view = view[os.write(handle, view):]
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove temporaries of earlier saves of ``target`` whose process no longer runs."""
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match and not _running(int(match.group(1))):
+            (target.parent / name).unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2 ** 31
+    return True
 
 
 def profile_path_for(model_path: str | Path) -> Path:
