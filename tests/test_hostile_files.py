@@ -199,3 +199,44 @@ def test_huge_vertex_positions_are_refused(tmp_path):
                       [(TRIANGLE * 1e30, "VEC3", 5126), (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5121),
                        (np.array([[1.0, 0, 0, 0]] * 3), "VEC4", 5126)])
     refused(path, "accessors[0]", "beyond ±1e+18")
+
+
+# --- memory in proportion to the file ---------------------------------------------------------------
+
+def peak_bytes(function) -> int:
+    """Peak memory Python and numpy allocate while ``function`` runs."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_c3de_header_on_zeros_costs_memory_in_proportion(tmp_path):
+    """A 2010 bones header (1 frame, 2 bones) followed by 16 MB of zeros: the parent list's count is
+    whatever bytes remain, so it is checked before anything is read."""
+    path = tmp_path / "zeros.c3d"
+    size = 16 << 20
+    with open(path, "wb") as handle:
+        handle.write((1).to_bytes(4, "little") + (2).to_bytes(4, "little"))
+        handle.truncate(size)
+
+    def load():
+        model = registry.load([path])
+        assert any("the parent list has" in warning for warning in model.warnings)
+    assert peak_bytes(load) < 1.5 * size
+
+
+def test_sniffing_a_big_file_reads_its_head_only(tmp_path):
+    path = tmp_path / "sparse.txt"
+    size = 16 << 20
+    with open(path, "wb") as handle:
+        handle.write(b"// BonesPro structure\n2\n3\n<a>\n*\n")
+        handle.truncate(size)
+
+    def load():
+        with pytest.raises(ReadError, match="not a recognised model"):
+            registry.load([path])
+    assert peak_bytes(load) < size / 4

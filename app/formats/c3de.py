@@ -103,11 +103,11 @@ def bones_layout(data: bytes | memoryview, size: int) -> BonesLayout | None:
     poses_end = 8 + MATRIX_BYTES * frames * bones
     if size == poses_end:
         return BonesLayout("2009", frames, bones)
-    if size >= poses_end + 4 and (size - poses_end - 4) % 4 == 0 and len(data) >= size:
-        clips = (size - poses_end - 4) // 4
-        trailer = _ints(memoryview(data)[poses_end:], 1 + clips)
-        if trailer[0] == clips and all(n >= 0 for n in trailer[1:]):
-            return BonesLayout("2009 with clip list", frames, bones, clip_frames=tuple(trailer[1:]))
+    clips = (size - poses_end - 4) // 4
+    if size >= poses_end + 4 and (size - poses_end - 4) % 4 == 0 and clips <= frames and len(data) >= size:
+        trailer = np.frombuffer(data, "<i4", count=1 + clips, offset=poses_end)
+        if trailer[0] == clips and np.all(trailer[1:] >= 0):
+            return BonesLayout("2009 with clip list", frames, bones, clip_frames=tuple(trailer[1:].tolist()))
     rest = size - (8 + (MATRIX_BYTES + HEAD_TAIL_BYTES) * bones + MATRIX_BYTES * frames * bones + 8)
     if rest >= 0 and rest % 4 == 0:
         return BonesLayout("2010", frames, bones, parent_count=rest // 4)
@@ -130,13 +130,31 @@ def sniff(head: bytes, path: Path) -> str | None:
         return "mesh"
     if bones_layout(head, size):
         return "bones"
-    if size > len(head):  # a 2009 clip trailer sits at the end: look at the whole file
-        try:
+    if size > len(head) and _trailer_count_fits(path, head, size):
+        try:  # a 2009 clip trailer sits at the end: its layout check reads the whole file
             if bones_layout(path.read_bytes(), size):
                 return "bones"
         except OSError:
             return None
     return None
+
+
+def _trailer_count_fits(path: Path, head: bytes, size: int) -> bool:
+    """Whether the int after a 2009 file's poses counts the ints that follow it (read alone, so a
+    file that is no such file is never read whole while sniffing)."""
+    first = _ints(head, 2)
+    if len(first) < 2 or first[0] <= 0 or first[1] <= 0:
+        return False
+    poses_end = 8 + MATRIX_BYTES * first[0] * first[1]
+    if size < poses_end + 4:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(poses_end)
+            count = _ints(handle.read(4), 1)
+    except OSError:
+        return False
+    return count == [(size - poses_end - 4) // 4]
 
 
 def _expected_sizes(data: bytes | memoryview, size: int) -> str:
@@ -275,12 +293,14 @@ def read_bones(path: Path, data: bytes, warnings: list[str]) -> BonesFile:
     poses_at = 8 + (MATRIX_BYTES + HEAD_TAIL_BYTES) * bones
     skinning = _matrices(block, poses_at, frames * bones, "pose matrices", warnings)
     skinning = skinning.reshape(frames, bones, 4, 4)
-    parents_at = poses_at + MATRIX_BYTES * frames * bones + 8
-    parents = block.array(parents_at, "<i4", layout.parent_count, "parent list").astype(np.int32)
-    if len(parents) != bones:
-        warnings.append(f"{path.name}: the parent list has {len(parents)} entries for {bones} bones "
+    parents = None
+    if layout.parent_count == bones:  # checked before reading: the count is whatever bytes remain
+        parents_at = poses_at + MATRIX_BYTES * frames * bones + 8
+        parents = block.array(parents_at, "<i4", bones, "parent list").astype(np.int32)
+    else:
+        warnings.append(f"{path.name}: the parent list has {layout.parent_count} entries for {bones} "
+                        "bones "
                         "(armature order cannot be mapped to vertex-group order); bones left unparented")
-        parents = None
     return BonesFile(layout.name, bind, head_tails[:, :3], head_tails[:, 3:], skinning, parents, clip_frames)
 
 
