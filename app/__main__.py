@@ -47,7 +47,8 @@ def _number(low: float, high: float, above_low: bool = False):
             raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
         if not (low < value if above_low else low <= value) or not value <= high:
             lower = f"above {low:g}" if above_low else f"at least {low:g}"
-            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a finite number {lower} and at most {high:g}")
+            raise argparse.ArgumentTypeError(
+                f"{text[:40]!r} is not a finite number {lower} and at most {high:g}")
         return value
     return parse
 
@@ -72,7 +73,8 @@ def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None
     if len(origin) != 3 or len(direction) != 3 or not any(direction) or (time is not None and time < 0) \
             or not all(abs(value) <= 1e6 for value in values):
         raise argparse.ArgumentTypeError(
-            f"expected a point, a non-zero direction and a time >= 0, finite and within ±1e6, got {text[:80]!r}")
+            "expected a point, a non-zero direction and a time >= 0, finite and within ±1e6, "
+            f"got {text[:80]!r}")
     return origin, direction, time
 
 

@@ -317,8 +317,9 @@ def ragdoll(args: Namespace) -> int:
     if suffix not in (".npz", ".glb"):
         raise UsageError(f"-o must end in .npz or .glb, got {output.name!r}")
     if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
-        raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records "
-                         f"{args.seconds * args.output_fps:.0f} frames; at most {MAX_RAGDOLL_FRAMES} are kept")
+        frames = args.seconds * args.output_fps
+        raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "
+                         f"frames; at most {MAX_RAGDOLL_FRAMES} are kept")
     check_output(output)
     model = load_model(args)
     clip, start = ragdoll_start(model, args)

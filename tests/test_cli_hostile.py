@@ -35,7 +35,8 @@ def test_numeric_options_must_be_finite_and_in_range(tmp_path, capsys, args, opt
 
 
 def test_too_many_ragdoll_frames(tmp_path, capsys):
-    assert exit_status(["ragdoll", "--demo", "--seconds", "600", "--fps", "1000", "-o", str(tmp_path / "r.npz")]) == 2
+    output = str(tmp_path / "r.npz")
+    assert exit_status(["ragdoll", "--demo", "--seconds", "600", "--fps", "1000", "-o", output]) == 2
     assert "at most 36000" in capsys.readouterr().err
 
 
@@ -43,5 +44,6 @@ def test_profile_out_of_range_is_exit_3_naming_the_field(tmp_path, capsys):
     data = to_dict(three_bone_profile())
     data["parts"][0]["mass"] = 1e18
     (tmp_path / "p.json").write_text(json.dumps(data))
-    assert exit_status(["ragdoll", "--demo", "--profile", str(tmp_path / "p.json"), "-o", str(tmp_path / "r.npz")]) == 3
+    profile, output = str(tmp_path / "p.json"), str(tmp_path / "r.npz")
+    assert exit_status(["ragdoll", "--demo", "--profile", profile, "-o", output]) == 3
     assert "parts[0].mass" in capsys.readouterr().err

@@ -97,8 +97,8 @@ def test_two_bnf_or_two_prm_files_are_refused(tmp_path, role, name):
     write.bnf(tmp_path / "b2.bnf", [-1, 0], np.ones((2, 3)))
     write.prm(tmp_path / "p.prm", [(0, 1, 1, 1)])
     write.prm(tmp_path / "p2.prm", [(1, 0, 1, 1)])
-    files = [SniffedFile(tmp_path / "b.bnf", "bnf", "bones"), SniffedFile(tmp_path / "p.prm", "bnf", "parameters"),
-             SniffedFile(tmp_path / name, "bnf", role)]
+    files = [SniffedFile(tmp_path / "b.bnf", "bnf", "bones"),
+             SniffedFile(tmp_path / "p.prm", "bnf", "parameters"), SniffedFile(tmp_path / name, "bnf", role)]
     with pytest.raises(ReadError, match=rf"{name}: only one {role} file can be opened at a time"):
         bnf.load(files, LoadOptions())
 
@@ -152,14 +152,18 @@ def test_buffer_fifo_is_refused(tmp_path):
 @pytest.mark.parametrize("change, fragment", [
     (lambda d: d.update(buffers=[None]), "buffers[0]: expected an object, got null"),
     (lambda d: d.update(nodes=[None]), "nodes[0]: expected an object, got null"),
-    (lambda d: d["nodes"][0].update(children=1), "nodes[0].children: expected a list of integers, got an integer"),
-    (lambda d: d["nodes"][0].update(children=[1.5]), "nodes[0].children[0]: expected an integer, got a number"),
+    (lambda d: d["nodes"][0].update(children=1),
+     "nodes[0].children: expected a list of integers, got an integer"),
+    (lambda d: d["nodes"][0].update(children=[1.5]),
+     "nodes[0].children[0]: expected an integer, got a number"),
     (lambda d: d["skins"][0].update(joints=0), "skins[0].joints: expected a list of integers"),
-    (lambda d: d["meshes"][0].update(primitives=[7]), "meshes[0].primitives[0]: expected an object, got an integer"),
+    (lambda d: d["meshes"][0].update(primitives=[7]),
+     "meshes[0].primitives[0]: expected an object, got an integer"),
     (lambda d: d["meshes"][0]["primitives"][0].update(attributes={"POSITION": "0"}),
      "meshes[0].primitives[0].attributes.POSITION: expected an accessor index, got a string"),
     (lambda d: d["scenes"][0].update(nodes=None), "scenes[0].nodes: expected a list of integers, got null"),
-    (lambda d: d["accessors"][0].update(count=True), "accessors[0].count: expected an integer, got true/false"),
+    (lambda d: d["accessors"][0].update(count=True),
+     "accessors[0].count: expected an integer, got true/false"),
     (lambda d: d.update(animations={}), "animations: expected a list of objects, got an object"),
     (lambda d: d["nodes"][1].update(translation="far"), "nodes[1].translation: expected a list of numbers"),
 ])

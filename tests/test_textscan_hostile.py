@@ -89,8 +89,10 @@ def test_anm_cut_inside_a_key(tmp_path):
     write.anm(tmp_path / "a.anm", [0.0, 1.0], rng.normal(size=(2, 40, 4)))
     lines = (tmp_path / "a.anm").read_bytes().split(b"\n")
     (tmp_path / "a.anm").write_bytes(b"\n".join(lines[:65]) + b"\n")  # key 1 cut after 20 of 40 bones
-    files = [SniffedFile(tmp_path / "b.bnf", "bnf", "bones"), SniffedFile(tmp_path / "a.anm", "bnf", "animation")]
-    with pytest.raises(ReadError, match=r"a\.anm:65: 40 quaternions: expected 160 numbers, the file ends after 80"):
+    files = [SniffedFile(tmp_path / "b.bnf", "bnf", "bones"),
+             SniffedFile(tmp_path / "a.anm", "bnf", "animation")]
+    with pytest.raises(ReadError, match=r"a\.anm:65: 40 quaternions: expected 160 numbers, the file ends "
+                                        r"after 80"):
         bnf.load(files, LoadOptions())
 
 

@@ -69,7 +69,8 @@ def _choice(scanner: TextScanner, what: str, choices: dict):
     text, line = scanner.line_text(what)
     key = " ".join(text.replace('"', " ").lower().split())
     if key not in choices:
-        raise scanner.error(f"{what}: expected one of {', '.join(sorted(choices))}, found {shown(text)}", line)
+        raise scanner.error(f"{what}: expected one of {', '.join(sorted(choices))}, found {shown(text)}",
+                            line)
     return choices[key]
 
 

@@ -24,7 +24,8 @@ DOCUMENT = {
     "extensions": OBJECT,
     "accessors": [{"bufferView": INT, "byteOffset": INT, "componentType": INT, "normalized": BOOL,
                    "count": INT, "type": STRING, "max": NUMBERS, "min": NUMBERS,
-                   "sparse": {"count": INT, "indices": {"bufferView": INT, "byteOffset": INT, "componentType": INT},
+                   "sparse": {"count": INT,
+                              "indices": {"bufferView": INT, "byteOffset": INT, "componentType": INT},
                               "values": {"bufferView": INT, "byteOffset": INT}}}],
     "animations": [{"channels": [{"sampler": INT, "target": {"node": INT, "path": STRING}}],
                     "samplers": [{"input": INT, "output": INT, "interpolation": STRING}], "name": STRING}],
@@ -38,9 +39,9 @@ DOCUMENT = {
                    "normalTexture": _TEXTURE_INFO, "occlusionTexture": _TEXTURE_INFO,
                    "emissiveTexture": _TEXTURE_INFO, "emissiveFactor": NUMBERS, "extensions": OBJECT}],
     "meshes": [{"primitives": [_PRIMITIVE], "weights": NUMBERS, "name": STRING}],
-    "nodes": [{"camera": INT, "children": INTS, "skin": INT, "matrix": NUMBERS, "mesh": INT, "rotation": NUMBERS,
-               "scale": NUMBERS, "translation": NUMBERS, "weights": NUMBERS, "name": STRING,
-               "extensions": OBJECT}],
+    "nodes": [{"camera": INT, "children": INTS, "skin": INT, "matrix": NUMBERS, "mesh": INT,
+               "rotation": NUMBERS, "scale": NUMBERS, "translation": NUMBERS, "weights": NUMBERS,
+               "name": STRING, "extensions": OBJECT}],
     "samplers": [{"magFilter": INT, "minFilter": INT, "wrapS": INT, "wrapT": INT}],
     "scenes": [{"nodes": INTS, "name": STRING}],
     "skins": [{"inverseBindMatrices": INT, "skeleton": INT, "joints": INTS, "name": STRING}],
@@ -102,7 +103,8 @@ def _check_leaf(value, kind: str, where: str) -> str | None:
             return f"{where}: expected a {kind}, got {_json_type(value)}"
         for index, item in enumerate(value):
             if not _is(item, items):
-                return f"{where}[{index}]: expected {'an' if items == INT else 'a'} {items}, got {_json_type(item)}"
+                article = "an" if items == INT else "a"
+                return f"{where}[{index}]: expected {article} {items}, got {_json_type(item)}"
         return None
     if kind == INT_MAP:
         if not isinstance(value, dict):

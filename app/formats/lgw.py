@@ -124,7 +124,8 @@ class _Reader:
             if token.text == "END_OF_MATERIAL_LIST":
                 return
             if token.text != "MATERIAL":
-                raise self.scanner.error(f"expected MATERIAL or END_OF_MATERIAL_LIST, found {shown(token.text)}",
+                raise self.scanner.error("expected MATERIAL or END_OF_MATERIAL_LIST, found "
+                                         f"{shown(token.text)}",
                                          token.line)
             index = self.scanner.integer("the material index", 0)
             self.materials[index] = self.material(self.scanner.string("the material name").text)
@@ -166,7 +167,8 @@ class _Reader:
             link = Link("normal", [(name, self.pivot(), line)])
             self.scanner.keyword("END_OF_PARENT")
         else:
-            raise self.scanner.error(f"expected LINK_TYPE SKIN or NORMAL, found {shown(kind.text)}", kind.line)
+            raise self.scanner.error(f"expected LINK_TYPE SKIN or NORMAL, found {shown(kind.text)}",
+                                     kind.line)
         self.scanner.keyword("END_OF_LINKINFO")
         return link
 

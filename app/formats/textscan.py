@@ -33,8 +33,8 @@ _BARE_SOURCE = rb'(?:[^\s"</]++|/(?!/))++'
 #: One token: a quoted string, a <name>, or a bare run.
 _TOKEN = re.compile(rb'"([^"\n]*+)"|<([^>\n]*+)>|(' + _BARE_SOURCE + rb")")
 #: A complete number token as the numeric blocks accept it (the same set ``np.fromstring`` parses).
-_NUMBER = re.compile(rb"[+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+\Z|[+-]?+(?:inf(?:inity)?|nan)\Z",
-                     re.IGNORECASE)
+_NUMBER = re.compile(rb"[+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+\Z"
+                     rb"|[+-]?+(?:inf(?:inity)?|nan)\Z", re.IGNORECASE)
 #: Longest token text quoted in an error message.
 _SHOWN = 40
 _COMMENT = re.compile(rb"//[^\n]*")

@@ -275,7 +275,8 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
         return ".parts[1]", "a part other than the first"
     for side, key in enumerate(("offset_a", "offset_b")):
         if not all(_length(v) for v in getattr(joint, key)):
-            return f".offsets[{side}]", f"three numbers within ±{MAX_LENGTH:g}, got {list(getattr(joint, key))}"
+            offset = list(getattr(joint, key))
+            return f".offsets[{side}]", f"three numbers within ±{MAX_LENGTH:g}, got {offset}"
     if not _unit_quaternion(joint.rotation):
         return ".rotation", f"a non-zero quaternion (x, y, z, w), got {list(joint.rotation)}"
     if joint.kind not in JOINT_KINDS:
@@ -359,7 +360,7 @@ class _Fields:
         return tuple(self.number(item, f"{where}[{i}]") for i, item in enumerate(items))
 
 
-def _as_float(value: int | float) -> float:
+def _as_float(value: float) -> float:
     """``value`` as a float; integers too large for one become infinity."""
     try:
         return float(value)
