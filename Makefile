@@ -43,7 +43,7 @@ bench: $(STAMP)
 	$(PY) -m tests.bench
 
 fuzz: $(STAMP)
-	BONEYARD_FUZZ_EXAMPLES=50000 $(PY) -m pytest -m fuzz
+	BONEYARD_FUZZ_EXAMPLES=20000 $(PY) -m pytest -m fuzz
 
 demo: $(STAMP)
 	$(PY) assets/make_demo.py

@@ -1,0 +1,134 @@
+"""Mutation fuzzing of the glTF reader: JSON values replaced by null, zero, huge or wrong-typed values,
+keys deleted, buffer bytes flipped, buffer and image URIs pointed elsewhere. Only ReadError may come out,
+and every model that loads poses finitely. tests/fuzzing.py runs the cases in a watched child process.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from app.formats import gltf
+from tests import fuzzing
+from tests.writers.gltf_writer import write_gltf
+
+#: Values a member is replaced with: nulls, zeros, huge and non-finite numbers, wrong types, and
+#: references to files outside the folder, devices and missing files.
+VALUES = [None, 0, -1, 1, 2, 0.0, 1e308, -1e308, 1e19, 2 ** 31, 2 ** 64, 1.5, True, "", "x", [], {}, [None],
+          [0, 0, 0], [0.0, 0.0, 0.0, 0.0], [1e308, 0, 0], [0] * 16, "/dev/zero", "../outside.bin",
+          "missing.bin", "data:application/octet-stream;base64,AAAA", "NaN"]
+
+
+def _document() -> tuple[dict, list]:
+    """A skinned strip of two triangles on a chain of three nodes, with a TRS animation, a morph target,
+    a material with a texture and a sidecar image name."""
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float)
+    document = {
+        "scene": 0, "scenes": [{"nodes": [0, 3]}],
+        "nodes": [{"name": "root", "children": [1], "translation": [0, 1, 0]},
+                  {"name": "mid", "children": [2], "rotation": [0, 0, 0.6, 0.8], "scale": [1, 2, 1]},
+                  {"name": "tip", "translation": [0, 1, 0]},
+                  {"name": "body", "mesh": 0, "skin": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2},
+                                    "indices": 3, "material": 0, "targets": [{"POSITION": 4}]}],
+                    "weights": [0.5]}],
+        "skins": [{"joints": [0, 1, 2], "inverseBindMatrices": 5}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorFactor": [1, 0.5, 0.5, 1],
+                                                "baseColorTexture": {"index": 0}}}],
+        "textures": [{"source": 0}], "images": [{"uri": "skin.png"}],
+        "animations": [{"samplers": [{"input": 6, "output": 7}, {"input": 6, "output": 8},
+                                     {"input": 6, "output": 9, "interpolation": "STEP"}],
+                        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                                     {"sampler": 1, "target": {"node": 2, "path": "translation"}},
+                                     {"sampler": 2, "target": {"node": 3, "path": "weights"}}]}],
+    }
+    inverse_binds = np.tile(np.eye(4), (3, 1, 1))
+    inverse_binds[:, 3, 1] = [-1, -1, -2]  # column-major: translation in the last row
+    arrays = [(positions, "VEC3", 5126),
+              (np.array([[0, 1, 0, 0], [1, 2, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0]]), "VEC4", 5121),
+              (np.array([[0.5, 0.5, 0, 0], [0.7, 0.3, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]), "VEC4", 5126),
+              (np.array([0, 1, 2, 2, 1, 3]), "SCALAR", 5123),
+              (np.full((4, 3), 0.1), "VEC3", 5126),
+              (inverse_binds.reshape(3, 16), "MAT4", 5126),
+              (np.array([0.0, 0.5, 1.0]), "SCALAR", 5126),
+              (np.array([[0, 0, 0, 1], [0, 0, 0.38, 0.92], [0, 0, 0.7, 0.7]]), "VEC4", 5126),
+              (np.array([[0, 1, 0], [0, 1.5, 0], [0, 1, 0]]), "VEC3", 5126),
+              (np.array([0.0, 1.0, 0.0]), "SCALAR", 5126)]
+    return document, arrays
+
+
+def originals(reader: str, folder) -> list[dict[str, bytes]]:
+    """The document with its buffer embedded as a data URI, and again with the buffer in a sidecar."""
+    document, arrays = _document()
+    embedded = write_gltf(folder, document, arrays, "model.gltf").read_bytes()
+    sidecar = json.loads(embedded)
+    payload = base64.b64decode(sidecar["buffers"][0]["uri"].split(",", 1)[1])
+    sidecar["buffers"][0]["uri"] = "model.bin"
+    return [{"model.gltf": embedded},
+            {"model.gltf": json.dumps(sidecar).encode(), "model.bin": payload, "skin.png": b"\x89PNG\r\n"}]
+
+
+def _members(value, path=()):
+    """Every (container, key) pair inside a JSON value."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return
+    for key, item in items:
+        yield value, key
+        yield from _members(item, (*path, key))
+
+
+def mutate(data: bytes, rng: np.random.Generator) -> bytes:
+    """A JSON document: one member replaced, deleted or duplicated, or its data URI's bytes flipped;
+    anything else (the sidecar buffer or image): bytes flipped or cut."""
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return _flip(data, rng) if data and rng.random() < 0.7 else data[: rng.integers(len(data) + 1)]
+    members = list(_members(document))
+    container, key = members[rng.integers(len(members))]
+    choice = rng.integers(4)
+    if choice == 0 and isinstance(container, dict):
+        del container[key]
+    elif choice == 1:
+        container[key] = json.loads(json.dumps(container[rng.choice(list(container))] if isinstance(
+            container, dict) else container[rng.integers(len(container))]))
+    elif choice == 2 and "buffers" in document and isinstance(document["buffers"], list) and \
+            document["buffers"] and isinstance(document["buffers"][0], dict) and \
+            str(document["buffers"][0].get("uri", "")).startswith("data:"):
+        header, _, payload = document["buffers"][0]["uri"].partition(",")
+        raw = _flip(base64.b64decode(payload), rng)
+        document["buffers"][0]["uri"] = header + "," + base64.b64encode(raw).decode()
+    else:
+        container[key] = json.loads(json.dumps(VALUES[rng.integers(len(VALUES))]))
+    return json.dumps(document).encode()
+
+
+def _flip(data: bytes, rng: np.random.Generator) -> bytes:
+    out = bytearray(data)
+    for _ in range(int(rng.integers(1, 5))):
+        if out:
+            out[rng.integers(len(out))] = int(rng.choice([0, 0xFF, 0x7F, 0x80, int(rng.integers(256))]))
+    return bytes(out)
+
+
+def load(reader: str, paths):
+    return gltf.read(next(path for path in paths if path.suffix == ".gltf"))
+
+
+@pytest.mark.fuzz
+def test_mutations_raise_only_read_error(tmp_path):
+    for files in originals("gltf", tmp_path):
+        for name, data in files.items():
+            (tmp_path / name).write_bytes(data)
+        model = load("gltf", [tmp_path / name for name in files])
+        assert len(model.skeleton) == 3 and model.clips  # the originals load, skinned and animated
+        fuzzing.check_poses(model)
+    (tmp_path / "outside.bin").write_bytes(b"\0" * 4096)
+    fuzzing.run("gltf", 400, tmp_path)
