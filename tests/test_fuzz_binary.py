@@ -45,7 +45,8 @@ def originals(reader: str, folder) -> list[dict[str, bytes]]:
     if reader == "nwn_mdl":
         return [{"model.mdl": write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()])}]
     return [{"mesh.c3d": write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, UVS, layout="2010")},
-            {"mesh.c3d": write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009", indices=[0, 1, 2, 3, 4, 5])},
+            {"mesh.c3d": write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009",
+                                    indices=[0, 1, 2, 3, 4, 5])},
             {"bones.c3d": write_bones_2010(BIND, HEADS, TAILS, skinning_frames(3), [-1, 0])},
             {"bones.c3d": write_bones_2009(skinning_frames(5), clip_frames=[2, 3])}]
 
