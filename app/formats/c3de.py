@@ -299,7 +299,8 @@ def read_bones(path: Path, data: bytes, warnings: list[str]) -> BonesFile:
         parents = block.array(parents_at, "<i4", bones, "parent list").astype(np.int32)
     else:
         warnings.append(f"{path.name}: the parent list has {layout.parent_count} entries for {bones} "
-                        "bones (armature order cannot be mapped to vertex-group order); bones left unparented")
+                        "bones (armature order cannot be mapped to vertex-group order); bones left "
+                        "unparented")
     return BonesFile(layout.name, bind, head_tails[:, :3], head_tails[:, 3:], skinning, parents, clip_frames)
 
 
