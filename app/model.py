@@ -260,7 +260,11 @@ class Mesh:
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
-        self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
+        if not np.all(np.abs(self.positions) <= MAX_MAGNITUDE):
+            raise ValueError(f"mesh {self.name!r}: a vertex position is not finite or beyond "
+                             f"±{MAX_MAGNITUDE:g}")
         self.joints = _frozen(self.joints, np.int32, (count, None), f"mesh {self.name!r} joints")
         self.weights = _frozen(self.weights, np.float32, self.joints.shape, f"mesh {self.name!r} weights")
         if self.normals is not None:

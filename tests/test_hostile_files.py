@@ -244,3 +244,15 @@ def test_sniffing_a_big_file_reads_its_head_only(tmp_path):
         with pytest.raises(ReadError, match="not a recognised model"):
             registry.load([path])
     assert peak_bytes(load) < size / 4
+
+
+def test_bind_positions_overflowing_float32_are_refused(tmp_path):
+    """Inverse bind matrices scaling by 1e18 take a vertex at 1e18 past float32's range."""
+    path = skinned_gltf(tmp_path)
+    document = json.loads(path.read_text())
+    document["skins"][0]["inverseBindMatrices"] = 3
+    inverse_binds = np.tile(np.diag([1e18, 1e18, 1e18, 1.0]), (2, 1, 1)).reshape(2, 16)
+    path = write_gltf(tmp_path, {k: document[k] for k in ("nodes", "scenes", "meshes", "skins")},
+                      [(TRIANGLE * 1e18, "VEC3", 5126), (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5121),
+                       (np.array([[1.0, 0, 0, 0]] * 3), "VEC4", 5126), (inverse_binds, "MAT4", 5126)])
+    refused(path, "a vertex position is not finite or beyond ±1e+18")
