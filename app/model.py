@@ -40,6 +40,12 @@ def _frozen(array, dtype, shape: tuple, what: str) -> np.ndarray:
     return result
 
 
+def _check_bounded(array: np.ndarray, what: str) -> None:
+    """A ValueError unless every entry of ``array`` is finite and within ``MAX_MAGNITUDE``."""
+    if not np.all(np.abs(array) <= MAX_MAGNITUDE):
+        raise ValueError(f"{what}: a value is not finite or beyond ±{MAX_MAGNITUDE:g}")
+
+
 def unusable_frames(matrices: np.ndarray) -> np.ndarray:
     """Indices of the (N, 4, 4) affine ``matrices`` that cannot serve as a bone frame: an entry not
     finite or beyond ``MAX_MAGNITUDE``, or a 3×3 part ``maths.affine_inverse`` refuses."""
@@ -262,9 +268,7 @@ class Mesh:
         count = len(np.asarray(self.positions))
         with np.errstate(over="ignore", invalid="ignore"):
             self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
-        if not np.all(np.abs(self.positions) <= MAX_MAGNITUDE):
-            raise ValueError(f"mesh {self.name!r}: a vertex position is not finite or beyond "
-                             f"±{MAX_MAGNITUDE:g}")
+        _check_bounded(self.positions, f"mesh {self.name!r} positions")
         self.joints = _frozen(self.joints, np.int32, (count, None), f"mesh {self.name!r} joints")
         self.weights = _frozen(self.weights, np.float32, self.joints.shape, f"mesh {self.name!r} weights")
         if self.normals is not None:
@@ -323,6 +327,8 @@ class Track:
                 continue
             times = _frozen(keys[0], np.float64, (None,), f"bone {self.bone} {channel} times")
             values = _frozen(keys[1], np.float64, (len(times), width), f"bone {self.bone} {channel} values")
+            _check_bounded(times, f"bone {self.bone} {channel} times")
+            _check_bounded(values, f"bone {self.bone} {channel} values")
             if len(times) == 0:
                 raise ValueError(f"bone {self.bone} {channel}: a channel needs at least one key")
             if np.any(np.diff(times) < 0):
@@ -362,6 +368,7 @@ class Clip:
             raise ValueError(f"clip {self.name!r}: unknown kind {self.kind!r}")
         if self.kind != "keyed":
             self.times = _frozen(self.times, np.float64, (None,), f"clip {self.name!r} times")
+            _check_bounded(self.times, f"clip {self.name!r} times")
             if len(self.times) == 0:
                 raise ValueError(f"clip {self.name!r}: a clip needs at least one frame")
             if np.any(np.diff(self.times) <= 0):
@@ -370,11 +377,14 @@ class Clip:
             if self.world is not None:
                 self.world = _frozen(self.world, np.float64, (frames, None, 4, 4),
                                      f"clip {self.name!r} world")
+                _check_bounded(self.world, f"clip {self.name!r} world matrices")
             if self.kind == "matrices" and self.world is None:
                 raise ValueError(f"clip {self.name!r}: a matrices clip needs world matrices")
             if self.kind == "vertex":
-                self.positions = _frozen(self.positions, np.float32, (frames, None, 3),
-                                         f"clip {self.name!r} positions")
+                with np.errstate(over="ignore", invalid="ignore"):
+                    self.positions = _frozen(self.positions, np.float32, (frames, None, 3),
+                                             f"clip {self.name!r} positions")
+                _check_bounded(self.positions, f"clip {self.name!r} positions")
         self.events = sorted((float(t), str(n)) for t, n in self.events)
 
     @property

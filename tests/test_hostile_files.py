@@ -255,4 +255,4 @@ def test_bind_positions_overflowing_float32_are_refused(tmp_path):
     path = write_gltf(tmp_path, {k: document[k] for k in ("nodes", "scenes", "meshes", "skins")},
                       [(TRIANGLE * 1e18, "VEC3", 5126), (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5121),
                        (np.array([[1.0, 0, 0, 0]] * 3), "VEC4", 5126), (inverse_binds, "MAT4", 5126)])
-    refused(path, "a vertex position is not finite or beyond ±1e+18")
+    refused(path, "positions: a value is not finite or beyond ±1e+18")
