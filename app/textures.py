@@ -123,16 +123,27 @@ def find_texture(name: str, folders: list[Path]) -> Path | None:
     relative = name.replace("\\", "/")
     wanted = [candidate.lower() for candidate in candidate_names(name)]
     for folder in folders:
-        if relative and not PurePosixPath(relative).is_absolute() and (folder / relative).is_file():
+        if relative and _inside(folder, relative) and (folder / relative).is_file():
             return folder / relative
         try:
             files = {entry.name.lower(): entry for entry in folder.iterdir() if entry.is_file()}
         except OSError:
             continue
         for candidate in wanted:
-            if candidate in files:
+            if candidate in files and _inside(folder, files[candidate].name):
                 return files[candidate]
     return None
+
+
+def _inside(folder: Path, relative: str) -> bool:
+    """Whether ``relative`` names a path inside ``folder`` (absolute paths, ``..`` out of the folder
+    and links leading out of it are not followed to an image)."""
+    if PurePosixPath(relative).is_absolute() or relative.startswith("/"):
+        return False
+    try:
+        return (folder / relative).resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return False
 
 
 def search_folders(model: Model, texture_dirs: list[str | Path]) -> list[Path]:

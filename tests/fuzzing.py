@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+import traceback
 import warnings
 from pathlib import Path
 
@@ -113,8 +114,9 @@ def _child(reader: str, seed: int, examples: int, folder: Path) -> int:
         except ReadError:
             pass
         except Exception as error:  # noqa: BLE001 - the point is to report anything else
+            where = traceback.format_exc(limit=-3)[-2000:]
             print(f"case {case} (seed {seed}): {type(error).__name__}: {str(error)[:2000]}; "
-                  f"its files are in {case_folder}")
+                  f"its files are in {case_folder}\n{where}")
             return 1
         elapsed = time.perf_counter() - started
         if elapsed > CASE_LIMIT:

@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pytest
 
+from app import textures
 from app.formats import bnf, registry
 from app.formats.gltf import read
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
@@ -256,3 +257,16 @@ def test_bind_positions_overflowing_float32_are_refused(tmp_path):
                       [(TRIANGLE * 1e18, "VEC3", 5126), (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5121),
                        (np.array([[1.0, 0, 0, 0]] * 3), "VEC4", 5126), (inverse_binds, "MAT4", 5126)])
     refused(path, "positions: a value is not finite or beyond ±1e+18")
+
+
+def test_texture_names_leading_out_of_the_folder_find_nothing(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (tmp_path / "secret.png").write_bytes(b"not for the model")
+    (folder / "link.png").symlink_to(tmp_path / "secret.png")
+    (folder / "skin.png").write_bytes(b"the model's")
+    assert textures.find_texture("../secret.png", [folder]) is None
+    assert textures.find_texture(str(tmp_path / "secret.png"), [folder]) is None
+    assert textures.find_texture("link.png", [folder]) is None
+    assert textures.find_texture("sub/../skin.png", [folder]) == folder / "skin.png"
+    assert textures.find_texture("../model/skin.png", [folder]).resolve() == folder / "skin.png"

@@ -273,7 +273,8 @@ class _Reader:
 
     def _convert(self, values: np.ndarray, accessor, where: str) -> np.ndarray:
         if values.dtype.kind == "f":
-            result = values.astype(np.float64)
+            with np.errstate(invalid="ignore"):  # signalling NaNs; refused just below
+                result = values.astype(np.float64)
             bad = np.flatnonzero(~np.all(np.abs(result) <= MAX_MAGNITUDE, axis=1))
             if bad.size:
                 raise self.fail(f"{where}: element {bad[0]} is not finite or beyond ±{MAX_MAGNITUDE:g} "
