@@ -208,8 +208,11 @@ def read_mesh(path: Path, data: bytes, warnings: list[str]) -> MeshFile:
                             f"{len(indices) - usable} are ignored")
         triangles = indices[:usable].reshape(-1, 3)
     max_bone = int(joints.max(initial=-1, where=weights > 0))
-    mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                uvs=uvs, triangles=triangles)
+    try:
+        mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
+                    uvs=uvs, triangles=triangles)
+    except ValueError as error:  # the mesh's own checks (positions beyond ±1e18)
+        raise ReadError(path, str(error), offset=layout.header) from None
     return MeshFile(mesh, max_bone, layout.name)
 
 
