@@ -14,6 +14,7 @@ from app import textures
 from app.formats import bnf, registry
 from app.formats.gltf import read
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
+from app.model import Clip, Mesh, Track
 from app.pose import evaluate, posed_positions
 from tests.writers import text_formats as write
 from tests.writers.gltf_writer import write_gltf
@@ -175,7 +176,12 @@ def test_schema_errors_name_the_json_path(tmp_path, change, fragment):
 # --- glTF transforms ----------------------------------------------------------------------------------
 
 def test_zero_scale_node_loads_with_a_warning_and_poses_finite(tmp_path):
-    model = read(skinned_gltf(tmp_path, scale=[0.0, 0.0, 0.0], translation=[0.0, 2.0, 0.0]))
+    """A node with zero scale at rest that no skin gives an inverse bind matrix: its rest frame is its bind
+    frame, and singular."""
+    document = {"nodes": [{"name": "root", "children": [1]},
+                          {"name": "a", "mesh": 0, "scale": [0.0, 0.0, 0.0], "translation": [0.0, 2.0, 0.0]}],
+                "scenes": [{"nodes": [0]}], "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}]}
+    model = read(write_gltf(tmp_path, document, [(TRIANGLE, "VEC3", 5126)]))
     assert any("nodes[1] 'a'" in warning and "singular" in warning for warning in model.warnings)
     # the bone keeps its rest position with an unscaled frame
     np.testing.assert_allclose(model.skeleton.bind_world[1], [[1, 0, 0, 0], [0, 1, 0, 2], [0, 0, 1, 0],
@@ -247,16 +253,18 @@ def test_sniffing_a_big_file_reads_its_head_only(tmp_path):
     assert peak_bytes(load) < size / 4
 
 
-def test_bind_positions_overflowing_float32_are_refused(tmp_path):
-    """Inverse bind matrices scaling by 1e18 take a vertex at 1e18 past float32's range."""
-    path = skinned_gltf(tmp_path)
-    document = json.loads(path.read_text())
-    document["skins"][0]["inverseBindMatrices"] = 3
-    inverse_binds = np.tile(np.diag([1e18, 1e18, 1e18, 1.0]), (2, 1, 1)).reshape(2, 16)
-    path = write_gltf(tmp_path, {k: document[k] for k in ("nodes", "scenes", "meshes", "skins")},
-                      [(TRIANGLE * 1e18, "VEC3", 5126), (np.array([[1, 0, 0, 0]] * 3), "VEC4", 5121),
-                       (np.array([[1.0, 0, 0, 0]] * 3), "VEC4", 5126), (inverse_binds, "MAT4", 5126)])
-    refused(path, "positions: a value is not finite or beyond ±1e+18")
+def test_model_parts_refuse_values_past_the_bounds():
+    """What any reader builds: vertex positions past float32's range, track keys and clip matrices
+    beyond ±1e18 or not finite are refused (the readers turn the ValueError into their ReadError)."""
+    with np.errstate(over="ignore"):
+        with pytest.raises(ValueError, match="mesh 'm' positions: a value is not finite or beyond"):
+            Mesh("m", np.array([[1e300, 0.0, 0.0]]), np.zeros((1, 1)), np.ones((1, 1)))
+    with pytest.raises(ValueError, match="bone 0 translation values: a value is not finite"):
+        Track(bone=0, translation=(np.array([0.0]), np.array([[1e19, 0.0, 0.0]])))
+    with pytest.raises(ValueError, match="clip 'c' world matrices: a value is not finite"):
+        Clip("c", "matrices", times=np.array([0.0]), world=np.full((1, 1, 4, 4), np.inf))
+    with pytest.raises(ValueError, match="clip 'c' times: a value is not finite"):
+        Clip("c", "matrices", times=np.array([0.0, np.inf]), world=np.tile(np.eye(4), (2, 1, 1, 1)))
 
 
 def test_texture_names_leading_out_of_the_folder_find_nothing(tmp_path):
