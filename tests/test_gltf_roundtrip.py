@@ -580,8 +580,10 @@ def stored_frame_error(original: Model, loaded: Model, conversion: np.ndarray) -
     bones = [loaded.skeleton.index(name) for name in original.skeleton.names]
     worst = 0.0
     for clip, loaded_clip in zip(original.clips, loaded.clips, strict=True):
-        for time in clip.frame_times:
-            pose, loaded_pose = evaluate(original, clip, time), evaluate(loaded, loaded_clip, time)
+        assert loaded_clip.frame_count == clip.frame_count
+        # Frame by frame: the file's frames sit at float32 times.
+        for time, stored in zip(clip.frame_times, loaded_clip.frame_times):
+            pose, loaded_pose = evaluate(original, clip, time), evaluate(loaded, loaded_clip, stored)
             if original.vertex_count:
                 expected = posed_positions(original, pose, influences=INFLUENCES)
                 actual = posed_positions(loaded, loaded_pose)
