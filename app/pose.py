@@ -248,7 +248,7 @@ def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",
     """
     joints, weights = top_influences(mesh.joints, mesh.weights, influences or mesh.joints.shape[1])
     positions = mesh.positions.astype(np.float64)
-    if mesh.vertex_count == 0:
+    if mesh.vertex_count == 0 or len(skin) == 0:  # no bones: every vertex is rigid
         return positions
     rigid = weights.sum(axis=1) == 0
     if method == "dqs":
