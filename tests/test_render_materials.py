@@ -270,3 +270,31 @@ def test_mesh_at_names_the_mesh_under_a_pixel(offscreen):
     assert pick(0.85, 0.5, DisplayOptions(show_hidden=True)) == 2
     assert pick(0.5, 0.02) is None
     assert renderer.mesh_at(camera, SIZE, -1, 5) is None
+
+
+# --- GL resources -------------------------------------------------------------------------------
+
+def _released(gl_object) -> bool:
+    return type(gl_object.mglo).__name__ == "InvalidObject"
+
+
+@pytest.mark.gl
+def test_textures_are_shared_replaced_and_released_with_the_renderer(gl_context):
+    image = quadrants(RED, GREEN, BLUE, GREY)
+    image.flags.writeable = False  # as readers hand it over: checked once, then shared
+    first, second = (quad(Material(base_color=(1, 1, 1, 1), image=image), name=name) for name in "ab")
+    model = scene(first, second)
+    with OffscreenRenderer(gl_context) as offscreen:
+
+        def draw_model():
+            offscreen.render_image(model, None, SIZE, PLAIN, camera=front_camera())
+
+        draw_model()
+        entries = offscreen.renderer.textures.entries
+        assert len(entries) == 1, "two meshes with one image share one texture"
+        (_, shared), = entries.values()
+        first.material = second.material = Material(base_color=(1, 1, 1, 1), image=quadrants(*[GREY] * 4))
+        draw_model()
+        assert _released(shared) and len(entries) == 1, "an image no mesh shows any more is let go"
+        (_, replacement), = entries.values()
+    assert _released(replacement) and entries == {}
