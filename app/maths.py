@@ -79,6 +79,12 @@ def transform_points(matrices: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.einsum("...ij,...j->...i", matrices[..., :3, :3], points) + matrices[..., :3, 3]
 
 
+def srgb_to_linear(color) -> tuple[float, ...]:
+    """Display (sRGB) RGB → linear RGB, as the shaders light (an alpha after RGB is dropped)."""
+    rgb = np.asarray(color[:3], dtype=np.float64)
+    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).tolist())
+
+
 # --- quaternions (x, y, z, w) -------------------------------------------------------------------
 
 def quat_identity(shape: tuple[int, ...] = ()) -> np.ndarray:

@@ -231,3 +231,14 @@ def test_animation_nodes_may_name_parents_the_animation_does_not_list(tmp_path):
     assert text != GOOD
     model = formats.load([save(tmp_path, "lenient.mdl", text.encode())])
     assert [clip.name for clip in model.clips] == ["walk"]
+
+
+def test_diffuse_is_a_display_colour_read_as_linear(tmp_path):
+    """The writer's ``diffuse 0.8 0.7 0.6`` is an sRGB colour: the material holds it in linear light
+    (the sRGB curve, written out here from its definition)."""
+    model = formats.load([ascii_file(tmp_path)])
+
+    def linear(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    np.testing.assert_allclose(model.meshes[0].material.base_color[:3], [linear(0.8), linear(0.7), linear(0.6)], atol=1e-6)

@@ -340,7 +340,8 @@ def _build_mesh(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> Mesh:
     return Mesh(name=raw.name, positions=raw.vertices[:, :3], uvs=raw.vertices[:, 3:5],
                 normals=raw.vertices[:, 5:8], joints=joints, weights=weights, triangles=triangles,
                 material=Material(name=material.name if material else "",
-                                  texture=material.texture if material else "", base_color=color))
+                                  texture=material.texture if material else "",
+                                  base_color=maths.srgb_to_linear(color)))
 
 
 def _skin_weights(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> tuple[np.ndarray, np.ndarray]:

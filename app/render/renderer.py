@@ -74,12 +74,6 @@ class DisplayOptions:
             raise ValueError(f"skinning must be 'lbs', 'dqs' or 'none', got {self.skinning!r}")
 
 
-def _linear(color) -> tuple[float, ...]:
-    """Display (sRGB) RGB → linear RGB (the shaders light in linear space and encode sRGB on output)."""
-    rgb = np.asarray(color[:3], dtype=np.float64)
-    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).tolist())
-
-
 class GpuMesh:
     """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
 
@@ -384,7 +378,7 @@ class Renderer:
         set_uniform(program, "skinning", 0 if animated else skinning)
         set_uniform(program, "mode", mode)
         set_uniform(program, "color", tuple(color) if len(color) == 4 else (*color, 1.0))
-        set_uniform(program, "highlight_color", _linear(highlight))
+        set_uniform(program, "highlight_color", maths.srgb_to_linear(highlight))
         set_uniform(program, "heat_bone", -1 if heat_bone is None else int(heat_bone))
         set_uniform(program, "depth_layer", layer)
         set_uniform(program, "derivative_normals", animated)
@@ -462,7 +456,7 @@ class Renderer:
         self.ctx.wireframe = True
         self.ctx.polygon_offset = (-1.0, -1.0)
         animated = self._animated()
-        color = (*_linear(WIREFRAME_COLOR), WIREFRAME_COLOR[3])
+        color = (*maths.srgb_to_linear(WIREFRAME_COLOR), WIREFRAME_COLOR[3])
         for gpu_mesh in self.shown_meshes(options):
             if gpu_mesh.points:
                 continue
@@ -519,7 +513,7 @@ class Renderer:
         self.ctx.disable(moderngl.BLEND)
 
     def _draw_bones(self, options: DisplayOptions) -> None:
-        self._mesh_uniforms(SKINNING_CODES["lbs"], 0, _linear(BONE_COLOR), options.selected_bone,
+        self._mesh_uniforms(SKINNING_CODES["lbs"], 0, maths.srgb_to_linear(BONE_COLOR), options.selected_bone,
                             layer=OVERLAY_LAYER)
         set_uniform(self.programs["mesh"], "sphere_points", False)
         self.skeleton_mesh.draw(False, moderngl.TRIANGLES)
