@@ -325,10 +325,13 @@ def ragdoll(args: Namespace) -> int:
     clip, start = ragdoll_start(model, args)
     from app.physics.autosetup import auto_setup
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
-    from app.physics.profile import load_profile, load_profile_for, save_profile
+    from app.physics.profile import load_profile, save_profile
+    from app.physics.profile_location import find_profile, user_data_dir
     from app.physics.ragdoll import Ragdoll
 
-    profile = load_profile(args.profile) if args.profile else load_profile_for(model)
+    found = args.profile or (find_profile(model.files[0], user_data_dir(), builtin=bool(args.demo))
+                             if model.files else None)
+    profile = load_profile(found) if found else None
     if profile is None:
         try:
             profile = auto_setup(model)

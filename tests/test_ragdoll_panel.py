@@ -5,6 +5,7 @@ editing logic is also tested without a display."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -13,7 +14,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 
 from app import formats
 from app.model import Model, Skeleton
-from app.physics.profile import load_profile
+from app.physics.profile import load_profile, to_dict
 from app.render import gizmos
 from app.render.camera import project
 from app.resources import demo_paths
@@ -33,8 +34,8 @@ def demo():
 
 
 @pytest.fixture
-def session(demo):
-    session = RagdollSession()
+def session(demo, tmp_path):
+    session = RagdollSession(data_dir=tmp_path)
     session.set_model(demo)
     session.path = None  # never write beside the built-in demo
     yield session
@@ -479,6 +480,38 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
                         lambda *a, **k: (str(tmp_path / "other.ragdoll.json"), ""))
     assert panel.load_dialog()
     assert part(session, "head").mass == 4.0
+
+
+@_gui
+def test_a_bad_saved_profile_opens_a_dialog_and_is_kept(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    model_path = tmp_path / "figure.glb"
+    shutil.copy(demo_paths()[0], model_path)
+    profile_path = tmp_path / "figure.glb.ragdoll.json"
+    data = json.loads(json.dumps(to_dict(window.ragdoll.profile)))
+    data["joints"][2]["limits"]["twist"] = -5
+    profile_path.write_text(json.dumps(data))
+    original = profile_path.read_bytes()
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        window.open_files([model_path])
+    panel = window.ragdoll_panel
+    box = panel.problem_box
+    qtbot.waitUntil(lambda: box.isVisible(), timeout=5_000)
+    text = box.text()
+    assert str(profile_path) in text and "joints[2].limits.twist" in text and "-5" in text
+    assert panel.file_label.text().startswith("● ") and str(profile_path) in panel.file_label.text()
+    box.accept()
+    # Saving asks before replacing the user's file; cancelled, the file stays as it was.
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Cancel)
+    assert not panel.save()
+    assert len(asked) == 1 and str(profile_path) in asked[0]
+    assert profile_path.read_bytes() == original and window.ragdoll.dirty
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    assert panel.save()
+    assert load_profile(profile_path).joints[2].twist > 0 and not window.ragdoll.dirty
 
 
 @_gui

@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
         self.playback = Playback(model)
         self._resume_playback = False
         self.ragdoll.set_model(model, keep_profile=keep_state)
+        self.ragdoll_panel.warn_unused_profile()
         if keep_state and previous is not None:
             self._carry_playback(previous)
         self.playback.subscribe(self._pose_changed)

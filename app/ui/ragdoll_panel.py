@@ -117,6 +117,7 @@ class RagdollPanel(QDockWidget):
         super().__init__("Ragdoll", parent)
         self.setObjectName("ragdoll")
         self.session = session
+        self.problem_box: QMessageBox | None = None
         self._make_actions()
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -261,6 +262,7 @@ class RagdollPanel(QDockWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         self.file_label = QLabel(box)
         self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.file_label.setWordWrap(True)
         layout.addWidget(self.file_label)
         row = QHBoxLayout()
         self.save_button = QPushButton("Save", box)
@@ -466,8 +468,10 @@ class RagdollPanel(QDockWidget):
         session = self.session
         if session.path is None:
             text = "not saved (the model has no file)"
+        elif session.load_error is not None:
+            text = f"{session.path} could not be used; saving asks before replacing it"
         else:
-            text = session.path.name + ("" if session.path.is_file() else " (not saved yet)")
+            text = str(session.path) + ("" if session.path.is_file() else " (not saved yet)")
         self.file_label.setText(("● " if session.dirty else "") + text)
         self.file_label.setToolTip(str(session.path or ""))
 
@@ -608,15 +612,42 @@ class RagdollPanel(QDockWidget):
             return False
         if not path.endswith(".json"):
             path += SUFFIX
-        return self._save_to(path)
+        return self._save_to(path, replace=True)
 
-    def _save_to(self, path) -> bool:
+    def _save_to(self, path, replace: bool = False) -> bool:
+        """Save; when that would overwrite a file the profile did not come from, ask first (Save As
+        has asked already: ``replace``)."""
+        existing = None if replace else self.session.replaces(path)
+        if existing is not None:
+            answer = QMessageBox.question(
+                self, "Replace ragdoll profile",
+                f"{existing} already exists and is not the profile being edited"
+                + (f" (it could not be used: {self.session.load_error})" if self.session.load_error else "")
+                + ".\n\nReplace it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
         try:
-            self.session.save(path)
+            self.session.save(path, replace=True)
         except (OSError, ProfileError, ValueError) as error:
             QMessageBox.warning(self, "Save ragdoll profile", f"Could not save the profile: {error}")
             return False
         return True
+
+    def warn_unused_profile(self) -> None:
+        """When the model's saved profile could not be used, say so in a dialog (not blocking: the
+        window goes on with a new automatic setup) naming the file, the JSON path and the problem."""
+        error = self.session.load_error
+        if error is None:
+            return
+        where = f" at {error.where}" if error.where else ""
+        self.problem_box = QMessageBox(
+            QMessageBox.Icon.Warning, "Ragdoll profile not used",
+            f"The ragdoll profile {error.path} could not be used{where}:\n{error.message}\n\n"
+            "The file is left as it is. The ragdoll starts from a new automatic setup, not saved; "
+            "saving it asks before replacing the file.", QMessageBox.StandardButton.Ok, self)
+        self.problem_box.open()
 
     def load_dialog(self) -> bool:
         if not ask_to_save(self, self):

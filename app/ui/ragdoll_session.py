@@ -21,18 +21,19 @@ import time as _time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QStandardPaths, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app import maths
 from app.model import Clip, Model
 from app.physics.autosetup import auto_setup
-from app.physics.profile import (ProfileError, RagdollProfile, load_profile, load_profile_for,
-                                 profile_path_for, save_profile)
+from app.physics.profile import ProfileError, RagdollProfile, load_profile, save_profile
+from app.physics.profile_location import find_profile, save_location
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.physics.rig import Rig, bind_rig
 from app.pose import Pose
 from app.render.gizmos import GizmoScene, pick_box, ragdoll_scene
+from app.resources import demo_paths
 
 #: Default shot impulse (N·s) and per-frame stepping budget (s).
 DEFAULT_IMPULSE = 25.0
@@ -198,13 +199,17 @@ class RagdollSession(QObject):
     pose_changed = Signal()
     selection_changed = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, data_dir: str | Path | None = None):
         super().__init__(parent)
+        self.data_dir = Path(data_dir) if data_dir is not None else Path(
+            QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
         self.model: Model | None = None
         self.profile: RagdollProfile | None = None
         self.rig: Rig | None = None
         self.ragdoll: Ragdoll | None = None
         self.path: Path | None = None
+        self.loaded_from: Path | None = None
+        self.load_error: ProfileError | None = None
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.running = False
@@ -259,23 +264,35 @@ class RagdollSession(QObject):
                 self.state_changed.emit()
                 return
         self.message = ""
-        profile = None
-        self.path = profile_path_for(model.files[0]) if model is not None and model.files else None
+        self.load_error = None
+        profile = found = None
+        if model is not None and model.files:
+            builtin = [str(f) for f in model.files] == [str(f) for f in demo_paths()]
+            found = find_profile(model.files[0], self.data_dir, builtin)
+            self.path = found or save_location(model.files[0], self.data_dir, builtin)
+        else:
+            self.path = None
         if model is not None:
             try:
-                profile = load_profile_for(model)
+                profile = load_profile(found) if found is not None else None
                 if profile is not None:
                     bind_rig(model, profile)
-                    self.message = f"Loaded {profile.path.name}"
+                    self.message = f"Loaded {found.name}"
             except ProfileError as error:
                 profile = None
-                self.message = f"Could not use the saved profile ({error}); made a new one"
+                self.load_error = ProfileError(found, error.where, error.message)
+                self.message = (f"Could not use {found.name} (left as it is); "
+                                f"this is a new automatic setup, not saved")
             if profile is None:
                 try:
                     profile = auto_setup(model)
                 except ValueError as error:
                     self.message = str(error)
+        self.loaded_from = found if self.load_error is None else None
         self._replace_profile(profile)
+        if self.load_error is not None:
+            self.undo_stack.resetClean()
+            self.state_changed.emit()
 
     def _replace_profile(self, profile: RagdollProfile | None) -> None:
         """A new document: the profile, no undo history, clean."""
@@ -437,14 +454,28 @@ class RagdollSession(QObject):
 
     # --- files ---------------------------------------------------------------------------------------
 
-    def save(self, path: str | Path | None = None) -> Path:
+    def replaces(self, path: str | Path | None = None) -> Path | None:
+        """The existing file that saving to ``path`` (default: ``self.path``) would overwrite when it
+        is not the file this profile was loaded from or last saved to (the user's file that failed to
+        load, say); None when saving replaces nothing of the user's."""
+        target = Path(path) if path is not None else self.path
+        if target is None or not target.exists() or target == self.loaded_from:
+            return None
+        return target
+
+    def save(self, path: str | Path | None = None, replace: bool = False) -> Path:
         """Write the profile (to ``path``, else where it was loaded from or beside the model) and
-        mark it clean. Raises ProfileError or OSError."""
+        mark it clean. Raises FileExistsError when that would overwrite a file of the user's other than
+        the one the profile came from (``replaces``) unless ``replace``; ProfileError or OSError."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file to save to: use Save As")
+        if not replace and self.replaces(target) is not None:
+            raise FileExistsError(f"{target} exists and is not the file this profile came from")
+        target.parent.mkdir(parents=True, exist_ok=True)
         save_profile(self.profile, target)
-        self.path = target
+        self.path = self.loaded_from = target
+        self.load_error = None
         self.undo_stack.setClean()
         self.message = f"Saved {target.name}"
         self.state_changed.emit()
@@ -457,7 +488,8 @@ class RagdollSession(QObject):
             bind_rig(self.model, profile)
         except ProfileError as error:
             raise ProfileError(path, error.where, error.message) from None
-        self.path = Path(path)
+        self.path = self.loaded_from = Path(path)
+        self.load_error = None
         self.message = f"Loaded {self.path.name}"
         self._replace_profile(profile)
 

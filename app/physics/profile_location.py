@@ -1,0 +1,54 @@
+"""Where a model's ragdoll profile lives: one policy for the command line and the window.
+
+A profile is saved beside the model's first file (``<file>.ragdoll.json``) when that folder is
+writable; otherwise, and for the built-in demo (whose folder belongs to the installed package), in
+the user's data folder under ``ragdoll/``, named after the model's file and a digest of its absolute
+path so that two models of the same name do not share one. A profile is looked for in the same two
+places, beside the model first. The window passes Qt's application data folder
+(``QStandardPaths.AppDataLocation``); headless code uses ``user_data_dir`` (the XDG base directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+SUFFIX = ".ragdoll.json"
+APP_NAME = "boneyard"
+
+
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/boneyard``, else ``~/.local/share/boneyard`` (the XDG default)."""
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / APP_NAME
+
+
+def beside(model_file: str | Path) -> Path:
+    """``<file>.ragdoll.json`` next to ``model_file``."""
+    model_file = Path(model_file)
+    return model_file.with_name(model_file.name + SUFFIX)
+
+
+def in_data_dir(model_file: str | Path, data_dir: str | Path) -> Path:
+    """The profile's place in the user's data folder: ``ragdoll/<file>.<digest>.ragdoll.json``."""
+    model_file = Path(model_file)
+    digest = hashlib.sha1(str(model_file.resolve()).encode("utf-8")).hexdigest()[:10]
+    return Path(data_dir) / "ragdoll" / f"{model_file.name}.{digest}{SUFFIX}"
+
+
+def save_location(model_file: str | Path, data_dir: str | Path, builtin: bool = False) -> Path:
+    """Where a new profile of the model read from ``model_file`` is saved: beside it when its folder is
+    writable and it is not the built-in demo, else in ``data_dir``."""
+    folder = Path(model_file).parent
+    if not builtin and os.access(folder, os.W_OK | os.X_OK):
+        return beside(model_file)
+    return in_data_dir(model_file, data_dir)
+
+
+def find_profile(model_file: str | Path, data_dir: str | Path, builtin: bool = False) -> Path | None:
+    """The saved profile of the model read from ``model_file``: beside it (not for the built-in
+    demo), else in ``data_dir``; None when neither exists."""
+    places = ([] if builtin else [beside(model_file)]) + [in_data_dir(model_file, data_dir)]
+    return next((place for place in places if place.is_file()), None)
