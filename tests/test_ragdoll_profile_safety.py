@@ -59,7 +59,8 @@ def test_builtin_demo_and_read_only_folders_use_the_data_folder(hero, tmp_path, 
     assert place.name.endswith(".ragdoll.json") and place == in_data_dir(demo_file, data)
     # A folder the user may not write to (root may write anywhere, so the check is simulated).
     monkeypatch.setattr(profile_location.os, "access", lambda path, mode: False)
-    assert save_location(hero, data) == in_data_dir(hero, data) != in_data_dir(tmp_path / "x" / "hero.glb", data)
+    elsewhere = in_data_dir(tmp_path / "x" / "hero.glb", data)
+    assert save_location(hero, data) == in_data_dir(hero, data) != elsewhere
     in_data_dir(hero, data).parent.mkdir(parents=True)
     in_data_dir(hero, data).write_text("{}")
     assert find_profile(hero, data) == in_data_dir(hero, data)
