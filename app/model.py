@@ -175,10 +175,11 @@ class Skeleton:
 class Material:
     """How a mesh is drawn: base colour, an optional base-colour image, alpha mode, sidedness.
 
-    base_color: linear RGBA factor (the default is a display grey of 0.8); texture: the image name the file gives, or an assigned image's
-    path; texture_path: the file found for it (None when missing or embedded); image: decoded
-    (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t) each 'repeat',
-    'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to UVs.
+    base_color: linear RGBA factor (the default is a display grey of 0.8); texture: the image name the
+    file gives, or an assigned image's path; texture_path: the file found for it (None when missing or
+    embedded); image: decoded (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t)
+    each 'repeat', 'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to
+    UVs.
     """
 
     name: str = ""

@@ -241,4 +241,5 @@ def test_diffuse_is_a_display_colour_read_as_linear(tmp_path):
     def linear(c):
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
 
-    np.testing.assert_allclose(model.meshes[0].material.base_color[:3], [linear(0.8), linear(0.7), linear(0.6)], atol=1e-6)
+    expected = [linear(0.8), linear(0.7), linear(0.6)]
+    np.testing.assert_allclose(model.meshes[0].material.base_color[:3], expected, atol=1e-6)

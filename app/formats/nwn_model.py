@@ -210,7 +210,8 @@ def _material(node: Node) -> Material:
     texture = "" if geometry["texture"].lower() in ("", "null") else geometry["texture"]
     values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
     alpha = float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
-    return Material(name=node.name, texture=texture, base_color=(*maths.srgb_to_linear(geometry["color"]), alpha),
+    colour = maths.srgb_to_linear(geometry["color"])
+    return Material(name=node.name, texture=texture, base_color=(*colour, alpha),
                     alpha_mode="BLEND" if alpha < 1.0 else "OPAQUE")
 
 
