@@ -328,3 +328,11 @@ def test_two_skins_with_rest_apart_from_bind_export_exactly(tmp_path):
         posed = posed_positions(again, evaluate(again, clip, time or 0.0))
         np.testing.assert_allclose(posed, expected_vertices(nodes, meshes, ibms), atol=1e-5,
                                    err_msg=str(time))
+
+
+def test_a_huge_accessor_without_data_is_refused_not_allocated(tmp_path):
+    path = write_gltf(tmp_path, _static_document(), [
+        Sparse(None, [1], np.ones((1, 3)), "VEC3", 5126, count=10**12)])
+    with pytest.raises(ReadError) as error:
+        read(path)
+    assert "accessors[0]" in str(error.value) and "without a bufferView" in str(error.value)

@@ -90,6 +90,9 @@ COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<
 FLOAT, UNSIGNED, SIGNED = (5126,), (5126, 5121, 5123), (5126, 5120, 5122)
 ANY_COMPONENT = (5126, 5120, 5121, 5122, 5123)
 DRACO = "KHR_draco_mesh_compression"
+#: Most numbers an accessor without a bufferView (zeros, perhaps with sparse values) may hold: such
+#: an accessor costs no bytes in the file, so its count alone must not size an allocation.
+ZERO_FILL_LIMIT = 1 << 26
 #: Negative weights down to this are Draco quantization noise, read as 0.
 DRACO_WEIGHT_NOISE = 1e-2
 #: Extensions whose data the reader takes in (or may ignore without changing what is shown).
@@ -182,6 +185,9 @@ class _Reader:
             if len(values) != count:
                 raise self.fail(f"{where}: count {count}, but the Draco data holds {len(values)} elements")
         elif accessor.bufferView is None:
+            if count * width > ZERO_FILL_LIMIT:
+                raise self.fail(f"{where}: {count} elements without a bufferView (all zeros) is more than "
+                                f"this reader fills ({ZERO_FILL_LIMIT // width})")
             values = np.zeros((count, width), dtype)
         else:
             values = self._view_values(accessor.bufferView, accessor.byteOffset, count, dtype, width, where)
