@@ -176,6 +176,22 @@ def test_go_step_reset_stop_without_a_window(session, demo):
     assert not session.running and session.gizmo_scene() is None
 
 
+def test_real_time_is_kept_however_slowly_frames_are_drawn(session, demo):
+    """Frames 0.1 s apart (a slow software renderer) still get every step they ask for: the stepping
+    budget follows the wall time since the last tick, up to the per-frame limit."""
+    session.go(None, 0.0)
+    assert session.tick_budget(0.1) == pytest.approx(min(session.budget, 0.08))
+    assert session.tick_budget(0.01) == pytest.approx(0.008)
+    for _ in range(6):
+        assert session.tick(0.1) == 24
+    assert session.realtime == pytest.approx(1.0)
+    # Held to a limit far below what a step costs, the run falls behind and says so.
+    session.set_setting("budget", 1e-7)
+    for _ in range(18):
+        assert session.tick(0.1) == 1
+    assert session.realtime == pytest.approx(1 / 24)
+
+
 def test_edits_while_running_rebuild_from_the_take_over_pose(session, demo):
     walk = demo.clips[demo.clip_index("walk")]
     session.go(walk, 0.2)
@@ -480,6 +496,21 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
                         lambda *a, **k: (str(tmp_path / "other.ragdoll.json"), ""))
     assert panel.load_dialog()
     assert part(session, "head").mass == 4.0
+
+
+@_gui
+def test_the_panel_says_when_the_run_is_in_slow_motion(window, qtbot):
+    session, panel = window.ragdoll, window.ragdoll_panel
+    window.set_ragdoll_running(True)
+    qtbot.waitUntil(lambda: session.realtime is not None, timeout=10_000)
+    assert "Slow motion" not in panel.stats_label.text() or session.realtime < 0.95
+    session.set_setting("budget", 1e-7)
+    session.realtime = None
+    qtbot.waitUntil(lambda: session.realtime is not None, timeout=10_000)
+    assert session.realtime < 0.5
+    qtbot.waitUntil(lambda: "Slow motion: stepping is held to the per-frame limit" in panel.stats_label.text(),
+                    timeout=5_000)
+    window.set_ragdoll_running(False)
 
 
 @_gui

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDockWid
 
 from app.physics.profile import SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
-from app.ui.ragdoll_session import RagdollSession, euler_to_quaternion, quaternion_to_euler
+from app.ui.ragdoll_session import REALTIME_SHARE, RagdollSession, euler_to_quaternion, quaternion_to_euler
 
 #: Parts table columns.
 PART_COLUMNS = ("Part", "Bone", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z", "Mass kg")
@@ -38,6 +38,8 @@ VALUE_ROLE = Qt.ItemDataRole.UserRole
 #: Offsets and sizes may reach this many times the model's size.
 OFFSET_REACH = 10.0
 PROFILE_FILTER = f"Ragdoll profiles (*{SUFFIX});;JSON files (*.json);;All files (*)"
+#: Below this share of real time the panel says the run is in slow motion and why.
+SLOW_MOTION = 0.95
 
 
 def _number(value: float) -> str:
@@ -242,8 +244,10 @@ class RagdollPanel(QDockWidget):
         self.copies_box.setToolTip("How many ragdolls to simulate side by side")
         self.copies_box.setKeyboardTracking(False)
         self.copies_box.valueChanged.connect(lambda v: self.session.set_setting("copies", v))
-        self.budget_box = _spin(box, 1.0, 100.0, 1.0, 0, " ms", "Most time spent stepping per frame")
-        self.budget_box.setPrefix("budget ")
+        self.budget_box = _spin(box, 1.0, 500.0, 1.0, 0, " ms",
+                                "Most time spent stepping per frame (stepping takes what real time needs "
+                                "up to this)")
+        self.budget_box.setPrefix("at most ")
         self.budget_box.valueChanged.connect(lambda v: self.session.set_setting("budget", v / 1000.0))
         settings = (self.gravity_box, self.ground_box, self.copies_box, self.budget_box)
         for column, widget in enumerate(settings):
@@ -521,12 +525,16 @@ class RagdollPanel(QDockWidget):
             cost = f"{ragdoll.step_seconds * 1e3:.2f} ms/step" if ragdoll.step_seconds else "–"
             frames = f" · {session.steps_per_frame:.1f} steps/frame" if session.realtime is not None else ""
             lines.append(f"Running · {state}{frames}")
-            budget = f"budget {session.budget * 1e3:.0f} ms/frame"
+            budget = f"at most {session.budget * 1e3:.0f} ms/frame"
             lines.append(f"{cost}, could run ×{capacity:.1f} real time · {budget}"
                          if math.isfinite(capacity) else budget)
+            if session.realtime is not None and not session.paused and session.realtime < SLOW_MOTION:
+                lines.append("Slow motion: this machine cannot step the ragdoll in real time"
+                             if capacity < 1 / REALTIME_SHARE else
+                             "Slow motion: stepping is held to the per-frame limit; raise it to keep real time")
         else:
             lines.append(f"Stopped · {1 / TIME_STEP:.0f} Hz steps · "
-                         f"budget {session.budget * 1e3:.0f} ms/frame")
+                         f"at most {session.budget * 1e3:.0f} ms/frame")
         if session.message:
             lines.append(session.message)
         return "\n".join(lines)

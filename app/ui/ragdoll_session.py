@@ -8,8 +8,10 @@ being at its clean index. The session never edits a profile in place: each chang
 validated first (``RagdollProfile`` checks, then binding to the model's bones).
 
 Stepping happens on the window's UI tick (``tick``): ``Ragdoll.advance(elapsed, budget)`` runs the
-fixed 240 Hz steps that the wall time since the last tick asks for, stopping when the per-frame budget
-is spent (a slow machine or many copies then show slow motion instead of freezing the window). One
+fixed 240 Hz steps that the wall time since the last tick asks for. The budget follows what that costs:
+stepping may take up to REALTIME_SHARE of the wall time since the last tick, so the simulation keeps
+real time whenever its cost allows, however slowly frames are drawn, and never more than ``budget``
+per frame, so a machine that cannot keep up shows slow motion instead of freezing the window. One
 ragdoll costs about 0.2-0.3 ms a step here, about 1 ms a frame, and keeping pybullet on the UI thread
 means picking, shooting, dragging and rebuilding after an edit need no locking.
 """
@@ -37,7 +39,9 @@ from app.resources import demo_paths
 
 #: Default shot impulse (N·s) and per-frame stepping budget (s).
 DEFAULT_IMPULSE = 25.0
-DEFAULT_BUDGET = 0.008
+DEFAULT_BUDGET = 0.05
+#: The most of each tick's wall time that stepping may take (the rest draws the frame).
+REALTIME_SHARE = 0.8
 #: "Step" advances one display frame of this many seconds.
 STEP_SECONDS = 1.0 / 60.0
 #: Consecutive edits of the same fields of the same part or joint within this many seconds are one
@@ -558,7 +562,7 @@ class RagdollSession(QObject):
         if not self.running or self.paused:
             return 0
         started = _time.perf_counter()
-        taken = self.ragdoll.advance(elapsed, self.budget)
+        taken = self.ragdoll.advance(elapsed, self.tick_budget(elapsed))
         stats = self._stats
         stats[0] += elapsed
         stats[1] += taken
@@ -572,6 +576,10 @@ class RagdollSession(QObject):
             self.pose_changed.emit()
         self.last_tick_seconds = _time.perf_counter() - started
         return taken
+
+    def tick_budget(self, elapsed: float) -> float:
+        """Wall seconds stepping may take in a tick ``elapsed`` seconds after the last one."""
+        return min(self.budget, REALTIME_SHARE * max(elapsed, TIME_STEP))
 
     def set_setting(self, name: str, value) -> None:
         """Change ``gravity``, ``ground``, ``copies``, ``impulse``, ``budget``, ``drag_strength``,
