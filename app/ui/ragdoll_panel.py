@@ -531,7 +531,8 @@ class RagdollPanel(QDockWidget):
             if session.realtime is not None and not session.paused and session.realtime < SLOW_MOTION:
                 lines.append("Slow motion: this machine cannot step the ragdoll in real time"
                              if capacity < 1 / REALTIME_SHARE else
-                             "Slow motion: stepping is held to the per-frame limit; raise it to keep real time")
+                             "Slow motion: stepping is held to the per-frame limit; raise it to keep "
+                             "real time")
         else:
             lines.append(f"Stopped · {1 / TIME_STEP:.0f} Hz steps · "
                          f"at most {session.budget * 1e3:.0f} ms/frame")
