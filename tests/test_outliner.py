@@ -181,6 +181,7 @@ def test_inspector_shows_the_bone_and_follows_the_pose(inspector):
     assert labels["children"].text() == "1  (hand)"
     assert labels["bind"].text().splitlines()[0].split() == ["1.0000", "0.0000", "0.0000", "1.5000"]
     assert labels["current"].text() == labels["bind"].text()
+    assert labels["rest"].text() == "= bind world"  # a skeleton whose rest is its bind
     assert "(from the file)" in labels["tail"].text()
     # Vertices 0 and 1 weigh on the arm; the hand's zero-weight lane on vertex 1 does not count.
     assert labels["skin"].text() == "2 of 3 vertices"
@@ -190,6 +191,25 @@ def test_inspector_shows_the_bone_and_follows_the_pose(inspector):
     inspector.set_pose(pose_from_world(model, world))
     assert labels["current"].text() == matrix_text(world[ARM])
     assert labels["current"].text() != labels["bind"].text()
+
+
+def test_inspector_shows_a_rest_pose_apart_from_bind(inspector):
+    from app.ui.inspector import matrix_text
+
+    model = small_model()
+    rest_local = model.skeleton.bind_local.copy()
+    rest_local[ARM] = rest_local[ARM] @ rotation_z(0.5)
+    skeleton = model.skeleton
+    model.skeleton = Skeleton(names=skeleton.names, parents=skeleton.parents,
+                              bind_world=skeleton.bind_world, heads=skeleton.heads, tails=skeleton.tails,
+                              derived_tails=skeleton.derived_tails, rest_local=rest_local)
+    inspector.bind(model)
+    inspector.set_pose(rest_pose(model))
+    inspector.show_bone(ARM)
+    labels = inspector.bone_page.labels
+    expected = model.skeleton.bind_world[model.skeleton.parents[ARM]] @ rest_local[ARM]
+    assert labels["rest"].text() == matrix_text(expected) == labels["current"].text()
+    assert labels["rest"].text() != labels["bind"].text()
 
 
 def test_inspector_skips_pose_updates_while_hidden(inspector):

@@ -130,7 +130,8 @@ class Inspector(QWidget):
         self.bone_page = _Page([("name", "Bone", False), ("index", "Index", False),
                                 ("parent", "Parent", False), ("children", "Children", False),
                                 ("head", "Head", False), ("tail", "Tail", False), ("skin", "Skin", False),
-                                ("bind", "Bind world", True), ("current", "Current world", True)])
+                                ("bind", "Bind world", True), ("rest", "Rest world", True),
+                                ("current", "Current world", True)])
         self.extras_title = QLabel()
         self.extras_title.setWordWrap(True)
         self.extras_title.setContentsMargins(0, 8, 0, 0)
@@ -175,6 +176,8 @@ class Inspector(QWidget):
                                + ("   (derived)" if skeleton.derived_tails[bone] else "   (from the file)"))
         labels["skin"].setText(self._skin_text(bone))
         labels["bind"].setText(matrix_text(skeleton.bind_world[bone]))
+        rest = "= bind world" if skeleton.rest_is_bind else matrix_text(skeleton.rest_world[bone])
+        labels["rest"].setText(rest)
         self._fill_extras(skeleton.extras[bone])
         self.shown = ("bone", bone)
         self.pages.setCurrentWidget(self.bone_page)
