@@ -15,6 +15,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from app import formats
 from app.model import Model, Skeleton
 from app.physics.profile import load_profile, to_dict
+from app.export.gltf import export_gltf
+from app.physics.ragdoll import TIME_STEP
 from app.render import gizmos
 from app.render.camera import project
 from app.resources import demo_paths
@@ -190,6 +192,23 @@ def test_real_time_is_kept_however_slowly_frames_are_drawn(session, demo):
     for _ in range(18):
         assert session.tick(0.1) == 1
     assert session.realtime == pytest.approx(1 / 24)
+
+
+def test_the_run_so_far_bakes_into_a_clip(session, demo):
+    walk = demo.clips[demo.clip_index("walk")]
+    session.go(walk, 0.4)
+    start = session.ragdoll.bone_world()
+    for _ in range(10):
+        session.tick(1 / 30)
+    clip = session.baked_clip()
+    assert clip.name == "ragdoll" and clip.kind == "matrices" and session.run_frames == 11
+    np.testing.assert_allclose(clip.times, np.arange(11) * 8 * TIME_STEP)
+    np.testing.assert_allclose(clip.world[0], start)
+    np.testing.assert_allclose(clip.world[-1], session.ragdoll.bone_world())
+    assert not np.allclose(clip.world[-1], start)
+    session.reset()
+    session.tick(1 / 30)
+    assert session.run_frames == 2, "a reset starts the run over"
 
 
 def test_edits_while_running_rebuild_from_the_take_over_pose(session, demo):
@@ -496,6 +515,29 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
                         lambda *a, **k: (str(tmp_path / "other.ragdoll.json"), ""))
     assert panel.load_dialog()
     assert part(session, "head").mass == 4.0
+
+
+@_gui
+def test_bake_run_to_clip_adds_a_clip_to_the_timeline_that_exports(window, qtbot, tmp_path):
+    session, panel = window.ragdoll, window.ragdoll_panel
+    assert not panel.bake_action.isEnabled()
+    window.set_ragdoll_running(True)
+    qtbot.waitUntil(lambda: session.ragdoll.time > 1.0, timeout=20_000)
+    fallen = view_image(window, qtbot)
+    panel.bake_action.trigger()
+    model = window.model
+    assert not session.running and model.clips[-1].name == "ragdoll"
+    assert window.playback.clip is model.clips[-1] and window.playback.time == 0.0
+    assert window.timeline.clips.currentText().startswith("ragdoll")
+    standing = view_image(window, qtbot)
+    window.playback.set_time(model.clips[-1].times[-1])
+    qtbot.waitUntil(lambda: changed_pixels(view_image(window, qtbot), standing) > 2000, timeout=5_000)
+    assert changed_pixels(view_image(window, qtbot), fallen) < changed_pixels(standing, fallen)
+    out = tmp_path / "baked.glb"
+    export_gltf(model, out)
+    again = formats.load([out])
+    baked = again.clips[again.clip_index("ragdoll")]
+    assert baked.duration == pytest.approx(model.clips[-1].duration, abs=1e-3)
 
 
 @_gui

@@ -551,6 +551,7 @@ class MainWindow(QMainWindow):
         session.selection_changed.connect(self._show_selected_part)
         session.state_changed.connect(self._show_gizmos)
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
+        self.ragdoll_panel.bake_requested.connect(self.bake_ragdoll_run)
         self.ragdoll_panel.visibilityChanged.connect(self._ragdoll_panel_shown)
         self.viewport.ray_tool = session
 
@@ -591,6 +592,22 @@ class MainWindow(QMainWindow):
             self.playback.set_playing(False)
         self._tick_clock = time.perf_counter()
         self._pose_changed()
+        return True
+
+    def bake_ragdoll_run(self) -> bool:
+        """Stop the ragdoll and add its run so far to the model as a clip, shown in the timeline at its
+        start (it exports with the model's other clips)."""
+        clip = self.ragdoll.baked_clip() if self.ragdoll.running else None
+        if clip is None:
+            self.statusBar().showMessage("Nothing to bake yet: run the ragdoll for a moment first", 5000)
+            return False
+        self.set_ragdoll_running(False)
+        self.model.clips.append(clip)
+        self.set_model(self.model, keep_state=True)
+        self.playback.set_clip(len(self.model.clips) - 1)
+        self.playback.set_time(clip.start)
+        self.playback.set_playing(False)
+        self.statusBar().showMessage(f"Baked {clip.duration:.2f} s of ragdoll into clip {clip.name!r}", 5000)
         return True
 
     def _show_frame_time(self) -> None:

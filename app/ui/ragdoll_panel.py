@@ -111,9 +111,11 @@ class _PartDelegate(QStyledItemDelegate):
 
 class RagdollPanel(QDockWidget):
     """The Ragdoll dock (object name ``ragdoll``). ``go_requested(bool)``: the user asked to start
-    (True) or stop the ragdoll; the window knows the clip and time to take over from."""
+    (True) or stop the ragdoll; the window knows the clip and time to take over from.
+    ``bake_requested``: the user asked to turn the run so far into a clip."""
 
     go_requested = Signal(bool)
+    bake_requested = Signal()
 
     def __init__(self, session: RagdollSession, parent=None):
         super().__init__("Ragdoll", parent)
@@ -174,6 +176,8 @@ class RagdollPanel(QDockWidget):
                                         tip="One frame (1/60 s) of simulation")
         self.reset_action = self._action("&Reset Ragdoll", "Ctrl+Shift+G", session.reset,
                                          tip="Back to the pose it took over from")
+        self.bake_action = self._action("&Bake Run to Clip", "Ctrl+B", lambda: self.bake_requested.emit(),
+                                        tip="The run so far becomes a clip in the timeline (exportable)")
         self.shoot_action = self._action("S&hoot Tool", "X",
                                          lambda on: on and session.set_setting("tool", "shoot"),
                                          checkable=True,
@@ -197,7 +201,7 @@ class RagdollPanel(QDockWidget):
 
     def ragdoll_actions(self) -> list[QAction | None]:
         """The actions in menu order (None: a separator), for the window's Ragdoll menu."""
-        return [self.go_action, self.pause_action, self.step_action, self.reset_action, None,
+        return [self.go_action, self.pause_action, self.step_action, self.reset_action, self.bake_action, None,
                 self.shoot_action, self.drag_action, self.gravity_action, self.ground_action, None,
                 self.save_action, self.save_as_action, self.load_action, self.auto_action]
 
@@ -487,7 +491,7 @@ class RagdollPanel(QDockWidget):
         self.go_action.setText("Stop Ragdoll" if running else "&Go Ragdoll")
         with QSignalBlocker(self.pause_action):
             self.pause_action.setChecked(session.paused)
-        for action in (self.pause_action, self.step_action, self.reset_action):
+        for action in (self.pause_action, self.step_action, self.reset_action, self.bake_action):
             action.setEnabled(running)
         for action, on in ((self.shoot_action, session.tool == "shoot"),
                            (self.drag_action, session.tool == "drag")):

@@ -40,6 +40,8 @@ from app.resources import demo_paths
 #: Default shot impulse (N·s) and per-frame stepping budget (s).
 DEFAULT_IMPULSE = 25.0
 DEFAULT_BUDGET = 0.05
+#: Frames a run keeps for baking (ten minutes at 60 frames per second).
+MAX_RUN_FRAMES = 36_000
 #: The most of each tick's wall time that stepping may take (the rest draws the frame).
 REALTIME_SHARE = 0.8
 #: "Step" advances one display frame of this many seconds.
@@ -237,6 +239,7 @@ class RagdollSession(QObject):
         self._clip_world: np.ndarray | None = None
         self._drag_plane: tuple[np.ndarray, np.ndarray] | None = None
         self._stats = [0.0, 0, 0]  # wall seconds, steps, ticks since the last refresh
+        self._run: list[tuple[float, np.ndarray]] = []  # (ragdoll time, bone world) per shown frame
 
     # --- model and profile -------------------------------------------------------------------------
 
@@ -530,8 +533,35 @@ class RagdollSession(QObject):
         self.last_hit = None
         self.realtime = None
         self._stats = [0.0, 0, 0]
+        self._run = []
+        self._record()
         self.state_changed.emit()
         self.pose_changed.emit()
+
+    def _record(self) -> None:
+        """Keep the shown frame for ``baked_clip``; a run that went back in time (reset, a rebuild
+        after an edit) starts over."""
+        ragdoll = self.ragdoll
+        if self._run and ragdoll.time <= self._run[-1][0]:
+            self._run = [] if ragdoll.time < self._run[-1][0] else self._run[:-1]
+        if len(self._run) < MAX_RUN_FRAMES:
+            self._run.append((ragdoll.time, ragdoll.bone_world()))
+
+    @property
+    def run_frames(self) -> int:
+        """How many frames of the current run ``baked_clip`` would hold."""
+        return len(self._run)
+
+    def baked_clip(self) -> Clip | None:
+        """The run so far (every frame the view showed, from the take-over) as a 'matrices' clip
+        named ``ragdoll`` (``ragdoll 2`` … when taken), or None before two frames."""
+        if len(self._run) < 2:
+            return None
+        names = {clip.name for clip in self.model.clips}
+        name = next(n for n in (f"ragdoll {k}" if k > 1 else "ragdoll" for k in range(1, len(names) + 2))
+                    if n not in names)
+        times, world = zip(*self._run)
+        return Clip(name=name, kind="matrices", times=np.array(times), world=np.stack(world))
 
     def stop(self) -> None:
         """Back to the clip; the ragdoll world is kept for the next start."""
@@ -549,12 +579,15 @@ class RagdollSession(QObject):
         """One display frame (STEP_SECONDS) of simulation, paused or not."""
         if self.running:
             self.ragdoll.step(int(round(STEP_SECONDS / TIME_STEP)))
+            self._record()
             self.pose_changed.emit()
 
     def reset(self) -> None:
         """Back to the pose the ragdoll took over from."""
         if self.ragdoll is not None:
             self.ragdoll.reset()
+            if self.running:
+                self._record()
             self.pose_changed.emit()
 
     def tick(self, elapsed: float) -> int:
@@ -573,6 +606,7 @@ class RagdollSession(QObject):
             self._stats = [0.0, 0, 0]
             self.state_changed.emit()
         if taken:
+            self._record()
             self.pose_changed.emit()
         self.last_tick_seconds = _time.perf_counter() - started
         return taken
