@@ -201,7 +201,8 @@ class RagdollPanel(QDockWidget):
 
     def ragdoll_actions(self) -> list[QAction | None]:
         """The actions in menu order (None: a separator), for the window's Ragdoll menu."""
-        return [self.go_action, self.pause_action, self.step_action, self.reset_action, self.bake_action, None,
+        return [self.go_action, self.pause_action, self.step_action, self.reset_action, self.bake_action,
+                None,
                 self.shoot_action, self.drag_action, self.gravity_action, self.ground_action, None,
                 self.save_action, self.save_as_action, self.load_action, self.auto_action]
 
