@@ -35,6 +35,7 @@ from app.ui.ragdoll_session import RagdollSession
 from app.ui.recent_files import RecentFiles
 from app.ui.screenshot_dialog import ScreenshotDialog
 from app.ui.shortcuts_dialog import ShortcutsDialog
+from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import DEFAULT_FPS, TimelineDock
 from app.ui.viewport import Viewport
 
@@ -73,6 +74,9 @@ class MainWindow(QMainWindow):
         self.settings = QSettings()
         self.recent = RecentFiles(self.settings)
         self.assigned_textures = AssignedTextures(self.settings)
+        self.texture_folders = TextureFolders(self.settings)
+        self._option_texture_dirs = list(self.load_options.texture_dirs)
+        self._use_texture_folders()
         self.model: Model | None = None
         self.playback: Playback | None = None
         self.viewport = Viewport(self)
@@ -218,9 +222,32 @@ class MainWindow(QMainWindow):
                                    checked=options.show_hidden),
         }
         self._action(menu, "&Background Colour…", self.choose_background)
+        self._action(menu, "Add Texture &Folder…", self.add_texture_folder_dialog)
+        self._action(menu, "Forget Texture Folders", self.forget_texture_folders)
         menu.addSeparator()
         for dock in (self.timeline, self.outliner, self.ragdoll_panel):
             menu.addAction(dock.toggleViewAction())
+
+    def add_texture_folder_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add Texture Folder")
+        if folder:
+            self.add_texture_folder(folder)
+
+    def add_texture_folder(self, folder: str) -> None:
+        """Also look for textures in ``folder`` (remembered), and read the model again to find them."""
+        self.texture_folders.add(folder)
+        self._use_texture_folders()
+        self.reload()
+
+    def forget_texture_folders(self) -> None:
+        self.texture_folders.clear()
+        self._use_texture_folders()
+        self.reload()
+
+    def _use_texture_folders(self) -> None:
+        """Texture lookup: the command line's --texture-dir folders, then the remembered ones."""
+        self.load_options = replace(self.load_options,
+                                    texture_dirs=self._option_texture_dirs + self.texture_folders.folders())
 
     def _set_option(self, name: str, value) -> None:
         setattr(self.viewport.options, name, value)

@@ -1,0 +1,46 @@
+"""The window's texture folders (View › Add Texture Folder…): searched after the command line's
+--texture-dir folders, remembered for the next window, forgotten on request."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import formats
+from app.formats import LoadOptions
+from tests.gui_helpers import needs_display
+from tests.test_textures import PICTURE, nwn_model, save_image
+
+pytestmark = [pytest.mark.gui, needs_display]
+
+
+@pytest.fixture
+def new_window(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from app.ui.main_window import MainWindow
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+
+    def make(options=None):
+        window = MainWindow(load_options=options)
+        qtbot.addWidget(window)
+        return window
+    return make
+
+
+def test_texture_folders_are_searched_remembered_and_forgotten(new_window, tmp_path):
+    model_file = nwn_model(tmp_path)
+    cli_folder, folder = tmp_path / "cli", tmp_path / "library"
+    cli_folder.mkdir()
+    folder.mkdir()
+    image = save_image(folder / "BODY_TEX.png")
+    window = new_window(LoadOptions(texture_dirs=[str(cli_folder)]))
+    window.add_texture_folder(str(folder))
+    assert window.load_options.texture_dirs == [str(cli_folder), str(folder)]
+    body = formats.load([model_file], window.load_options).meshes[0]
+    assert body.material.texture_path == str(image.resolve())
+    assert (body.material.image == PICTURE).all()
+    assert new_window().load_options.texture_dirs == [str(folder)]
+    window.forget_texture_folders()
+    assert window.load_options.texture_dirs == [str(cli_folder)]
+    assert new_window().load_options.texture_dirs == []
