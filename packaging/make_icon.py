@@ -1,4 +1,5 @@
-"""Draw Boneyard's icon: packaging/boneyard.svg and packaging/boneyard.png (256×256).
+"""Draw Boneyard's icon: packaging/boneyard.svg and packaging/boneyard.png (256×256), and the same PNG
+as assets/boneyard.png, the window's icon (installed with the app).
 
     python packaging/make_icon.py
 
@@ -98,8 +99,11 @@ def png() -> Image.Image:
 
 def main() -> int:
     (HERE / "boneyard.svg").write_text(svg(), encoding="utf-8")
-    png().save(HERE / "boneyard.png", optimize=True)
-    print(f"wrote {HERE / 'boneyard.svg'} and {HERE / 'boneyard.png'}")
+    image = png()
+    for target in (HERE / "boneyard.png", HERE.parent / "assets" / "boneyard.png"):
+        image.save(target, optimize=True)
+    print(f"wrote {HERE / 'boneyard.svg'}, {HERE / 'boneyard.png'} and "
+          f"{HERE.parent / 'assets' / 'boneyard.png'}")
     return 0
 
 

@@ -7,12 +7,12 @@ from argparse import Namespace
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QSurfaceFormat
+from PySide6.QtGui import QIcon, QSurfaceFormat
 from PySide6.QtWidgets import QApplication
 
 from app import formats
 from app.commands import load_options
-from app.resources import demo_paths
+from app.resources import asset_path, demo_paths
 
 #: How long --screenshot waits for the first full frame before giving up.
 SCREENSHOT_TIMEOUT_MS = 60_000
@@ -34,6 +34,9 @@ def run_app(args: Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Boneyard")
     app.setOrganizationName("Boneyard")
+    # Wayland docks find the icon through the desktop file (packaging/boneyard.desktop); X11 uses this one.
+    app.setDesktopFileName("boneyard")
+    app.setWindowIcon(QIcon(str(asset_path("boneyard.png"))))
     from app.ui.main_window import MainWindow
 
     options = load_options(args)

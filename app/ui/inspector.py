@@ -107,6 +107,9 @@ class _Page(QWidget):
         super().__init__()
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # Room below the last row, so a matrix's bottom row never sits on the scroll area's edge.
+        margins = self.form.contentsMargins()
+        self.form.setContentsMargins(margins.left(), margins.top(), margins.right(), margins.bottom() + 12)
         self.labels: dict[str, QLabel] = {}
         for key, title, monospace in fields:
             self.labels[key] = _value_label(self, monospace)

@@ -8,16 +8,20 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QApplication,
     QColorDialog,
     QFileDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressDialog,
+    QToolButton,
+    QWidget,
 )
 
 from app import __version__, formats
@@ -26,6 +30,7 @@ from app.model import Model
 from app.playback import Playback
 from app.pose import Pose, posed_positions
 from app.render.offscreen import max_image_side
+from app.resources import demo_paths
 from app.textures import TextureError, read_image
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.loader import BackgroundLoader
@@ -38,6 +43,7 @@ from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import DEFAULT_FPS, TimelineDock
 from app.ui.viewport import Viewport
+from app.ui.warnings_dock import WarningsDock
 
 #: Saved dock layouts of another version are ignored (raise it when the docks change).
 DOCK_LAYOUT_VERSION = 2
@@ -91,15 +97,25 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.ragdoll_panel)
         self.tabifyDockWidget(self.outliner, self.ragdoll_panel)
         self.outliner.raise_()
+        self.warnings_dock = WarningsDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.warnings_dock)
+        self.warnings_dock.hide()
         self._resume_playback = False
         self.loader = BackgroundLoader(self)
         self.loader.loaded.connect(self._loaded)
         self.loader.failed.connect(self._load_error)
         self._pending: dict = {}
         self._progress: QProgressDialog | None = None
+        self.warnings_button = QToolButton(self)
+        self.warnings_button.setAutoRaise(True)
+        self.warnings_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.warnings_button.clicked.connect(self.show_warnings)
+        self.warnings_button.hide()
         self.file_label, self.counts_label, self.frame_label = QLabel(), QLabel(), QLabel()
+        self.statusBar().addPermanentWidget(self.warnings_button)
         for label in (self.file_label, self.counts_label, self.frame_label):
             self.statusBar().addPermanentWidget(label)
+        self._frames_counted = (0, time.perf_counter())
         self.setAcceptDrops(True)
         self._build_menus()
         self.viewport.bone_picked.connect(self.select_bone)
@@ -118,6 +134,11 @@ class MainWindow(QMainWindow):
         self.frame_timer.start(500)
         self.resize(1280, 800)
         self._restore_layout()
+        self._typing_in: QWidget | None = None
+        self.viewport.setFocus()
+        app = QApplication.instance()
+        app.focusChanged.connect(self._focus_changed)
+        app.installEventFilter(self)
 
     # --- menus ----------------------------------------------------------------------------------
 
@@ -157,6 +178,7 @@ class MainWindow(QMainWindow):
         self._action(menu, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
         self.recent_menu = menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._action(menu, "&Close", self.close_model, QKeySequence.StandardKey.Close)
         self.attach_action = self._action(menu, "&Attach Animation…", self.attach_dialog, "Ctrl+Shift+O")
         self.reload_action = self._action(menu, "Re&load", self.reload, [QKeySequence.StandardKey.Refresh,
                                                                         "Ctrl+R"])
@@ -189,6 +211,10 @@ class MainWindow(QMainWindow):
             self._action(menu, f"{name.title()} View", lambda _=False, n=name: self.viewport.set_view(n),
                          [QKeySequence(key), QKeySequence(Qt.KeyboardModifier.KeypadModifier | key)])
         self._action(menu, "&Frame All", self.viewport.frame_all, "F")
+        self.orthographic_action = self._action(
+            menu, "&Orthographic", self.viewport.set_orthographic,
+            [QKeySequence(Qt.Key.Key_5), QKeySequence(Qt.KeyboardModifier.KeypadModifier | Qt.Key.Key_5)],
+            True)
         self._action(menu, "&Reset View", self.viewport.reset_view, "Ctrl+0")
         up_menu = menu.addMenu("&Up Axis")
         up_axis_group = QActionGroup(self)
@@ -225,7 +251,7 @@ class MainWindow(QMainWindow):
         self._action(menu, "Add Texture &Folder…", self.add_texture_folder_dialog)
         self._action(menu, "Forget Texture Folders", self.forget_texture_folders)
         menu.addSeparator()
-        for dock in (self.timeline, self.outliner, self.ragdoll_panel):
+        for dock in (self.timeline, self.outliner, self.ragdoll_panel, self.warnings_dock):
             menu.addAction(dock.toggleViewAction())
 
     def add_texture_folder_dialog(self) -> None:
@@ -316,16 +342,38 @@ class MainWindow(QMainWindow):
         self._pose_changed()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
-        name = Path(model.files[0]).name if model.files else model.name
-        self.setWindowTitle(f"{name} — Boneyard")
-        self.file_label.setText(" + ".join(Path(f).name for f in model.files) or model.name)
+        names = " + ".join(Path(f).name for f in model.files) or model.name
+        self.setWindowTitle(f"{names} — Boneyard")
+        self.file_label.setText(names)
         triangles = model.triangle_count
         self.counts_label.setText(f"{model.vertex_count:,} vertices   "
                                   f"{'no' if triangles is None else f'{triangles:,}'} triangles   "
                                   f"{len(model.skeleton)} bones")
-        if model.warnings:
-            self.statusBar().showMessage(f"{len(model.warnings)} warning(s): {model.warnings[0]}", 10000)
+        self._show_warnings_count(model)
         self.model_changed.emit()
+
+    def _show_warnings_count(self, model: Model) -> None:
+        """The status bar's warnings button (hidden when there are none) and the Warnings dock's list."""
+        self.warnings_dock.bind(model)
+        count = len(model.warnings)
+        self.warnings_button.setVisible(bool(count))
+        self.warnings_button.setText(f"⚠ {count} warning{'s' if count != 1 else ''}")
+        self.warnings_button.setToolTip("Show every warning of this model (View › Warnings)")
+        if not count:
+            self.warnings_dock.hide()
+
+    def show_warnings(self) -> None:
+        self.warnings_dock.show()
+        self.warnings_dock.raise_()
+
+    def close_model(self) -> None:
+        """Back to the built-in demo (asking first about an unsaved ragdoll profile)."""
+        if not ask_to_save(self, self.ragdoll_panel):
+            return
+        self.loader.cancel()
+        self._pending = {}
+        self.load_options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.set_model(formats.load(demo_paths(), self.load_options))
 
     def _carry_playback(self, previous: Playback) -> None:
         """Keep the clip (by name), time, speed, direction and looping across a reload."""
@@ -413,8 +461,10 @@ class MainWindow(QMainWindow):
     # --- loading --------------------------------------------------------------------------------
 
     def open_files(self, paths: list[str | Path]) -> int:
-        """Load ``paths`` as one model in the background; on failure the current model stays."""
-        return self._start_load([str(Path(p)) for p in paths], keep_state=False)
+        """Load ``paths`` as one model in the background; on failure the current model stays. The
+        frame rate set for the model on screen is its own: the new files start at their default."""
+        options = replace(self.load_options, fps=None)
+        return self._start_load([str(Path(p)) for p in paths], keep_state=False, options=options)
 
     def attach_files(self, paths: list[str | Path]) -> int:
         """Load the current model's files together with animation files that belong to it."""
@@ -433,13 +483,17 @@ class MainWindow(QMainWindow):
         """Frames per second for formats that store frames without times; reloads the model."""
         if fps == self.load_options.fps:
             return
-        self.load_options = replace(self.load_options, fps=fps)
-        self.reload()
+        if self.model is None or not self.model.files:
+            return
+        self._start_load(list(self.model.files), keep_state=True, options=replace(self.load_options, fps=fps))
 
-    def _start_load(self, paths: list[str], keep_state: bool) -> int:
-        options = self.load_options
+    def _start_load(self, paths: list[str], keep_state: bool,
+                    options: formats.LoadOptions | None = None) -> int:
+        """Load in the background with ``options`` (default: the model on screen's); they become the
+        window's when the load succeeds."""
+        options = options or self.load_options
         request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
-        self._pending = {"keep_state": keep_state, "request": request}
+        self._pending = {"keep_state": keep_state, "request": request, "options": options}
         self._show_progress(paths, request)
         return request
 
@@ -472,6 +526,7 @@ class MainWindow(QMainWindow):
         if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
             self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
             return
+        self.load_options = pending.get("options", self.load_options)
         self.set_model(model, keep_state=pending.get("keep_state", False))
         self.recent.add(list(model.files))
 
@@ -510,7 +565,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         entries = self.recent.entries()
         for number, entry in enumerate(entries, 1):
-            label = " + ".join(Path(p).name for p in entry)
+            label = f"{' + '.join(Path(p).name for p in entry)}  —  {Path(entry[0]).parent}"
             action = self.recent_menu.addAction(f"&{number % 10} {label}")
             action.setToolTip("\n".join(entry))
             action.triggered.connect(lambda _=False, e=entry: self.open_files(e))
@@ -638,8 +693,13 @@ class MainWindow(QMainWindow):
         return True
 
     def _show_frame_time(self) -> None:
+        """The frames painted per second since the last update, and the last frame's drawing time."""
+        frames, since = self._frames_counted
+        now = time.perf_counter()
+        self._frames_counted = (self.viewport.frames_drawn, now)
         if self.model is not None:
-            self.frame_label.setText(f"frame {self.viewport.frame_seconds * 1e3:.1f} ms")
+            rate = (self.viewport.frames_drawn - frames) / max(now - since, 1e-6)
+            self.frame_label.setText(f"{rate:.0f} fps · draw {self.viewport.frame_seconds * 1e3:.1f} ms")
 
     # --- images and exports ---------------------------------------------------------------------
 
@@ -685,11 +745,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Image copied to the clipboard", 3000)
 
     def _ask_save_path(self, title: str, suffix: str, file_filter: str) -> str:
-        """A save dialog offering the current file's stem + ``suffix`` in the last folder ('': cancelled)."""
-        folder = self.settings.value("last_folder", "")
+        """A save dialog offering the current file's stem + ``suffix`` in the last folder saved to, else
+        the last folder opened ('': cancelled)."""
+        folder = self.settings.value("last_export_folder", "") or self.settings.value("last_folder", "")
         stem = Path(self.model.files[0]).stem if self.model is not None and self.model.files else "boneyard"
         name = str(Path(folder) / f"{stem}{suffix}") if folder else f"{stem}{suffix}"
         path, _ = QFileDialog.getSaveFileName(self, title, name, file_filter)
+        if path:
+            self.settings.setValue("last_export_folder", str(Path(path).parent))
         return path
 
     def export_dialog(self) -> None:
@@ -785,10 +848,37 @@ class MainWindow(QMainWindow):
             self.viewport.options.background = (background.redF(), background.greenF(),
                                                 background.blueF(), 1.0)
 
+    # --- keyboard focus -------------------------------------------------------------------------
+
+    def _focus_changed(self, old, new) -> None:
+        """Single-key shortcuts reach the view unless a text field is being typed in. Focus the user
+        did not move here (a dialog closing, a dock hiding with the focus in it, the window coming
+        back) goes to the view, unless it returns to the field the user was typing in."""
+        if new is None or new.window() is not self:
+            return
+        chosen = QApplication.mouseButtons() != Qt.MouseButton.NoButton or (
+            old is not None and old.window() is self and old.isVisible())
+        if chosen:
+            self._typing_in = new if _types_text(new) else None
+        elif new is not self.viewport and new is not self._typing_in:
+            self.viewport.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def eventFilter(self, watched, event) -> bool:
+        """Undo and redo stay the window's while a number field has focus (its own line-edit undo
+        would take the keys)."""
+        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QWidget)
+                and _in_spin_box(watched) and watched.window() is self):
+            keys = QKeySequence(event.keyCombination())
+            if keys in self.undo_action.shortcuts() + self.redo_action.shortcuts():
+                return True
+        return super().eventFilter(watched, event)
+
     def closeEvent(self, event) -> None:
         if not ask_to_save(self, self.ragdoll_panel):
             event.ignore()
             return
+        QApplication.instance().removeEventFilter(self)
+        QApplication.instance().focusChanged.disconnect(self._focus_changed)
         self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState(DOCK_LAYOUT_VERSION))
@@ -806,6 +896,15 @@ def _open_filter() -> str:
     rows += [f"{description} ({' '.join(f'*{ext}' for ext in extensions)})"
              for description, extensions in per_format]
     return ";;".join(rows + ["All files (*)"])
+
+
+def _types_text(widget) -> bool:
+    """True for a widget that takes typed text: a line edit or a spin box (or its line edit)."""
+    return isinstance(widget, QLineEdit) or _in_spin_box(widget)
+
+
+def _in_spin_box(widget) -> bool:
+    return isinstance(widget, QAbstractSpinBox) or isinstance(widget.parentWidget(), QAbstractSpinBox)
 
 
 def _only_animations_for(model: Model, paths: list[str]) -> bool:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDockWidget, QDoubleSpinBox,
-                               QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea, QSizePolicy,
-                               QSpinBox, QSplitter, QStyledItemDelegate, QTableWidget, QTableWidgetItem,
-                               QTabWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDockWidget,
+                               QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea,
+                               QSizePolicy, QSpinBox, QSplitter, QStyledItemDelegate, QTableWidget,
+                               QTableWidgetItem, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from app.physics.profile import SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
@@ -109,6 +109,21 @@ class _PartDelegate(QStyledItemDelegate):
         self.panel.edit_part_cell(index.row(), index.column(), value)
 
 
+class WheelToScrollBar(QObject):
+    """An event filter that hands wheel turns to ``scroll_bar``: the panel scrolls on over its tab
+    bar instead of switching tabs as the bar passes under the pointer."""
+
+    def __init__(self, scroll_bar):
+        super().__init__(scroll_bar)
+        self.scroll_bar = scroll_bar
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Wheel:
+            QApplication.sendEvent(self.scroll_bar, event)
+            return True
+        return False
+
+
 class RagdollPanel(QDockWidget):
     """The Ragdoll dock (object name ``ragdoll``). ``go_requested(bool)``: the user asked to start
     (True) or stop the ragdoll; the window knows the clip and time to take over from.
@@ -140,6 +155,8 @@ class RagdollPanel(QDockWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(body.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width())
         self.setWidget(scroll)
+        self._wheel_guard = WheelToScrollBar(scroll.verticalScrollBar())
+        self.tabs.tabBar().installEventFilter(self._wheel_guard)
         session.profile_changed.connect(self._show_profile)
         session.state_changed.connect(self._show_state)
         session.selection_changed.connect(self._show_selection)

@@ -36,6 +36,7 @@ from app.physics.rig import Rig, bind_rig
 from app.pose import Pose
 from app.render.gizmos import GizmoScene, pick_box, ragdoll_scene
 from app.resources import demo_paths
+from app.ui.view_overlay import ViewMarks
 
 #: Default shot impulse (N·s) and per-frame stepping budget (s).
 DEFAULT_IMPULSE = 25.0
@@ -233,6 +234,11 @@ class RagdollSession(QObject):
         self.editing = False
         self.message = ""
         self.last_hit: RayHit | None = None
+        #: The last shot as the view marks it: (origin, end, hit, monotonic time).
+        self.last_shot: tuple[np.ndarray, np.ndarray, bool, float] | None = None
+        #: While dragging: (copy, part, the grabbed point in the part's frame (4,)) and the target.
+        self._drag_anchor: tuple[int, int, np.ndarray] | None = None
+        self.drag_target: np.ndarray | None = None
         self.realtime: float | None = None
         self.steps_per_frame = 0.0
         self.last_tick_seconds = 0.0
@@ -673,6 +679,9 @@ class RagdollSession(QObject):
                 return False
             hit = self.ragdoll.shoot(origin, direction, self.impulse)
             self.last_hit = hit
+            origin = np.asarray(origin, np.float64)
+            end = hit.point if hit else origin + np.asarray(direction, np.float64) * 3.0 * self.model.extent()
+            self.last_shot = (origin, np.asarray(end, np.float64), hit is not None, _time.monotonic())
             self.message = f"Shot {hit.name} ({self.impulse:g} N·s)" if hit else "Missed"
             if hit is not None and hit.copy == 0:
                 self.select_part(hit.part)
@@ -696,6 +705,9 @@ class RagdollSession(QObject):
         if hit is None:
             return False
         self._drag_plane = (hit.point, np.asarray(forward, np.float64))
+        frame = self.part_frames()[hit.copy][hit.part]
+        self._drag_anchor = (hit.copy, hit.part, np.linalg.solve(frame, np.append(hit.point, 1.0)))
+        self.drag_target = np.asarray(hit.point, np.float64)
         self.message = f"Dragging {hit.name}"
         self.state_changed.emit()
         return True
@@ -710,13 +722,28 @@ class RagdollSession(QObject):
             return
         distance = float((point - np.asarray(origin, np.float64)) @ normal) / denominator
         if distance > 0:
-            self.ragdoll.drag_to(np.asarray(origin, np.float64) + direction * distance)
+            self.drag_target = np.asarray(origin, np.float64) + direction * distance
+            self.ragdoll.drag_to(self.drag_target)
 
     def end_drag(self) -> None:
         if self._drag_plane is not None:
             self._drag_plane = None
+            self._drag_anchor = self.drag_target = None
             if self.ragdoll is not None:
                 self.ragdoll.end_drag()
+            if self.message.startswith("Dragging"):
+                self.message = ""
+            self.state_changed.emit()
+
+    def marks(self) -> ViewMarks:
+        """The last shot's ray and the drag spring, for the view to draw (none while stopped)."""
+        if not self.running:
+            return ViewMarks()
+        spring = None
+        if self._drag_anchor is not None and self.drag_target is not None:
+            copy, part, local = self._drag_anchor
+            spring = ((self.part_frames()[copy][part] @ local)[:3], self.drag_target)
+        return ViewMarks(shot=self.last_shot, spring=spring)
 
     # --- drawing -------------------------------------------------------------------------------------
 

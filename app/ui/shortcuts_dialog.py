@@ -6,7 +6,11 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTableWidget, QTableWidgetItem, QVBoxLayout
 
 MOUSE = [("Viewport", "Orbit", "Left drag"), ("Viewport", "Pan", "Middle drag or Shift + left drag"),
-         ("Viewport", "Zoom toward the cursor", "Wheel"), ("Viewport", "Select a bone", "Left click on it")]
+         ("Viewport", "Zoom toward the cursor", "Wheel"), ("Viewport", "Select a bone", "Left click on it"),
+         ("Ragdoll", "Select a part (panel shown, not running)", "Left click on its box"),
+         ("Ragdoll", "Shoot a part (running, Shoot Tool)", "Left click on it"),
+         ("Ragdoll", "Drag a part on a spring (running)",
+          "Ctrl + left drag, or left drag with the Drag Tool")]
 
 
 def shortcut_rows(menu_bar) -> list[tuple[str, str, str]]:

@@ -14,12 +14,13 @@ from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QWidget
 
 from app.model import Model
-from app.pose import Pose
+from app.pose import Pose, posed_bounds
 from app.render.camera import Camera, camera_for, project
 from app.render.gizmos import Gizmos, GizmoScene
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
 from app.render.renderer import DisplayOptions, Renderer
+from app.ui.view_overlay import ViewMarks, ViewOverlay
 
 #: Radians of orbit per pixel of mouse travel.
 ORBIT_PER_PIXEL = 0.01
@@ -40,7 +41,8 @@ class Viewport(QOpenGLWidget):
     when set, sees the mouse first as view rays: ``click_ray(origin, direction)`` on a click (True:
     used, no bone is picked), ``begin_drag_ray(origin, direction, forward, forced)`` on a left press
     (``forced``: Ctrl held; True: it drags, the camera stays), then ``drag_ray(origin, direction)``
-    and ``end_drag()``.
+    and ``end_drag()``; its ``marks()`` (a ViewMarks) are painted over the view with the orientation
+    gizmo. ``frames_drawn`` counts the frames painted (the window's frame rate).
     """
 
     first_frame_drawn = Signal()
@@ -58,7 +60,9 @@ class Viewport(QOpenGLWidget):
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.frame_seconds = 0.0
+        self.frames_drawn = 0
         self.labels = BoneLabels(self)
+        self.overlay = ViewOverlay(self)
         self._pending_model = False
         self._reframe = True
         self._announced = False
@@ -97,9 +101,22 @@ class Viewport(QOpenGLWidget):
         self.frame_all()
 
     def frame_all(self) -> None:
+        """Fit the model and every ragdoll copy in the view."""
         if self.renderer is not None and self.model is not None and self.renderer.model is not None:
-            self.camera.frame(*self.renderer.bounds(), aspect=self._aspect())
+            low, high = self.renderer.bounds()
+            for pose in self.copy_poses:
+                copy_low, copy_high = posed_bounds(self.model, pose)
+                low, high = np.minimum(low, copy_low), np.maximum(high, copy_high)
+            self.camera.frame(low, high, aspect=self._aspect())
         self.update()
+
+    def set_orthographic(self, on: bool) -> None:
+        self.camera.orthographic = on
+        self.update()
+
+    def marks(self) -> ViewMarks:
+        """What the ray tool wants drawn over the view."""
+        return self.ray_tool.marks() if self.ray_tool is not None else ViewMarks()
 
     def reset_view(self) -> None:
         """Back to the iso view framing the model, with the model's own up axis."""
@@ -142,8 +159,10 @@ class Viewport(QOpenGLWidget):
             self.renderer.set_model(self.model, self.pose)
             self._pending_model = False
             if self._reframe:
+                orthographic = self.camera.orthographic
                 self.camera = camera_for(*self.renderer.bounds(), up_axis=self.model.up_axis, view="iso",
                                          aspect=self._aspect(), forward=self.model.forward)
+                self.camera.orthographic = orthographic
         elif self.pose is not None and self.pose is not self.renderer.pose:
             self.renderer.set_pose(self.pose)
 
@@ -162,8 +181,10 @@ class Viewport(QOpenGLWidget):
         self.frame_seconds = time.perf_counter() - start
         for warning in self.renderer.take_warnings():
             self.warned.emit(warning)
+        self.frames_drawn += 1
         if self.labels.isVisible():
             self.labels.update()
+        self.overlay.update()
         if self.model is not None and not self._announced:
             self._announced = True
             self.first_frame_drawn.emit()
@@ -303,6 +324,7 @@ class Viewport(QOpenGLWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.labels.resize(self.size())
+        self.overlay.resize(self.size())
 
 
 class BoneLabels(QWidget):

@@ -1,0 +1,113 @@
+"""Marks painted over the 3D view: the orientation gizmo in a corner, the last shot's ray and impact,
+and the spring of a part being dragged. Painted with QPainter from projected points, so they stay
+crisp at any size and cost nothing on the GPU."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from app.render.camera import project
+
+#: The gizmo's axis length and its centre's distance from the view's bottom-left corner, in pixels.
+GIZMO_LENGTH = 28
+GIZMO_MARGIN = 42
+AXIS_COLORS = {"X": QColor(230, 70, 70), "Y": QColor(90, 200, 90), "Z": QColor(80, 140, 240)}
+#: How long a shot's ray and impact stay on screen (seconds), fading out.
+SHOT_SECONDS = 1.5
+SHOT_COLOR = QColor(255, 90, 40)
+SPRING_COLOR = QColor(120, 230, 255)
+MARKER_RADIUS = 7
+
+
+@dataclass(frozen=True)
+class ViewMarks:
+    """What a ray tool wants drawn: ``shot`` (origin (3,), end (3,), hit: bool, when: monotonic
+    seconds) and ``spring`` (anchor on the part (3,), drag target (3,)); None for none."""
+
+    shot: tuple[np.ndarray, np.ndarray, bool, float] | None = None
+    spring: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """(name, screen direction (2,) with +y down, depth toward the viewer) of each world axis under
+    the view rotation, farthest first so nearer axes are painted over them."""
+    rotation = np.asarray(view, np.float64)[:3, :3]
+    axes = [(name, rotation[:, index]) for index, name in enumerate("XYZ")]
+    return [(name, np.array([eye[0], -eye[1]]), float(eye[2]))
+            for name, eye in sorted(axes, key=lambda axis: axis[1][2])]
+
+
+class ViewOverlay(QWidget):
+    """A transparent child of the viewport that paints the marks over it."""
+
+    def __init__(self, viewport):
+        super().__init__(viewport)
+        self.viewport = viewport
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self._paint_gizmo(painter)
+        marks = self.viewport.marks()
+        if marks.shot is not None:
+            self._paint_shot(painter, *marks.shot)
+        if marks.spring is not None:
+            self._paint_spring(painter, *marks.spring)
+        painter.end()
+
+    def _paint_gizmo(self, painter: QPainter) -> None:
+        centre = np.array([GIZMO_MARGIN, self.height() - GIZMO_MARGIN], np.float64)
+        font = QFont(self.font())
+        font.setBold(True)
+        painter.setFont(font)
+        for name, direction, _ in gizmo_axes(self.viewport.camera.view_matrix()):
+            tip = centre + direction * GIZMO_LENGTH
+            painter.setPen(QPen(AXIS_COLORS[name], 2.5))
+            painter.drawLine(QPointF(*centre), QPointF(*tip))
+            label = centre + direction * (GIZMO_LENGTH + 9)
+            painter.drawText(QPointF(label[0] - 4, label[1] + 5), name)
+
+    def _pixels(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return project(self.viewport.camera, points, self.width(), self.height())
+
+    def _paint_shot(self, painter: QPainter, origin, end, hit: bool, when: float) -> None:
+        age = time.monotonic() - when
+        if age > SHOT_SECONDS:
+            return
+        color = QColor(SHOT_COLOR)
+        color.setAlphaF(max(0.0, 1.0 - age / SHOT_SECONDS))
+        # The ray starts at the eye, where it cannot be projected: draw it from just in front.
+        near, _ = self.viewport.camera.clip_planes()
+        origin, end = np.asarray(origin, np.float64), np.asarray(end, np.float64)
+        length = float(np.linalg.norm(end - origin))
+        start = origin + (end - origin) * min(2.0 * near / max(length, 1e-12), 1.0)
+        pixels, inside = self._pixels(np.stack([start, end]))
+        painter.setPen(QPen(color, 3.0))
+        if inside.any():
+            painter.drawLine(QPointF(*pixels[0]), QPointF(*pixels[1]))
+        if hit and inside[1]:
+            x, y = pixels[1]
+            painter.drawEllipse(QPointF(x, y), MARKER_RADIUS, MARKER_RADIUS)
+            painter.drawLine(QPointF(x - 2 * MARKER_RADIUS, y), QPointF(x + 2 * MARKER_RADIUS, y))
+            painter.drawLine(QPointF(x, y - 2 * MARKER_RADIUS), QPointF(x, y + 2 * MARKER_RADIUS))
+
+    def _paint_spring(self, painter: QPainter, anchor, target) -> None:
+        pixels, inside = self._pixels(np.stack([anchor, target]))
+        if not inside.any():
+            return
+        pen = QPen(SPRING_COLOR, 2.0, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.drawLine(QPointF(*pixels[0]), QPointF(*pixels[1]))
+        painter.setPen(QPen(SPRING_COLOR, 2.0))
+        painter.setBrush(SPRING_COLOR)
+        painter.drawEllipse(QPointF(*pixels[0]), 3.5, 3.5)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawEllipse(QPointF(*pixels[1]), 5.0, 5.0)

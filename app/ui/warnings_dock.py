@@ -1,0 +1,40 @@
+"""The Warnings dock: every warning the readers gave for the model on screen, with its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QLabel, QListWidget, QVBoxLayout, QWidget
+
+from app.model import Model
+
+
+class WarningsDock(QDockWidget):
+    """Lists ``model.warnings`` in full (one row each, wrapped); the title counts them. Replaced,
+    not added to, when another model is shown."""
+
+    def __init__(self, parent=None):
+        super().__init__("Warnings", parent)
+        self.setObjectName("warnings")
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.files_label = QLabel(body)
+        self.files_label.setWordWrap(True)
+        self.files_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.list = QListWidget(body)
+        self.list.setWordWrap(True)
+        self.list.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        layout.addWidget(self.files_label)
+        layout.addWidget(self.list)
+        self.setWidget(body)
+
+    def bind(self, model: Model) -> None:
+        self.list.clear()
+        self.list.addItems(model.warnings)
+        files = ", ".join(str(Path(f)) for f in model.files) or model.name
+        self.files_label.setText(f"{files}: {len(model.warnings)} warning(s)" if model.warnings
+                                 else f"{files}: no warnings")
+        self.setWindowTitle(f"Warnings ({len(model.warnings)})" if model.warnings else "Warnings")
+        self.toggleViewAction().setText("Warnings")
