@@ -136,9 +136,7 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self._typing_in: QWidget | None = None
         self.viewport.setFocus()
-        app = QApplication.instance()
-        app.focusChanged.connect(self._focus_changed)
-        app.installEventFilter(self)
+        QApplication.instance().focusChanged.connect(self._focus_changed)
 
     # --- menus ----------------------------------------------------------------------------------
 
@@ -856,6 +854,8 @@ class MainWindow(QMainWindow):
         back) goes to the view, unless it returns to the field the user was typing in."""
         if new is None or new.window() is not self:
             return
+        if _in_spin_box(new):
+            new.installEventFilter(self)  # see eventFilter (installing twice keeps one filter)
         chosen = QApplication.mouseButtons() != Qt.MouseButton.NoButton or (
             old is not None and old.window() is self and old.isVisible())
         if chosen:
@@ -865,9 +865,8 @@ class MainWindow(QMainWindow):
 
     def eventFilter(self, watched, event) -> bool:
         """Undo and redo stay the window's while a number field has focus (its own line-edit undo
-        would take the keys)."""
-        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(watched, QWidget)
-                and _in_spin_box(watched) and watched.window() is self):
+        would take the keys); installed on number fields as they take the focus."""
+        if event.type() == QEvent.Type.ShortcutOverride and _in_spin_box(watched):
             keys = QKeySequence(event.keyCombination())
             if keys in self.undo_action.shortcuts() + self.redo_action.shortcuts():
                 return True
@@ -877,7 +876,6 @@ class MainWindow(QMainWindow):
         if not ask_to_save(self, self.ragdoll_panel):
             event.ignore()
             return
-        QApplication.instance().removeEventFilter(self)
         QApplication.instance().focusChanged.disconnect(self._focus_changed)
         self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
