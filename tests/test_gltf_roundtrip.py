@@ -536,12 +536,16 @@ def _varying_shear(frame: int) -> np.ndarray:
     return shear
 
 
-def bonespro_sheared_model(folder: Path) -> Model:
+def bonespro_sheared_model(folder: Path, sheared_bind: bool = False) -> Model:
     """BonesPro with two Bones/Matrix clips: in 'walk' the arm and the head move rigidly times a fixed
     shear (exact through the factors); 'wobble' is the same with the arm's shear changing every frame
-    on top (no factor makes that T·R·S: it becomes morph targets)."""
+    on top (no factor makes that T·R·S: it becomes morph targets). ``sheared_bind``: the bind frames
+    carry the same fixed shears, so the rest pose agrees with 'walk'."""
     rng = np.random.default_rng(71)
     bind = world_from_relative(_bonespro_locals(0.0), BONESPRO_PARENTS)
+    if sheared_bind:
+        bind[1] = bind[1] @ SHEAR
+        bind[3] = bind[3] @ np.linalg.inv(SHEAR)
     positions = rng.uniform([-20, -15, 60], [30, 15, 170], (30, 3))
     influences = [[(int(b), 1.0)] if v % 2 else [(int(b), 0.6), (int(b + 1) % 5, 0.4)]
                   for v, b in enumerate(rng.integers(0, 5, len(positions)))]
@@ -626,3 +630,29 @@ def test_every_format_round_trips_to_1e5_at_stored_frames(tmp_path, name):
     export_gltf(original, path)
     loaded = formats.load([path])
     assert stored_frame_error(original, loaded, conversion_of(path, original)) <= 1e-5
+
+
+def test_keyed_clip_keeps_its_keys_beside_factored_bones(tmp_path):
+    # The root turns in a keyed clip; the arm and head have factors (they are sheared at rest and in
+    # 'walk') but the keyed clip tracks neither them nor a parent of theirs, so its keys are written
+    # as they are and it plays exactly between keys too.
+    original = bonespro_sheared_model(tmp_path, sheared_bind=True)
+    root = original.skeleton.index("Bip01")
+    turn = maths.quat_from_axis_angle(np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.8, 1.6]))
+    rest = maths.decompose_trs(original.skeleton.rest_local[root])[1]
+    original.clips.append(Clip("turn", "keyed", tracks=[
+        Track(root, rotation=([0.0, 0.5, 1.0], maths.quat_multiply(rest[None], turn)))]))
+    path = tmp_path / "turn.glb"
+    warnings = export_gltf(original, path)
+    assert [w.split(":")[0] for w in warnings if "morph targets" in w] == ["clip 'wobble'"]
+    length = struct.unpack_from("<I", path.read_bytes(), 12)[0]
+    animations = json.loads(path.read_bytes()[20:20 + length])["animations"]
+    assert [len(a["channels"]) for a in animations if a["name"] == "turn"] == [1]
+    loaded = formats.load([path])
+    conversion = conversion_of(path, original)
+    for time in (None, 0.0, 0.25, 0.5, 0.8):
+        clip, loaded_clip = (None, None) if time is None else (original.clips[-1], loaded.clips[-1])
+        expected = posed_positions(original, evaluate(original, clip, time or 0.0), influences=INFLUENCES)
+        actual = posed_positions(loaded, evaluate(loaded, loaded_clip, time or 0.0))
+        error = np.abs(actual - maths.transform_points(conversion, expected)).max() / original.extent()
+        assert error <= 1e-5, (time, error)

@@ -136,7 +136,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit}
     blob = _Blob(gltf)
     rest_world = model.skeleton.rest_world if pose is None else pose.world
-    plan = plan_motion(model, selected, rest_world)
+    plan = plan_motion(model, selected, rest_world, fills_rest=pose is not None)
     selected = [_baked(model, clip, plan.baked[index], warnings) if index in plan.baked else clip
                 for index, clip in enumerate(selected)]
     animated = _animated_bones(model, selected, plan)

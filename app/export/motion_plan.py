@@ -5,8 +5,9 @@ scale or shear ``C_b`` is no T·R·S under its parent, but becomes one once ``C_
 the node's world matrix is ``N_b(t) = W_b(t) @ inv(C_b)`` and the inverse bind matrix ``C_b @ IBM_b``,
 so every skinning matrix ``N_b @ C_b @ IBM_b = W_b @ IBM_b`` is unchanged. The plan picks ``C_b``
 bone by bone, roots first (identity where nothing needs it), and says per clip how it is written:
-its keys as they are (no factor anywhere), T·R·S sampled at its stored frames, or — where a bone's
-motion still has no T·R·S form — baked into morph targets.
+its keys as they are (a keyed clip none of whose tracked bones, nor their parents, has a factor),
+T·R·S sampled at its stored frames, or — where a bone's motion still has no T·R·S form — baked into
+morph targets.
 """
 
 from __future__ import annotations
@@ -26,20 +27,22 @@ TRS_TOLERANCE = 1e-6
 @dataclass
 class MotionPlan:
     """factors: (B, 4, 4) ``C_b`` (linear, identity for most bones); rest_local: (B, 4, 4) the
-    nodes' local matrices at rest; keys_as_is: whether keyed clips keep their own keys; sampled:
-    clip index → (F, B, 4, 4) node local matrices at its stored frames; baked: clip index → the
+    nodes' local matrices at rest; sampled: clip index → (F, B, 4, 4) node local matrices at its
+    stored frames (a clip not listed here nor in ``baked`` keeps its keys); baked: clip index → the
     bones whose motion in that clip has no T·R·S form (the clip becomes morph targets)."""
 
     factors: np.ndarray
     rest_local: np.ndarray
-    keys_as_is: bool
     sampled: dict[int, np.ndarray] = field(default_factory=dict)
     baked: dict[int, list[str]] = field(default_factory=dict)
-    rest_residual: np.ndarray | None = None
 
 
-def plan_motion(model: Model, clips: list[Clip], rest_world: np.ndarray) -> MotionPlan:
-    """The plan for writing ``clips`` with the nodes at rest in ``rest_world`` (B, 4, 4)."""
+def plan_motion(model: Model, clips: list[Clip], rest_world: np.ndarray,
+                fills_rest: bool = False) -> MotionPlan:
+    """The plan for writing ``clips`` with the nodes at rest in ``rest_world`` (B, 4, 4).
+
+    ``fills_rest``: keyed clips will carry every bone's rest value where they have no key (the
+    nodes rest elsewhere), so they keep their keys only when no bone at all has a factor."""
     skeleton = model.skeleton
     count = len(skeleton)
     worlds = [_clip_worlds(model, clip) for clip in clips]  # per clip (F, B, 4, 4) or None
@@ -48,7 +51,6 @@ def plan_motion(model: Model, clips: list[Clip], rest_world: np.ndarray) -> Moti
     rest_node = rest_world.copy()
     clip_nodes = [None if world is None else world.copy() for world in worlds]
     failures: dict[int, list[int]] = {}
-    rest_residual = np.zeros(count)
     for level in skeleton.levels:
         for bone in level:
             parent = skeleton.parents[bone]
@@ -56,7 +58,7 @@ def plan_motion(model: Model, clips: list[Clip], rest_world: np.ndarray) -> Moti
             in_parent = [None if world is None else _relative(nodes, parent, world[:, bone])
                          for world, nodes in zip(worlds, clip_nodes)]
             if moving[bone]:
-                factor, failed, rest_residual[bone] = _choose_factor(rest_in_parent, in_parent)
+                factor, failed = _choose_factor(rest_in_parent, in_parent)
                 factors[bone] = factor
                 for clip_index in failed:
                     failures.setdefault(clip_index, []).append(bone)
@@ -66,17 +68,26 @@ def plan_motion(model: Model, clips: list[Clip], rest_world: np.ndarray) -> Moti
                 if world is not None:
                     nodes[:, bone] = world[:, bone] @ inverse
     rest_local = _locals(skeleton.parents, rest_node[None])[0]
-    keys_as_is = bool(np.array_equal(factors, np.broadcast_to(np.eye(4), factors.shape)))
-    plan = MotionPlan(factors=factors, rest_local=rest_local, keys_as_is=keys_as_is,
-                      rest_residual=rest_residual)
+    plain = np.all(factors == np.eye(4), axis=(1, 2))
+    plan = MotionPlan(factors=factors, rest_local=rest_local)
     for index, (clip, nodes) in enumerate(zip(clips, clip_nodes)):
         if nodes is None:
             continue
         if index in failures:
             plan.baked[index] = [skeleton.names[bone] for bone in failures[index]]
-        elif clip.kind == "matrices" or not keys_as_is:
+        elif clip.kind == "matrices" or not _keys_fit(clip, skeleton.parents, plain, fills_rest):
             plan.sampled[index] = _locals(skeleton.parents, nodes)
     return plan
+
+
+def _keys_fit(clip: Clip, parents: np.ndarray, plain: np.ndarray, fills_rest: bool) -> bool:
+    """Whether a keyed clip's own keys hold its motion: its tracked bones and their parents have no
+    factor (every bone, when rest values fill the gaps). ``plain``: (B,) bool, no factor."""
+    if fills_rest:
+        return bool(plain.all())
+    tracked = np.array([track.bone for track in clip.tracks], dtype=np.intp)
+    above = parents[tracked]
+    return bool(plain[tracked].all() and plain[above[above >= 0]].all())
 
 
 def _clip_worlds(model: Model, clip: Clip) -> np.ndarray | None:
@@ -113,12 +124,12 @@ def _safe_inverse(matrices: np.ndarray) -> np.ndarray:
         return np.linalg.pinv(matrices)
 
 
-def _choose_factor(rest: np.ndarray, clips: list[np.ndarray | None]) -> tuple[np.ndarray, list[int], float]:
+def _choose_factor(rest: np.ndarray, clips: list[np.ndarray | None]) -> tuple[np.ndarray, list[int]]:
     """The factor for one bone: identity, else the fixed stretch of its rest or of a clip's first
     frame, whichever leaves the most clips T·R·S (ties: the one that keeps the rest T·R·S).
 
     ``rest``: (4, 4) and ``clips``: per clip (F, 4, 4) or None, relative to the parent's node.
-    Returns the factor, the clips it leaves non-T·R·S and the rest's residual.
+    Returns the factor and the clips it leaves non-T·R·S.
     """
     candidates = [np.eye(4), _stretch(rest)] + [_stretch(frames[0]) for frames in clips if frames is not None]
     best = None
@@ -129,10 +140,10 @@ def _choose_factor(rest: np.ndarray, clips: list[np.ndarray | None]) -> tuple[np
         rest_residual = _residual((rest @ inverse)[None])
         score = (len(failed), rest_residual > TRS_TOLERANCE)
         if best is None or score < best[0]:
-            best = (score, factor, failed, rest_residual)
+            best = (score, factor, failed)
         if score == (0, False):
             break
-    return best[1], best[2], best[3]
+    return best[1], best[2]
 
 
 def _stretch(matrix: np.ndarray) -> np.ndarray:
