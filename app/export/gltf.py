@@ -25,8 +25,8 @@ vertex becomes one lane, and beyond four the smallest are dropped with a warning
 triangles is written as POINTS. Materials carry base colour, alpha mode, sidedness and the base-colour
 texture with its sampler and KHR_texture_transform; every image used is embedded (gltf_materials.py).
 Meshes the file marks as not rendered are left out unless ``show_hidden``.
-Keyed clips keep their keys (when no bone needs a factor; else they are sampled like 'matrices'
-clips); 'matrices' clips become linear TRS channels at every frame; 'vertex' clips become morph
+Keyed clips keep their keys (unless a bone they track, or its parent, has a factor: then they are
+sampled at their keys like 'matrices' clips); 'matrices' clips become linear TRS channels at every frame; 'vertex' clips become morph
 targets (one per frame, displacements from bind that the rest pose's skinning takes to the frame's
 positions) with a weights animation that steps from one-hot to one-hot, linearly, which is exactly
 the player's blend between frames. A clip whose bone motion has no T·R·S form even with the factors
