@@ -26,10 +26,10 @@ triangles is written as POINTS. Materials carry base colour, alpha mode, sidedne
 texture with its sampler and KHR_texture_transform; every image used is embedded (gltf_materials.py).
 Meshes the file marks as not rendered are left out unless ``show_hidden``.
 Keyed clips keep their keys (unless a bone they track, or its parent, has a factor: then they are
-sampled at their keys like 'matrices' clips); 'matrices' clips become linear TRS channels at every frame; 'vertex' clips become morph
-targets (one per frame, displacements from bind that the rest pose's skinning takes to the frame's
-positions) with a weights animation that steps from one-hot to one-hot, linearly, which is exactly
-the player's blend between frames. A clip whose bone motion has no T·R·S form even with the factors
+sampled at their keys like 'matrices' clips); 'matrices' clips become linear TRS channels at every
+frame; 'vertex' clips become morph targets (one per frame, displacements from bind that the rest
+pose's skinning takes to the frame's positions) with a weights animation that steps from one-hot to
+one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has no T·R·S form even with the factors
 is written as such a morph-target clip, with a warning. Key times are rounded down to float32, so
 that a STEP key takes effect at its own time.
 """
