@@ -29,9 +29,9 @@ Keyed clips keep their keys (unless a bone they track, or its parent, has a fact
 sampled at their keys like 'matrices' clips); 'matrices' clips become linear TRS channels at every
 frame; 'vertex' clips become morph targets (one per frame, displacements from bind that the rest
 pose's skinning takes to the frame's positions) with a weights animation that steps from one-hot to
-one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has no T·R·S form even with the factors
-is written as such a morph-target clip, with a warning. Key times are rounded down to float32, so
-that a STEP key takes effect at its own time.
+one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has
+no T·R·S form even with the factors is written as such a morph-target clip, with a warning. Key times
+are rounded down to float32, so that a STEP key takes effect at its own time.
 """
 
 from __future__ import annotations
