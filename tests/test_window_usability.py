@@ -161,6 +161,9 @@ def test_load_warnings_are_listed_in_full_in_their_own_dock(window, qtbot, tmp_p
     assert "hero.mdl" in dock.files_label.text() and "hero_anim.mdl" in dock.files_label.text()
     picture = image_array(dock.grab())
     assert (picture[..., :3].std(axis=(0, 1)) > 5).any(), "the dock shows its text"
+    window.viewport.warned.emit("texture 'skin' is 8192×8192, more than this driver draws; shrunk")
+    assert button.text() == "⚠ 3 warnings" and dock.list.item(2).text().startswith("texture 'skin'")
+    assert window.statusBar().currentMessage() == ""
     window.set_model(with_warnings(demo, demo.files, []))
     assert not button.isVisible() and dock.list.count() == 0 and not dock.isVisible()
 

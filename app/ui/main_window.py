@@ -119,7 +119,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_menus()
         self.viewport.bone_picked.connect(self.select_bone)
-        self.viewport.warned.connect(lambda message: self.statusBar().showMessage(message, 10000))
+        self.viewport.warned.connect(self.add_warning)
         self.outliner.bone_selected.connect(self.select_bone)
         self.outliner.mesh_visibility_changed.connect(self.set_mesh_visible)
         self.outliner.texture_requested.connect(self.assign_texture_dialog)
@@ -353,12 +353,19 @@ class MainWindow(QMainWindow):
     def _show_warnings_count(self, model: Model) -> None:
         """The status bar's warnings button (hidden when there are none) and the Warnings dock's list."""
         self.warnings_dock.bind(model)
-        count = len(model.warnings)
+        self._show_warnings_button(len(model.warnings))
+        if not model.warnings:
+            self.warnings_dock.hide()
+
+    def _show_warnings_button(self, count: int) -> None:
         self.warnings_button.setVisible(bool(count))
         self.warnings_button.setText(f"⚠ {count} warning{'s' if count != 1 else ''}")
         self.warnings_button.setToolTip("Show every warning of this model (View › Warnings)")
-        if not count:
-            self.warnings_dock.hide()
+
+    def add_warning(self, message: str) -> None:
+        """A problem met while showing the model (the renderer's): listed with the readers' warnings."""
+        self.warnings_dock.add(message)
+        self._show_warnings_button(self.warnings_dock.list.count())
 
     def show_warnings(self) -> None:
         self.warnings_dock.show()

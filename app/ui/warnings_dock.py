@@ -11,8 +11,8 @@ from app.model import Model
 
 
 class WarningsDock(QDockWidget):
-    """Lists ``model.warnings`` in full (one row each, wrapped); the title counts them. Replaced,
-    not added to, when another model is shown."""
+    """Lists ``model.warnings`` in full (one row each, wrapped), then any met while drawing it
+    (``add``); the title counts them. Replaced when another model is shown."""
 
     def __init__(self, parent=None):
         super().__init__("Warnings", parent)
@@ -29,12 +29,22 @@ class WarningsDock(QDockWidget):
         layout.addWidget(self.files_label)
         layout.addWidget(self.list)
         self.setWidget(body)
+        self.files = ""
 
     def bind(self, model: Model) -> None:
+        self.files = ", ".join(str(Path(f)) for f in model.files) or model.name
         self.list.clear()
         self.list.addItems(model.warnings)
-        files = ", ".join(str(Path(f)) for f in model.files) or model.name
-        self.files_label.setText(f"{files}: {len(model.warnings)} warning(s)" if model.warnings
-                                 else f"{files}: no warnings")
-        self.setWindowTitle(f"Warnings ({len(model.warnings)})" if model.warnings else "Warnings")
+        self._count_changed()
+
+    def add(self, message: str) -> None:
+        """A warning met after loading (while drawing), kept until another model is shown."""
+        self.list.addItem(message)
+        self._count_changed()
+
+    def _count_changed(self) -> None:
+        count = self.list.count()
+        self.files_label.setText(f"{self.files}: {count} warning(s)" if count
+                                 else f"{self.files}: no warnings")
+        self.setWindowTitle(f"Warnings ({count})" if count else "Warnings")
         self.toggleViewAction().setText("Warnings")
