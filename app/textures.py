@@ -114,25 +114,34 @@ def candidate_names(name: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def find_texture(name: str, folders: list[Path]) -> Path | None:
+def find_texture(name: str, folders: list[Path], listings: dict | None = None) -> Path | None:
     """The file a texture name refers to, searching ``folders`` in order, or None.
 
     In each folder the name's relative path (as the file gives it) is tried first; then every
-    candidate name (``candidate_names``), matched case-insensitively, in suffix order.
+    candidate name (``candidate_names``), matched case-insensitively, in suffix order. ``listings``
+    keeps each folder's listing between calls (a texture folder may hold thousands of files).
     """
     relative = name.replace("\\", "/")
     wanted = [candidate.lower() for candidate in candidate_names(name)]
+    listings = {} if listings is None else listings
     for folder in folders:
         if relative and _inside(folder, relative) and (folder / relative).is_file():
             return folder / relative
-        try:
-            files = {entry.name.lower(): entry for entry in folder.iterdir() if entry.is_file()}
-        except OSError:
-            continue
+        if folder not in listings:
+            listings[folder] = _listing(folder)
+        files = listings[folder]
         for candidate in wanted:
             if candidate in files and _inside(folder, files[candidate].name):
                 return files[candidate]
     return None
+
+
+def _listing(folder: Path) -> dict[str, Path]:
+    """``{lower-cased name: path}`` of the files in ``folder`` (empty when it cannot be listed)."""
+    try:
+        return {entry.name.lower(): entry for entry in folder.iterdir() if entry.is_file()}
+    except OSError:
+        return {}
 
 
 def _inside(folder: Path, relative: str) -> bool:
@@ -163,8 +172,9 @@ def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up
     for mesh in model.meshes:
         if mesh.material.texture and mesh.material.image is None:
             wanted.setdefault(mesh.material.texture, []).append(mesh)
+    listings: dict[Path, dict[str, Path]] = {}
     for name, meshes in wanted.items():
-        path = find_texture(name, folders)
+        path = find_texture(name, folders, listings)
         users = _mesh_list(meshes)
         if path is None:
             places = ", ".join(str(folder) for folder in folders)
