@@ -42,6 +42,7 @@ from app.ui.screenshot_dialog import ScreenshotDialog
 from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import DEFAULT_FPS, TimelineDock
+from app.ui.up_axes import RememberedUpAxes
 from app.ui.viewport import Viewport
 from app.ui.warnings_dock import WarningsDock
 
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.recent = RecentFiles(self.settings)
         self.assigned_textures = AssignedTextures(self.settings)
         self.texture_folders = TextureFolders(self.settings)
+        self.up_axes = RememberedUpAxes(self.settings)
         self._option_texture_dirs = list(self.load_options.texture_dirs)
         self._use_texture_folders()
         self.model: Model | None = None
@@ -219,7 +221,7 @@ class MainWindow(QMainWindow):
         self.up_axis_actions = {}
         for axis in ("Y", "Z"):
             action = self._action(up_menu, f"{axis} Up",
-                                  lambda on, a=axis: on and self.viewport.set_up_axis(a), checkable=True)
+                                  lambda on, a=axis: on and self.set_up_axis(a), checkable=True)
             up_axis_group.addAction(action)
             self.up_axis_actions[axis] = action
         menu.addSeparator()
@@ -251,6 +253,14 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         for dock in (self.timeline, self.outliner, self.ragdoll_panel, self.warnings_dock):
             menu.addAction(dock.toggleViewAction())
+
+    def set_up_axis(self, axis: str) -> None:
+        """View › Up Axis: the model's up axis from now on, remembered for its file."""
+        self.viewport.set_up_axis(axis)
+        if self.model is not None and self.model.up_axis != axis:
+            self.model.up_axis, self.model.up_source = axis, "option"
+            if self.model.files:
+                self.up_axes.remember(self.model.files[0], axis)
 
     def add_texture_folder_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add Texture Folder")
@@ -317,6 +327,9 @@ class MainWindow(QMainWindow):
         (by name) and the time."""
         previous = self.playback
         self.model = model
+        remembered = self.up_axes.get(model.files[0]) if model.files else None
+        if remembered and model.up_source != "option":
+            model.up_axis, model.up_source = remembered, "option"
         self.playback = Playback(model)
         self._resume_playback = False
         self.ragdoll.set_model(model, keep_profile=keep_state)

@@ -1,5 +1,6 @@
-"""The window's texture folders (View › Add Texture Folder…): searched after the command line's
---texture-dir folders, remembered for the next window, forgotten on request."""
+"""Window settings kept per user or per model file: texture folders (View › Add Texture Folder…),
+searched after the command line's --texture-dir folders, remembered, forgotten on request; and the
+up axis chosen in View › Up Axis, remembered for that file unless --up says otherwise."""
 
 from __future__ import annotations
 
@@ -44,3 +45,19 @@ def test_texture_folders_are_searched_remembered_and_forgotten(new_window, tmp_p
     window.forget_texture_folders()
     assert window.load_options.texture_dirs == [str(cli_folder)]
     assert new_window().load_options.texture_dirs == []
+
+
+def test_up_axis_chosen_in_the_window_is_remembered_per_file(new_window, tmp_path):
+    model_file = nwn_model(tmp_path)
+    window = new_window()
+    window.set_model(formats.load([model_file]))
+    assert window.model.up_axis == "Z" and window.up_axis_actions["Z"].isChecked()
+    window.up_axis_actions["Y"].setChecked(True)
+    assert (window.model.up_axis, window.model.up_source) == ("Y", "option")
+    assert window.viewport.camera.up_axis == "Y"
+    again = new_window()
+    again.set_model(formats.load([model_file]))
+    assert again.model.up_axis == "Y" and again.up_axis_actions["Y"].isChecked()
+    given = new_window(LoadOptions(up="Z"))
+    given.set_model(formats.load([model_file], given.load_options))
+    assert given.model.up_axis == "Z"  # --up wins over the remembered choice
