@@ -190,7 +190,7 @@ def info(args: Namespace) -> int:
         links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"
                  for link in facts["supermodels"]]
         lines.append(f"supermodels: {' → '.join(links)}")
-    lines += ["mesh list:"] + [
+    lines += ["mesh list:" + ("" if model.meshes else "  none")] + [
         f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
         f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}" for mesh in model.meshes]
     if facts["derived_tails"]:
