@@ -2,71 +2,76 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.model import Model
 
+#: How often the UI thread looks for a finished job while one runs (milliseconds).
+POLL_MS = 20
+
 
 class BackgroundLoader(QObject):
-    """Runs one load job at a time in a worker thread and reports back on the UI thread.
+    """Runs load jobs in worker threads and reports back on the UI thread.
 
     ``loaded(model, request)`` or ``failed(error, request)`` is emitted when the job ends, with the
     request number ``start`` returned; a cancelled or superseded job's result is dropped (readers
     cannot be interrupted mid-file, so the worker finishes on its own and is then ignored).
+
+    The worker touches no Qt object: it puts its result in a queue that a timer on the UI thread
+    empties. A window closed while a file is still loading therefore cannot be signalled from a
+    thread after Qt has deleted it.
     """
 
     loaded = Signal(object, int)
     failed = Signal(object, int)
-    # Emitted from the worker thread; Qt queues them to this object's (the UI) thread.
-    _relay_loaded = Signal(object, int)
-    _relay_failed = Signal(object, int)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._request = 0
         self._active: int | None = None
-        self._lock = threading.Lock()
-        self._relay_loaded.connect(self._deliver_loaded)
-        self._relay_failed.connect(self._deliver_failed)
+        self._results: queue.SimpleQueue = queue.SimpleQueue()
+        self._poll = QTimer(self)
+        self._poll.setInterval(POLL_MS)
+        self._poll.timeout.connect(self._deliver)
 
     def start(self, job: Callable[[], Model]) -> int:
         """Run ``job`` in a worker thread; returns its request number."""
-        with self._lock:
-            self._request += 1
-            request = self._request
-            self._active = request
-        threading.Thread(target=self._run, args=(job, request), daemon=True,
-                         name=f"load-{request}").start()
-        return request
+        self._request += 1
+        self._active = self._request
+        threading.Thread(target=_run, args=(job, self._request, self._results), daemon=True,
+                         name=f"load-{self._request}").start()
+        self._poll.start()
+        return self._request
 
     def cancel(self) -> None:
         """Forget the running job: its result will not be delivered."""
-        with self._lock:
-            self._active = None
+        self._active = None
+        self._poll.stop()
 
-    def _run(self, job: Callable[[], Model], request: int) -> None:
-        try:
-            model = job()
-        except Exception as error:  # noqa: BLE001 - every failure is reported to the UI
-            self._relay_failed.emit(error, request)
-        else:
-            self._relay_loaded.emit(model, request)
-
-    def _claim(self, request: int) -> bool:
-        """True once for the current request (then the loader is idle again)."""
-        with self._lock:
+    def _deliver(self) -> None:
+        while self._active is not None:
+            try:
+                request, model, error = self._results.get_nowait()
+            except queue.Empty:
+                return
             if request != self._active:
-                return False
+                continue
             self._active = None
-            return True
+            self._poll.stop()
+            if error is not None:
+                self.failed.emit(error, request)
+            else:
+                self.loaded.emit(model, request)
+        self._poll.stop()
 
-    def _deliver_loaded(self, model: Model, request: int) -> None:
-        if self._claim(request):
-            self.loaded.emit(model, request)
 
-    def _deliver_failed(self, error: Exception, request: int) -> None:
-        if self._claim(request):
-            self.failed.emit(error, request)
+def _run(job: Callable[[], Model], request: int, results: queue.SimpleQueue) -> None:
+    """The worker: the job's model or its error, into ``results``."""
+    try:
+        results.put((request, job(), None))
+    except Exception as error:  # noqa: BLE001 - every failure is reported to the UI
+        results.put((request, None, error))
