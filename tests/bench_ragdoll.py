@@ -9,6 +9,10 @@
 (b) The per-frame cost of reading the bones back (getLinkStates for every link, then the bone
     matrices), for one ragdoll and for all N, as ratios to evaluating the demo's walk clip (what
     playback costs per frame) and to one physics step of the same world.
+(c) The simulation cost of one ragdoll per 240 Hz step, falling (first 0.5 s) and lying awake (1.5-2 s),
+    for the automatic setups of the demo, synthetic.humanoid under generic names (the generic setup)
+    and the same figure as a flat skeleton (no parents: the inferred hierarchy), each as a ratio to the
+    demo's falling step.
 """
 
 from __future__ import annotations
@@ -16,11 +20,15 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
+
 from app import formats
+from app.model import Model, Skeleton
 from app.physics.autosetup import auto_setup
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.pose import evaluate
 from app.resources import demo_paths
+from tests import synthetic
 from tests.bench import best_of
 
 COPIES = (1, 5, 10, 15, 20, 25, 30, 35, 40, 50, 60)
@@ -81,6 +89,36 @@ def run() -> dict:
     if realtime:
         figures[f"read back all {realtime} ragdolls' parts (ms)"] = read_all * 1e3
         figures[f"ratio read back {realtime} / walk clip evaluate"] = read_all / playback
+    figures.update(costs_per_ragdoll(model))
+    return figures
+
+
+def _anonymous(flat: bool) -> Model:
+    """synthetic.humanoid with names that match no preset; without parents when ``flat``."""
+    body = synthetic.humanoid("Z")
+    old = body.skeleton
+    parents = np.full(len(old), -1) if flat else old.parents
+    skeleton = Skeleton(names=[f"joint{i}" for i in range(len(old))], parents=parents,
+                        bind_world=old.bind_world, heads=old.heads, tails=old.tails,
+                        derived_tails=old.derived_tails)
+    return Model(name="anonymous", skeleton=skeleton, meshes=body.meshes, up_axis="Z")
+
+
+def costs_per_ragdoll(demo: Model) -> dict:
+    """ms per step of one ragdoll falling and lying, per kind of automatic setup."""
+    figures: dict = {}
+    baseline = None
+    for name, model in (("demo (humanoid preset)", demo), ("generic setup", _anonymous(False)),
+                        ("flat skeleton", _anonymous(True))):
+        with Ragdoll(model, auto_setup(model)) as world:
+            started = time.perf_counter()
+            world.step(120)
+            falling = (time.perf_counter() - started) / 120
+            world.step(240)
+            lying = best_of(lambda: world.step(1), repeats=3, number=60)
+        baseline = baseline or falling
+        figures[f"1 ragdoll step, {name}: falling / lying (ms)"] = f"{falling * 1e3:.3f} / {lying * 1e3:.3f}"
+        figures[f"1 ragdoll step, {name}: ratio falling / demo falling"] = falling / baseline
     return figures
 
 
