@@ -206,6 +206,56 @@ def test_real_time_is_kept_however_slowly_frames_are_drawn(session, demo):
     assert session.realtime == pytest.approx(1 / 24)
 
 
+def test_add_and_remove_parts_and_joints_with_undo(session, demo):
+    before = session.profile
+    name = session.add_part("hand_l")
+    added = part(session, name)
+    assert name == "hand_l" and added.bone == "hand_l" and added.mass > 0
+    joint = session.profile.joints[-1]
+    assert (joint.part_a, joint.part_b) == ("forearm_l", "hand_l") and joint.kind == "cone_twist"
+    assert "hand_l" not in session.profile.relations
+    # The hand's box holds the hand: its centre is near the hand's vertices' centre.
+    rig = session.rig
+    mesh = demo.meshes[0]
+    hand = demo.skeleton.index("hand_l")
+    owners = mesh.joints[np.arange(mesh.vertex_count), np.argmax(mesh.weights, axis=1)]
+    centre = mesh.positions[owners == hand].mean(axis=0)
+    box = rig.box_bind[session.profile.part_index(name)]
+    assert np.linalg.norm(box[:3, 3] - centre) < 0.05
+    with pytest.raises(ValueError, match="has a part already"):
+        session.add_part("hand_l")
+    session.go(None, 0.0)
+    session.tick(0.2)
+    assert np.isfinite(session.ragdoll.part_world()).all()
+    session.stop()
+    session.remove_joint(joint.name)
+    assert joint.name not in [j.name for j in session.profile.joints]
+    session.remove_part("forearm_r")
+    assert "forearm_r" not in [p.name for p in session.profile.parts]
+    assert all("forearm_r" not in (j.part_a, j.part_b) for j in session.profile.joints)
+    joined = session.add_joint("chest", "head")
+    assert session.profile.joints[-1].name == joined == "chest-head"
+    for _ in range(5):
+        session.undo()
+    assert session.profile.parts == before.parts and session.profile.joints == before.joints
+    session.redo()
+    assert part(session, "hand_l").bone == "hand_l"
+
+
+def test_collision_pairs_and_bones_change_with_undo(session):
+    session.set_collision("thigh_l", "thigh_r", False)
+    assert ("thigh_l", "thigh_r") in session.profile.disabled_collisions
+    session.set_collision("thigh_r", "thigh_l", True)
+    assert not session.profile.disabled_collisions
+    session.undo()
+    assert ("thigh_l", "thigh_r") in session.profile.disabled_collisions
+    session.set_setting("symmetric", False)
+    session.edit_part("head", bone="neck")
+    assert part(session, "head").bone == "neck"
+    session.undo()
+    assert part(session, "head").bone == "head"
+
+
 def test_the_run_so_far_bakes_into_a_clip(session, demo):
     walk = demo.clips[demo.clip_index("walk")]
     session.go(walk, 0.4)
@@ -597,6 +647,29 @@ def test_a_bad_saved_profile_opens_a_dialog_and_is_kept(window, qtbot, tmp_path,
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     assert panel.save()
     assert load_profile(profile_path).joints[2].twist > 0 and not window.ragdoll.dirty
+
+
+@_gui
+def test_adding_and_removing_parts_joints_and_pairs_in_the_panel(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    session, panel = window.ragdoll, window.ragdoll_panel
+    answers = ["hand_r"]
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (answers.pop(0), True))
+    before = view_image(window, qtbot)
+    assert panel.add_part_dialog() and part(session, "hand_r").bone == "hand_r"
+    assert panel.parts_table.rowCount() == len(session.profile.parts)
+    qtbot.waitUntil(lambda: changed_pixels(view_image(window, qtbot), before) > 50, timeout=5_000)
+    answers[:] = ["thigh_l", "shin_r"]
+    assert panel.disable_pair_dialog()
+    assert [panel.collisions_list.item(0).text()] == ["thigh_l – shin_r"]
+    panel.collisions_list.setCurrentRow(0)
+    assert panel.enable_pair() and panel.collisions_list.count() == 0
+    panel.joints_table.selectRow(len(session.profile.joints) - 1)
+    assert panel.remove_joint()
+    panel.parts_table.selectRow(session.profile.part_index("hand_r"))
+    assert panel.remove_part() and "hand_r" not in [p.name for p in session.profile.parts]
+    assert session.undo_stack.count() == 5
 
 
 @_gui

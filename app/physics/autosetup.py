@@ -24,7 +24,7 @@ box volumes; ``meters_per_unit`` from the model's height when it is not plausibl
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -105,6 +105,29 @@ def auto_setup(model: Model) -> RagdollProfile:
     shape = _Shape.of(model)
     slots = humanoid_slots(model, shape.parents)
     return _humanoid(model, shape, slots) if slots else _generic(model, shape)
+
+
+def fit_part(model: Model, profile: RagdollProfile, bone: str, name: str | None = None) -> Part:
+    """A new part on ``bone`` for ``profile``, fitted as the automatic setup fits its parts (box over
+    the bone and its vertices), its mass DENSITY kg/m³ of box in the profile's unit."""
+    part = _fit_part(model, _Shape.of(model), name or bone, model.skeleton.index(bone))
+    mass = DENSITY * float(np.prod(part.size)) * profile.meters_per_unit ** 3
+    return replace(part, mass=float(f"{mass:.4g}"))
+
+
+def joint_between(model: Model, profile: RagdollProfile, part_a: str, part_b: str,
+                  name: str | None = None) -> Joint:
+    """A new cone-twist joint from ``part_a`` to ``part_b`` at part b's bone's head (a flat
+    skeleton: the end of b's box nearest a), limits by the role b's bone's name suggests."""
+    skeleton = model.skeleton
+    shape = _Shape.of(model)
+    parts = profile.parts
+    a, b = profile.part_index(part_a), profile.part_index(part_b)
+    bone = skeleton.index(parts[b].bone)
+    across = rigid(skeleton.bind_world[bone])[:3, :3]
+    main = across[:, np.argmin(np.abs(across.T @ shape.directions[bone]))]
+    return _make_joint(model, shape, parts, _part_frames(model, parts), a, b, "cone_twist", main,
+                       role_limits(parts[b].bone), name or f"{part_a}-{part_b}")
 
 
 def meters_per_unit(model: Model) -> float:

@@ -162,6 +162,18 @@ class RagdollProfile:
             _rename_part(candidate, part, new)
         self._commit(candidate)
 
+    def add_part(self, part: Part) -> None:
+        """Add a part; its bone stops following another part."""
+        self._commit_fields(parts=[*self.parts, part],
+                            relations={b: p for b, p in self.relations.items() if b != part.bone})
+
+    def add_joint(self, joint: Joint) -> None:
+        self._commit_fields(joints=[*self.joints, joint])
+
+    def remove_joint(self, name: str) -> None:
+        self.joint_index(name)
+        self._commit_fields(joints=[j for j in self.joints if j.name != name])
+
     def remove_part(self, name: str) -> None:
         """Remove a part with its joints, the relations to it and its disabled pairs."""
         self.part_index(name)

@@ -17,9 +17,9 @@ from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDockWidget,
                                QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea,
-                               QSizePolicy, QSpinBox, QSplitter, QStyledItemDelegate, QTableWidget,
-                               QTableWidgetItem, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+                               QHBoxLayout, QHeaderView, QInputDialog, QLabel, QListWidget, QMessageBox,
+                               QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter, QStyledItemDelegate,
+                               QTableWidget, QTableWidgetItem, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from app.physics.profile import SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
@@ -146,6 +146,7 @@ class RagdollPanel(QDockWidget):
         self.tabs = QTabWidget(body)
         self.tabs.addTab(self._parts_tab(), "Parts")
         self.tabs.addTab(self._joints_tab(), "Joints")
+        self.tabs.addTab(self._collisions_tab(), "Collisions")
         layout.addWidget(self.tabs, stretch=1)
         # Scrolled, so the panel never sets a minimum size on the window (it shares the left area).
         scroll = QScrollArea(self)
@@ -333,7 +334,29 @@ class RagdollPanel(QDockWidget):
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.itemSelectionChanged.connect(self._part_row_selected)
-        return table
+        return self._with_buttons(table, ("Add Part…", self.add_part_dialog),
+                                  ("Remove Part", self.remove_part))
+
+    def _with_buttons(self, widget: QWidget, *buttons) -> QWidget:
+        """``widget`` above a row of (label, slot) push buttons."""
+        holder = QWidget()
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(widget, stretch=1)
+        row = QHBoxLayout()
+        for label, slot in buttons:
+            button = QPushButton(label, holder)
+            button.clicked.connect(lambda _=False, f=slot: f())
+            row.addWidget(button)
+        layout.addLayout(row)
+        return holder
+
+    def _collisions_tab(self) -> QWidget:
+        self.collisions_list = QListWidget()
+        self.collisions_list.setToolTip("Part pairs that never collide, besides jointed pairs and pairs "
+                                        "touching at the bind pose")
+        return self._with_buttons(self.collisions_list, ("Disable Pair…", self.disable_pair_dialog),
+                                  ("Enable Pair", self.enable_pair))
 
     def _joints_tab(self) -> QWidget:
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -345,7 +368,8 @@ class RagdollPanel(QDockWidget):
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.itemSelectionChanged.connect(self._joint_row_selected)
-        splitter.addWidget(table)
+        splitter.addWidget(self._with_buttons(table, ("Add Joint…", self.add_joint_dialog),
+                                              ("Remove Joint", self.remove_joint)))
         self.joint_form = form_widget = QWidget()
         form = self.joint_form_layout = QFormLayout(form_widget)
         form.setContentsMargins(4, 4, 4, 4)
@@ -400,6 +424,9 @@ class RagdollPanel(QDockWidget):
         for action in (self.go_action, self.save_action, self.save_as_action):
             action.setEnabled(enabled)
         self._fill_parts()
+        self.collisions_list.clear()
+        if profile is not None:
+            self.collisions_list.addItems([f"{a} – {b}" for a, b in profile.disabled_collisions])
         self._fill_joints()
         if session.model is not None:
             step, decimals = length_step(session.model.extent())
@@ -665,6 +692,63 @@ class RagdollPanel(QDockWidget):
             QMessageBox.warning(self, "Save ragdoll profile", f"Could not save the profile: {error}")
             return False
         return True
+
+    # --- adding and removing -----------------------------------------------------------------------
+
+    def _attempt(self, title: str, edit) -> bool:
+        try:
+            edit()
+        except (ValueError, KeyError) as error:
+            QMessageBox.warning(self, title, str(error))
+            return False
+        return True
+
+    def _choose(self, title: str, label: str, items: list[str]) -> str | None:
+        if not items:
+            return None
+        item, ok = QInputDialog.getItem(self, title, label, items, 0, False)
+        return item if ok else None
+
+    def add_part_dialog(self) -> bool:
+        session = self.session
+        taken = {part.bone for part in session.profile.parts}
+        bone = self._choose("Add part", "Bone:", [b for b in session.model.skeleton.names if b not in taken])
+        return bone is not None and self._attempt("Add part", lambda: session.add_part(bone))
+
+    def remove_part(self) -> bool:
+        index = self.session.selected_part
+        if index is None:
+            return False
+        name = self.session.profile.parts[index].name
+        return self._attempt("Remove part", lambda: self.session.remove_part(name))
+
+    def add_joint_dialog(self) -> bool:
+        names = [part.name for part in self.session.profile.parts]
+        first = self._choose("Add joint", "Part A (the parent):", names)
+        second = first and self._choose("Add joint", "Part B (the child):", [n for n in names if n != first])
+        return bool(second) and self._attempt("Add joint", lambda: self.session.add_joint(first, second))
+
+    def remove_joint(self) -> bool:
+        index = self.session.selected_joint
+        if index is None:
+            return False
+        name = self.session.profile.joints[index].name
+        return self._attempt("Remove joint", lambda: self.session.remove_joint(name))
+
+    def disable_pair_dialog(self) -> bool:
+        names = [part.name for part in self.session.profile.parts]
+        first = self._choose("Disable collision", "Part:", names)
+        second = first and self._choose("Disable collision", "Never collides with:",
+                                        [n for n in names if n != first])
+        return bool(second) and self._attempt("Disable collision",
+                                              lambda: self.session.set_collision(first, second, False))
+
+    def enable_pair(self) -> bool:
+        row = self.collisions_list.currentRow()
+        if row < 0:
+            return False
+        a, b = self.session.profile.disabled_collisions[row]
+        return self._attempt("Enable collision", lambda: self.session.set_collision(a, b, True))
 
     def warn_unused_profile(self) -> None:
         """When the model's saved profile could not be used, say so in a dialog (not blocking: the

@@ -28,7 +28,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app import maths
 from app.model import Clip, Model
-from app.physics.autosetup import auto_setup
+from app.physics.autosetup import auto_setup, fit_part, joint_between
 from app.physics.profile import ProfileError, RagdollProfile, load_profile, save_profile
 from app.physics.profile_location import find_profile, save_location
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
@@ -374,6 +374,58 @@ class RagdollSession(QObject):
         label = f"{name} and {twin}" if twin else name
         self._push(f"Edit {label} {', '.join(sorted(changes))}", candidate,
                    ("joint", name, tuple(sorted(changes))))
+
+    def add_part(self, bone: str) -> str:
+        """Add a part on ``bone``, fitted to it, joined to the part its bone followed (undoable);
+        returns the part's name. ``ValueError`` when the bone has a part or does not exist."""
+        if bone not in self.model.skeleton.names:
+            raise ValueError(f"bone: the name of a bone of the model, got {bone!r}")
+        if any(part.bone == bone for part in self.profile.parts):
+            raise ValueError(f"bone: {bone!r} has a part already")
+        follows = self.profile.parts[self.rig.bone_parts[self.model.skeleton.index(bone)]].name
+        names = {part.name for part in self.profile.parts}
+        name = next(n for n in (bone if k == 1 else f"{bone} ({k})" for k in range(1, len(names) + 2))
+                    if n not in names)
+        candidate = self.profile.copy()
+        candidate.add_part(fit_part(self.model, candidate, bone, name))
+        candidate.add_joint(joint_between(self.model, candidate, follows, name,
+                                          self._free_joint_name(f"{follows}-{name}")))
+        self._push(f"Add part {name}", candidate)
+        return name
+
+    def remove_part(self, name: str) -> None:
+        """Remove a part with its joints (undoable); its bones follow their nearest ancestor's part."""
+        if len(self.profile.parts) < 2:
+            raise ValueError("parts: a ragdoll keeps at least one part")
+        candidate = self.profile.copy()
+        candidate.remove_part(name)
+        self._push(f"Remove part {name}", candidate)
+
+    def add_joint(self, part_a: str, part_b: str) -> str:
+        """Join two parts with a cone-twist at part b's bone (undoable); returns its name."""
+        if part_a == part_b:
+            raise ValueError("parts: a joint joins two different parts")
+        name = self._free_joint_name(f"{part_a}-{part_b}")
+        candidate = self.profile.copy()
+        candidate.add_joint(joint_between(self.model, candidate, part_a, part_b, name))
+        self._push(f"Add joint {name}", candidate)
+        return name
+
+    def remove_joint(self, name: str) -> None:
+        candidate = self.profile.copy()
+        candidate.remove_joint(name)
+        self._push(f"Remove joint {name}", candidate)
+
+    def set_collision(self, part_a: str, part_b: str, enabled: bool) -> None:
+        """Let two parts collide or not (the profile's collision-pair list; undoable)."""
+        candidate = self.profile.copy()
+        candidate.set_collision(part_a, part_b, enabled)
+        self._push(f"{'Enable' if enabled else 'Disable'} collision {part_a}–{part_b}", candidate)
+
+    def _free_joint_name(self, wanted: str) -> str:
+        names = {joint.name for joint in self.profile.joints}
+        return next(n for n in (wanted if k == 1 else f"{wanted} ({k})" for k in range(1, len(names) + 2))
+                    if n not in names)
 
     def set_total_mass(self, total: float) -> None:
         candidate = self.profile.copy()
