@@ -18,8 +18,9 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDockWidget,
                                QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGridLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QInputDialog, QLabel, QListWidget, QMessageBox,
-                               QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter, QStyledItemDelegate,
-                               QTableWidget, QTableWidgetItem, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+                               QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter,
+                               QStyledItemDelegate, QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from app.physics.profile import SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
