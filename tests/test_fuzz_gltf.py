@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 
 import numpy as np
 import pytest
@@ -68,8 +69,21 @@ def originals(reader: str, folder) -> list[dict[str, bytes]]:
     sidecar = json.loads(embedded)
     payload = base64.b64decode(sidecar["buffers"][0]["uri"].split(",", 1)[1])
     sidecar["buffers"][0]["uri"] = "model.bin"
+    binary = json.loads(embedded)
+    binary["buffers"][0].pop("uri")
     return [{"model.gltf": embedded},
-            {"model.gltf": json.dumps(sidecar).encode(), "model.bin": payload, "skin.png": b"\x89PNG\r\n"}]
+            {"model.gltf": json.dumps(sidecar).encode(), "model.bin": payload, "skin.png": b"\x89PNG\r\n"},
+            {"model.glb": _glb(binary, payload)}]
+
+
+def _glb(document: dict, payload: bytes) -> bytes:
+    """A GLB container: the 12-byte header, the JSON chunk and the BIN chunk, each padded to 4 bytes."""
+    text = json.dumps(document).encode()
+    text += b" " * (-len(text) % 4)
+    payload += b"\0" * (-len(payload) % 4)
+    chunks = struct.pack("<II", len(text), 0x4E4F534A) + text
+    chunks += struct.pack("<II", len(payload), 0x004E4942) + payload
+    return b"glTF" + struct.pack("<II", 2, 12 + len(chunks)) + chunks
 
 
 def _members(value, path=()):
@@ -88,6 +102,8 @@ def _members(value, path=()):
 def mutate(data: bytes, rng: np.random.Generator) -> bytes:
     """A JSON document: one member replaced, deleted or duplicated, or its data URI's bytes flipped;
     anything else (the sidecar buffer or image): bytes flipped or cut."""
+    if data[:4] == b"glTF":
+        return _mutate_glb(data, rng)
     try:
         document = json.loads(data)
     except ValueError:
@@ -111,6 +127,26 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
     return json.dumps(document).encode()
 
 
+def _mutate_glb(data: bytes, rng: np.random.Generator) -> bytes:
+    """A GLB: its JSON chunk mutated as a document (the chunk length rewritten), or its bytes flipped
+    (length fields included), or cut."""
+    choice = rng.integers(3) if len(data) >= 20 else 2
+    if choice == 0:
+        length = struct.unpack_from("<I", data, 12)[0]
+        text = mutate(data[20:20 + length], rng)
+        text += b" " * (-len(text) % 4)
+        rest = data[20 + length:]
+        body = struct.pack("<II", len(text), 0x4E4F534A) + text + rest
+        return b"glTF" + struct.pack("<II", 2, 12 + len(body)) + body
+    if choice == 1:
+        out = bytearray(data)
+        at = int(rng.choice([8, 12, 20 + struct.unpack_from("<I", data, 12)[0]]))
+        if at + 4 <= len(out):
+            out[at:at + 4] = struct.pack("<I", int(rng.choice([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, len(data)])))
+        return _flip(bytes(out), rng) if rng.random() < 0.3 else bytes(out)
+    return data[: rng.integers(len(data) + 1)]
+
+
 def _flip(data: bytes, rng: np.random.Generator) -> bytes:
     out = bytearray(data)
     for _ in range(int(rng.integers(1, 5))):
@@ -123,7 +159,7 @@ def load(reader: str, paths):
     """The model, or the reader's ReadError; one that names no JSON path (a Python error the reader
     caught as a last resort) is a failure."""
     try:
-        return gltf.read(next(path for path in paths if path.suffix == ".gltf"))
+        return gltf.read(next(path for path in paths if path.suffix in (".gltf", ".glb")))
     except ReadError as error:
         if error.message.startswith("unexpected structure"):
             raise AssertionError(f"a schema error without its JSON path: {error}") from None
