@@ -109,6 +109,8 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
     except ValueError:
         return _flip(data, rng) if data and rng.random() < 0.7 else data[: rng.integers(len(data) + 1)]
     members = list(_members(document))
+    if not members:
+        return _flip(data, rng)
     container, key = members[rng.integers(len(members))]
     choice = rng.integers(4)
     if choice == 0 and isinstance(container, dict):
@@ -153,6 +155,11 @@ def _flip(data: bytes, rng: np.random.Generator) -> bytes:
         if out:
             out[rng.integers(len(out))] = int(rng.choice([0, 0xFF, 0x7F, 0x80, int(rng.integers(256))]))
     return bytes(out)
+
+
+def opened(paths):
+    """The files a user opens: the glTF itself (its buffer and image files are found through it)."""
+    return [path for path in paths if path.suffix in (".gltf", ".glb")]
 
 
 def load(reader: str, paths):
