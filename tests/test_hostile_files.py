@@ -278,3 +278,18 @@ def test_texture_names_leading_out_of_the_folder_find_nothing(tmp_path):
     assert textures.find_texture("link.png", [folder]) is None
     assert textures.find_texture("sub/../skin.png", [folder]) == folder / "skin.png"
     assert textures.find_texture("../model/skin.png", [folder]).resolve() == folder / "skin.png"
+
+
+def test_nwn_ascii_weight_that_is_no_number(tmp_path):
+    """A weight the '#' of MSVC's NaN spellings starts (once a StopIteration out of the reader)."""
+    from tests.test_nwn_ascii import every_kind_tree
+    from tests.writers.nwn_ascii_writer import write_ascii_mdl
+
+    text = write_ascii_mdl("k", every_kind_tree(), [])
+    lines = text.split(b"\n")
+    row = next(index for index, line in enumerate(lines) if line.strip().startswith(b"weights")) + 1
+    lines[row] = lines[row].split()[0] + b" #part-number"
+    (tmp_path / "k.mdl").write_bytes(b"\n".join(lines))
+    expected = rf"k\.mdl:{row + 1}: weights \d+: row 1: expected 'bone weight' pairs"
+    with pytest.raises(ReadError, match=expected):
+        registry.load([tmp_path / "k.mdl"])

@@ -278,7 +278,7 @@ class _Parser:
         try:
             weights = np.array(flat, np.float64).reshape(count, lanes)
         except ValueError:
-            row = next(row for row, values in enumerate(flat) if not all(map(_numeric, values)))
+            row = next(row for row, values in enumerate(flat) if not all(map(_plain_number, values)))
             raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: "
                                            "expected 'bone weight' pairs, found "
                                            f"{' '.join(parts[row])!r}") from None
@@ -501,6 +501,15 @@ def _convert_controllers(texts: list[_NodeText]) -> None:
                 order = np.argsort(keys[0], kind="stable")
                 keys = (keys[0][order], keys[1][order])
             text.controllers[kind] = keys
+
+
+def _plain_number(token: str) -> bool:
+    """Whether ``float`` reads ``token`` (weights take no MSVC NaN spellings)."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def _numeric(token: str) -> bool:
