@@ -82,7 +82,8 @@ def transform_points(matrices: np.ndarray, points: np.ndarray) -> np.ndarray:
 def srgb_to_linear(color) -> tuple[float, ...]:
     """Display (sRGB) RGB → linear RGB, as the shaders light (an alpha after RGB is dropped)."""
     rgb = np.asarray(color[:3], dtype=np.float64)
-    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4).tolist())
+    curve = ((np.maximum(rgb, 0.04045) + 0.055) / 1.055) ** 2.4  # both branches are evaluated
+    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, curve).tolist())
 
 
 # --- quaternions (x, y, z, w) -------------------------------------------------------------------

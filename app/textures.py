@@ -125,13 +125,13 @@ def find_texture(name: str, folders: list[Path], listings: dict | None = None) -
     wanted = [candidate.lower() for candidate in candidate_names(name)]
     listings = {} if listings is None else listings
     for folder in folders:
-        if relative and _inside(folder, relative) and (folder / relative).is_file():
+        if relative and _file_inside(folder, relative):
             return folder / relative
         if folder not in listings:
             listings[folder] = _listing(folder)
         files = listings[folder]
         for candidate in wanted:
-            if candidate in files and _inside(folder, files[candidate].name):
+            if candidate in files and _file_inside(folder, files[candidate].name):
                 return files[candidate]
     return None
 
@@ -144,14 +144,15 @@ def _listing(folder: Path) -> dict[str, Path]:
         return {}
 
 
-def _inside(folder: Path, relative: str) -> bool:
-    """Whether ``relative`` names a path inside ``folder`` (absolute paths, ``..`` out of the folder
-    and links leading out of it are not followed to an image)."""
+def _file_inside(folder: Path, relative: str) -> bool:
+    """Whether ``relative`` names a regular file inside ``folder`` (absolute paths, ``..`` out of the
+    folder, links leading out of it and names the system refuses, too long for one, find nothing)."""
     if PurePosixPath(relative).is_absolute() or relative.startswith("/"):
         return False
     try:
-        return (folder / relative).resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
+        path = folder / relative
+        return path.resolve().is_relative_to(folder.resolve()) and path.is_file()
+    except (OSError, RuntimeError, ValueError):
         return False
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
 
-from app import textures
+from app import maths, textures
 from app.formats import bnf, registry
 from app.formats.gltf import read
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
@@ -293,3 +294,19 @@ def test_nwn_ascii_weight_that_is_no_number(tmp_path):
     expected = rf"k\.mdl:{row + 1}: weights \d+: row 1: expected 'bone weight' pairs"
     with pytest.raises(ReadError, match=expected):
         registry.load([tmp_path / "k.mdl"])
+
+
+def test_texture_name_too_long_for_the_system_finds_nothing(tmp_path):
+    assert textures.find_texture("1" * 5000, [tmp_path]) is None
+    assert textures.find_texture("a/" * 3000 + "skin.png", [tmp_path]) is None
+
+
+def test_srgb_conversion_of_colours_outside_0_to_1():
+    """Negative and over-bright colours (an LGW DEFAULT_COLOR may hold any number) convert without
+    a NaN or a numpy warning: below 0.04045 the linear segment, above 1 the curve continued."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, middle, high = maths.srgb_to_linear((-0.5, 0.5, 2.0))
+    assert low == pytest.approx(-0.5 / 12.92)
+    assert middle == pytest.approx(((0.5 + 0.055) / 1.055) ** 2.4)
+    assert high == pytest.approx(((2.0 + 0.055) / 1.055) ** 2.4)
