@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -121,6 +122,9 @@ def test_save_profile_writes_the_profile_the_run_used(tmp_path, demo):
     out, saved = tmp_path / "run.npz", tmp_path / "used.json"
     assert main(["ragdoll", "--demo", "--seconds", "0.1", "-o", str(out), "--save-profile", str(saved)]) == 0
     assert json.loads(saved.read_text()) == to_dict(auto_setup(demo))
+    mask = os.umask(0)
+    os.umask(mask)
+    assert saved.stat().st_mode & 0o777 == 0o666 & ~mask, "readable by everyone under a normal umask"
     status = main(["ragdoll", "--demo", "--seconds", "0.1", "-o", str(out),
                    "--save-profile", str(tmp_path / "missing" / "used.json")])
     assert status == 3
