@@ -544,8 +544,7 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
     only_child[parents[single]] = single
 
     positions, owners = _mostly_owned_vertices(meshes, count)
-    extent_points = np.concatenate([positions, heads]) if len(positions) else heads
-    extent = float(np.linalg.norm(np.ptp(extent_points, axis=0))) if len(extent_points) else 1.0
+    extent = _bounds_diagonal([positions, heads])
     stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
 
     directions = np.stack([_bone_direction(b, bind_world, parents, heads) for b in range(count)]) \
@@ -556,7 +555,8 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
     np.maximum.at(far, owners, np.einsum("vi,vi->v", offsets, directions[owners]))
     owned_counts = np.bincount(owners, minlength=count)
     centres = np.zeros((count, 3))
-    np.add.at(centres, owners, offsets)
+    for axis in range(3):
+        centres[:, axis] = np.bincount(owners, weights=offsets[:, axis], minlength=count)
     centres /= np.maximum(owned_counts, 1)[:, None]
 
     for bone in range(count):
@@ -570,6 +570,16 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
         else:
             tails[bone] = heads[bone] + stub * directions[bone]
     return heads, tails
+
+
+def _bounds_diagonal(point_sets: list[np.ndarray]) -> float:
+    """The diagonal of the bounds of every point in ``point_sets`` (1 when there are none)."""
+    point_sets = [points for points in point_sets if len(points)]
+    if not point_sets:
+        return 1.0
+    lows = np.min([points.min(axis=0) for points in point_sets], axis=0)
+    highs = np.max([points.max(axis=0) for points in point_sets], axis=0)
+    return float(np.linalg.norm(highs - lows))
 
 
 def _mostly_owned_vertices(meshes: list[Mesh], bones: int) -> tuple[np.ndarray, np.ndarray]:
