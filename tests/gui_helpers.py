@@ -44,3 +44,21 @@ def show_demo_window(qtbot, settings_dir):
         window.show()
         window.set_model(formats.load(demo_paths()))
     return window
+
+
+def pixel_of(window, point):
+    """The viewport pixel a model-space point is drawn at (it must be in view)."""
+    from PySide6.QtCore import QPoint
+
+    from app.render.camera import project
+
+    viewport = window.viewport
+    pixels, visible = project(viewport.camera, np.asarray(point)[None], viewport.width(), viewport.height())
+    assert visible[0]
+    return QPoint(int(round(pixels[0, 0])), int(round(pixels[0, 1])))
+
+
+def part_centre(window, name: str) -> np.ndarray:
+    """Where the ragdoll part ``name`` of the first copy is now (model space)."""
+    session = window.ragdoll
+    return session.part_frames()[0, session.profile.part_index(name), :3, 3]

@@ -18,12 +18,11 @@ from app.physics.profile import load_profile, to_dict
 from app.export.gltf import export_gltf
 from app.physics.ragdoll import TIME_STEP
 from app.render import gizmos
-from app.render.camera import project
 from app.resources import demo_paths
 from app.ui.ragdoll_session import (RagdollSession, euler_to_quaternion, joint_mirrors, mirror_bones,
                                     mirror_name, part_mirrors, quaternion_to_euler)
 from tests import synthetic
-from tests.gui_helpers import needs_display, show_demo_window, view_image
+from tests.gui_helpers import part_centre, pixel_of, needs_display, show_demo_window, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
@@ -328,16 +327,6 @@ def changed_pixels(first, second, threshold=30) -> int:
     return int((difference > threshold).sum())
 
 
-def pixel_of(window, point) -> QPoint:
-    viewport = window.viewport
-    pixels, visible = project(viewport.camera, np.asarray(point)[None], viewport.width(), viewport.height())
-    assert visible[0]
-    return QPoint(int(round(pixels[0, 0])), int(round(pixels[0, 1])))
-
-
-def part_centre(window, name: str) -> np.ndarray:
-    session = window.ragdoll
-    return session.part_frames()[0, session.profile.part_index(name), :3, 3]
 
 
 def _gui(test):

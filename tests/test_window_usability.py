@@ -19,7 +19,7 @@ from app.render.camera import project
 from app.resources import demo_paths
 from app.ui.shortcuts_dialog import MOUSE
 from app.ui.view_overlay import AXIS_COLORS, GIZMO_MARGIN, MARKER_RADIUS, SHOT_COLOR, SPRING_COLOR
-from tests.gui_helpers import image_array, needs_display, show_demo_window
+from tests.gui_helpers import part_centre, pixel_of, image_array, needs_display, show_demo_window
 
 pytestmark = [pytest.mark.gui, needs_display]
 
@@ -77,16 +77,6 @@ def newly(before: np.ndarray, after: np.ndarray, color, tolerance: int = 30) -> 
     return near_color(after, color, tolerance) & ~near_color(before, color, tolerance)
 
 
-def pixel_of(window, point) -> QPoint:
-    viewport = window.viewport
-    pixels, visible = project(viewport.camera, np.asarray(point)[None], viewport.width(), viewport.height())
-    assert visible[0]
-    return QPoint(int(round(pixels[0, 0])), int(round(pixels[0, 1])))
-
-
-def part_centre(window, name: str) -> np.ndarray:
-    session = window.ragdoll
-    return session.part_frames()[0, session.profile.part_index(name), :3, 3]
 
 
 # --- keyboard focus -----------------------------------------------------------------------------------
