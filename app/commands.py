@@ -14,6 +14,7 @@ import numpy as np
 
 from app import formats
 from app.errors import InputError
+from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
@@ -200,49 +201,29 @@ def info(args: Namespace) -> int:
     return EXIT_OK
 
 
-def pose_arrays(model: Model, current: Pose) -> dict[str, np.ndarray]:
-    """The arrays of the ``pose`` contract (docs/cli.md)."""
-    heads, tails = current.heads_tails(model.skeleton)
-    return {
-        "positions": posed_positions(model, current).reshape(-1, 3),
-        "bone_names": np.array(model.skeleton.names, dtype=str),
-        "parents": model.skeleton.parents.astype(np.int64),
-        "world": current.world,
-        "skin": current.skin,
-        "heads": heads,
-        "tails": tails,
-    }
-
-
 def pose(args: Namespace) -> int:
     output = Path(args.output)
-    suffix = output.suffix.lower()
-    if suffix not in (".npz", ".json", ".obj", ".glb", ".gltf"):
-        raise UsageError(f"-o must end in .npz, .json, .obj, .glb or .gltf, got {output.name!r}")
+    write = _writer(output, POSE_WRITERS)
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=False)
-    arrays = pose_arrays(model, current)
     with writing(output):
-        write_pose(output, model, arrays)
+        warnings = write(output, model, pose_arrays(model, current))
+    _warn(warnings)
     return EXIT_OK
 
 
-def write_pose(output: Path, model: Model, arrays: dict[str, np.ndarray]) -> None:
-    suffix = output.suffix.lower()
-    if suffix == ".npz":
-        np.savez(output, **arrays)
-    elif suffix == ".json":
-        output.write_text(json.dumps({key: value.tolist() for key, value in arrays.items()}))
-    elif suffix == ".obj":
-        from app.export.obj import write_obj
+def _writer(output: Path, table: dict):
+    """The writer for ``-o OUTPUT``'s suffix, else the usage error naming the suffixes."""
+    try:
+        return writer_for(output, table)
+    except ValueError as error:
+        raise UsageError(f"-o {error}") from None
 
-        write_obj(output, model, arrays["positions"])
-    else:
-        from app.export.gltf import export_gltf_pose
 
-        for warning in export_gltf_pose(model, arrays["positions"], output, embed_buffer=suffix == ".gltf"):
-            print(f"warning: {warning}", file=sys.stderr)
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def render(args: Namespace) -> int:
@@ -276,20 +257,15 @@ def render(args: Namespace) -> int:
 
 def convert(args: Namespace) -> int:
     output = Path(args.output)
-    if output.suffix.lower() not in (".glb", ".gltf"):
-        raise UsageError(f"-o must end in .glb or .gltf, got {output.name!r}")
+    write = _writer(output, MODEL_WRITERS)
     check_output(output)
     model = load_model(args)
     try:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
     except KeyError as error:
         raise UsageError(error.args[0]) from None
-    from app.export.gltf import export_gltf
-
     with writing(output):
-        warnings = export_gltf(model, output, clips=clips, show_hidden=args.show_hidden)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(write(output, model, clips, args.show_hidden))
     if args.check:
         from app.export.check import check_export
 
@@ -357,11 +333,8 @@ def ragdoll(args: Namespace) -> int:
             np.savez_compressed(output, **arrays)
             warnings = []
         else:
-            from app.export.gltf import export_gltf
-
-            warnings = export_gltf(model, output, clips=[run.clip()], show_hidden=args.show_hidden)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+            warnings = MODEL_WRITERS[suffix](output, model, [run.clip()], args.show_hidden)
+    _warn(warnings)
     return EXIT_OK
 
 

@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
 
 from app import __version__, formats
 from app.errors import InputError
+from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Model
 from app.playback import Playback
-from app.pose import Pose, posed_positions
+from app.pose import Pose
 from app.render.offscreen import max_image_side
 from app.resources import demo_paths
 from app.textures import TextureError, read_image
@@ -783,38 +784,27 @@ class MainWindow(QMainWindow):
         """Every mesh, the skeleton and every clip as glTF 2.0, then the written file re-read and
         checked (the figure ``convert --check`` prints)."""
         from app.export.check import check_export
-        from app.export.gltf import export_gltf
 
-        path = _with_suffix(path, (".glb", ".gltf"), ".glb")
-        embed = path.suffix.lower() == ".gltf"
+        path = _with_suffix(path, tuple(MODEL_WRITERS), ".glb")
         hidden = self.viewport.options.show_hidden  # what the view shows: hidden meshes only when shown
         return self._export("Export glTF", path,
-                            lambda: export_gltf(self.model, path, embed_buffer=embed, show_hidden=hidden),
+                            lambda: writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden),
                             lambda: check_export(self.model, formats.load([path])).line())
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
-                                   "Wavefront OBJ (*.obj);;glTF binary, static (*.glb)")
+                                   "Wavefront OBJ (*.obj);;glTF binary, static (*.glb);;"
+                                   "Bones and vertices (*.npz);;Bones and vertices as JSON (*.json)")
         if path:
             self.export_pose(path)
 
     def export_pose(self, path: str | Path) -> bool:
-        """The posed mesh at the current time, as OBJ or as a static glTF."""
-        from app.export.gltf import export_gltf_pose
-        from app.export.obj import write_obj
-
-        path = _with_suffix(path, (".obj", ".glb", ".gltf"), ".obj")
+        """The posed mesh at the current time, as OBJ, static glTF, or the ``pose`` command's arrays."""
+        path = _with_suffix(path, tuple(POSE_WRITERS), ".obj")
         method = "dqs" if self.viewport.options.skinning == "dqs" else "lbs"
-        positions = posed_positions(self.model, self.current_pose(), method).reshape(-1, 3)
-
-        def write() -> list[str]:
-            if path.suffix.lower() == ".obj":
-                write_obj(path, self.model, positions)
-                return []
-            return export_gltf_pose(self.model, positions, path,
-                                    embed_buffer=path.suffix.lower() == ".gltf")
-
-        return self._export("Export Pose", path, write)
+        arrays = pose_arrays(self.model, self.current_pose(), method)
+        write = writer_for(path, POSE_WRITERS)
+        return self._export("Export Pose", path, lambda: write(path, self.model, arrays))
 
     def _export(self, title: str, path: Path, write: Callable[[], list[str]],
                 check: Callable[[], str] | None = None) -> bool:
