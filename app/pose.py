@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -323,3 +323,24 @@ def posed_bounds(model: Model, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
     points = [posed_positions(model, pose), heads, tails, pose.helpers[:, :3, 3]]
     points = np.concatenate([p for p in points if len(p)] or [np.zeros((1, 3))])
     return points.min(axis=0), points.max(axis=0)
+
+
+def bake_vertex_clip(skeleton: Skeleton, meshes: list[Mesh], clip: Clip, times: np.ndarray,
+                     offsets_at: Callable[[float], list[np.ndarray | None]]) -> Clip:
+    """``clip`` as a 'vertex' clip: at each of ``times``, every mesh's bind positions plus the offsets
+    ``offsets_at(time)`` gives for it (None: none; morph targets, say), skinned by the clip's pose then.
+    The bones' world matrices are kept per frame too."""
+    model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
+    frames, worlds = [], []
+    for time in times:
+        pose = evaluate(model, clip if clip.tracks else None, float(time))
+        posed = []
+        for mesh, offsets in zip(meshes, offsets_at(float(time))):
+            moved = mesh if offsets is None else Mesh(
+                name=mesh.name, positions=mesh.positions + offsets, joints=mesh.joints, weights=mesh.weights,
+                skin=mesh.skin)
+            posed.append(skin_mesh(moved, mesh_skinning(model, pose, mesh)))
+        frames.append(np.concatenate(posed))
+        worlds.append(pose.world)
+    return Clip(name=clip.name, kind="vertex", times=np.asarray(times, dtype=np.float64),
+                world=np.stack(worlds), positions=np.stack(frames))

@@ -44,7 +44,7 @@ import numpy as np
 from pygltflib import GLTF2
 
 from app import maths
-from app import pose as posing
+from app.pose import bake_vertex_clip
 from app.formats.gltf_container import (
     GLB_MAGIC,
     Buffer,
@@ -530,7 +530,6 @@ class _Reader(Document):
         (weights, or a bone's STEP track) also gets a frame one float32 step before each of its keys
         holding the previous value, since a vertex clip blends linearly between its frames.
         """
-        model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
         steps = [keys[0][1:] for keys in weight_keys.values() if keys[2] == "step"]
         steps += [keys[0][1:] for track in clip.tracks if track.interpolation == "step"
                   for keys in (track.translation, track.rotation, track.scale) if keys is not None]
@@ -538,24 +537,18 @@ class _Reader(Document):
                  for keys in steps]
         times = np.unique(np.concatenate([clip.frame_times if clip.tracks else np.zeros(0)]
                                          + [keys[0] for keys in weight_keys.values()] + holds))
-        frames, worlds = [], []
-        for time in times:
-            pose = posing.evaluate(model, clip if clip.tracks else None, float(time))
-            positions = [mesh.positions.astype(np.float64) for mesh in meshes]
+
+        def morph_offsets(time: float) -> list[np.ndarray | None]:
+            offsets = [None] * len(meshes)
             for node, mesh_index, deltas, defaults in morphs:
                 if node in weight_keys:
-                    weights = _sample_weights(*weight_keys[node], float(time), len(deltas)) - defaults
-                    positions[mesh_index] = positions[mesh_index] + np.einsum("m,mvi->vi", weights, deltas)
-            posed = [posing.skin_mesh(_with_positions(mesh, p), posing.mesh_skinning(model, pose, mesh))
-                     for mesh, p in zip(meshes, positions)]
-            frames.append(np.concatenate(posed))
-            worlds.append(pose.world)
-        return Clip(name=clip.name, kind="vertex", times=times, world=np.stack(worlds),
-                    positions=np.stack(frames))
+                    weights = _sample_weights(*weight_keys[node], time, len(deltas)) - defaults
+                    moved = np.einsum("m,mvi->vi", weights, deltas)
+                    earlier = offsets[mesh_index]
+                    offsets[mesh_index] = moved if earlier is None else earlier + moved
+            return offsets
 
-
-def _with_positions(mesh: Mesh, positions: np.ndarray) -> Mesh:
-    return Mesh(name=mesh.name, positions=positions, joints=mesh.joints, weights=mesh.weights, skin=mesh.skin)
+        return bake_vertex_clip(skeleton, meshes, clip, times, morph_offsets)
 
 
 def _sample_weights(times: np.ndarray, values: np.ndarray, mode: str, time: float, width: int) -> np.ndarray:
