@@ -271,7 +271,9 @@ class Mesh:
             self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
         _check_bounded(self.positions, f"mesh {self.name!r} positions")
         self.joints = _frozen(self.joints, np.int32, (count, None), f"mesh {self.name!r} joints")
-        self.weights = _frozen(self.weights, np.float32, self.joints.shape, f"mesh {self.name!r} weights")
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.weights = _frozen(self.weights, np.float32, self.joints.shape, f"mesh {self.name!r} weights")
+        _check_bounded(self.weights, f"mesh {self.name!r} weights")
         if self.normals is not None:
             self.normals = _frozen(self.normals, np.float32, (count, 3), f"mesh {self.name!r} normals")
         if self.uvs is not None:

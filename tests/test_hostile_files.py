@@ -260,6 +260,8 @@ def test_model_parts_refuse_values_past_the_bounds():
     with np.errstate(over="ignore"):
         with pytest.raises(ValueError, match="mesh 'm' positions: a value is not finite or beyond"):
             Mesh("m", np.array([[1e300, 0.0, 0.0]]), np.zeros((1, 1)), np.ones((1, 1)))
+    with pytest.raises(ValueError, match="mesh 'm' weights: a value is not finite or beyond"):
+        Mesh("m", np.zeros((1, 3)), np.zeros((1, 2)), np.array([[np.inf, 1.0]]))
     with pytest.raises(ValueError, match="bone 0 translation values: a value is not finite"):
         Track(bone=0, translation=(np.array([0.0]), np.array([[1e19, 0.0, 0.0]])))
     with pytest.raises(ValueError, match="clip 'c' world matrices: a value is not finite"):
