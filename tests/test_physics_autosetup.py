@@ -185,3 +185,15 @@ def test_limits_hold_under_shots_up_to_200_newton_seconds(tmp_path):
         assert deepest > -0.1, "no part sinks through the ground"
         speeds = np.linalg.norm(ragdoll.part_velocities(), axis=1) * profile.meters_per_unit
         assert speeds.max() < 0.05, "at rest on the ground"
+
+
+def test_limbs_get_capsules_and_the_trunk_boxes():
+    from app.resources import demo_paths
+
+    profile = auto_setup(formats.load(demo_paths()))
+    shapes = {part.name: part.shape for part in profile.parts}
+    limbs = {f"{limb}_{side}" for limb in ("upperarm", "forearm", "thigh", "shin") for side in "lr"}
+    assert {name for name, shape in shapes.items() if shape == "capsule"} == limbs
+    for part in profile.parts:
+        edges = sorted(part.size)
+        assert (edges[2] >= 2 * edges[1]) == (part.shape == "capsule")

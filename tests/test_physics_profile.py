@@ -18,6 +18,7 @@ from app.physics.profile import (
     Part,
     ProfileError,
     RagdollProfile,
+    capsule_dimensions,
     load_profile,
     load_profile_for,
     profile_path_for,
@@ -152,6 +153,30 @@ def test_round_trip(tmp_path, demo_profile):
     assert os.listdir(tmp_path) == ["demo.glb.ragdoll.json"]  # the temporary file was renamed
 
 
+def test_shapes_round_trip_and_old_profiles_load_as_boxes(tmp_path, demo_profile):
+    shapes = ["capsule" if i % 2 else "box" for i in range(len(demo_profile.parts))]
+    data = to_dict(demo_profile)
+    for part, shape in zip(data["parts"], shapes):
+        part["shape"] = shape
+    path = tmp_path / "shapes.ragdoll.json"
+    path.write_text(json.dumps(data))
+    loaded = load_profile(path)
+    assert [part.shape for part in loaded.parts] == shapes
+    save_profile(loaded, path)
+    assert [part["shape"] for part in json.loads(path.read_text())["parts"]] == shapes
+    for part in data["parts"]:
+        del part["shape"]
+    path.write_text(json.dumps(data))
+    assert {part.shape for part in load_profile(path).parts} == {"box"}
+
+
+@pytest.mark.parametrize("size, expected", [((0.1, 0.5, 0.08), (1, 0.04, 0.5)),
+                                            ((0.6, 0.2, 0.3), (0, 0.1, 0.6)),
+                                            ((0.2, 0.2, 0.2), (0, 0.1, 0.2))])
+def test_capsule_dimensions_follow_the_long_axis(size, expected):
+    assert capsule_dimensions(size) == pytest.approx(expected)
+
+
 def test_saved_beside_the_model_and_found_again(tmp_path, demo_model, demo_profile):
     from app import formats
 
@@ -199,6 +224,8 @@ BAD = [
     (lambda d: d["relations"].update(neck="nobody"), 'relations["neck"]', "name of a part"),
     (lambda d: d.update(disabled_collisions=[["pelvis"]]), "disabled_collisions[0]", "two part names"),
     (lambda d: d.update(meters_per_unit=0), "meters_per_unit", "positive"),
+    (lambda d: d["parts"][5].update(shape="sphere"), "parts[5].shape", 'box, capsule, got "sphere"'),
+    (lambda d: d["parts"][0].update(shape=None), "parts[0].shape", "box, capsule, got null"),
 ]
 
 

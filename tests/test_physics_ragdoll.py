@@ -4,6 +4,7 @@ seed format settling on the ground, shooting, dragging, copies and baking."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from app import formats
 from app.export.gltf import export_gltf
 from app.physics.autosetup import auto_setup
 from app.physics.bake import Shot, bake, record
+from app.physics.profile import capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, Ragdoll, pb
 from app.pose import evaluate
 from app.resources import demo_paths
@@ -215,7 +217,8 @@ def test_auto_setup_falls_and_settles_on_the_ground(tmp_path, make):
         assert len(ragdoll.layout) == 1, "every part is joined to the others"
         start = ragdoll.part_world()[:, up, 3].mean()
         fastest = 0.0
-        for _ in range(16):
+        # Six seconds: a synthetic body standing on its capsule shins balances a while before it tips.
+        for _ in range(24):
             ragdoll.step(60)
             fastest = max(fastest, speeds(ragdoll).max())
         parts = ragdoll.part_world()
@@ -353,7 +356,7 @@ def test_bake_gives_a_matrices_clip_from_the_start_pose(ragdoll, demo):
 
 def test_record_fires_shots_at_their_times(ragdoll):
     chest = ragdoll.part_world()[ragdoll.rig.part_names.index("chest"), :3, 3]
-    front = tuple(chest + [0, 0, 2.0])
+    front = tuple(chest + [0, -0.1, 2.0])  # the chest has fallen about 0.1 to 0.15 m by 0.25 s
     shots = [Shot(front, (0, 0, -1.0), time=0.25, impulse=30.0), Shot((9.0, 9.0, 9.0), (1.0, 0, 0), time=0.1),
              Shot(front, (0, 0, -1.0), time=5.0)]
     shot = record(ragdoll, 0.5, 60, shots)
@@ -370,3 +373,56 @@ def test_timing_of_one_ragdoll_step(ragdoll):
     started = time.perf_counter()
     ragdoll.step(240)
     assert time.perf_counter() - started < 2.0
+
+
+# --- capsules ------------------------------------------------------------------------------------
+
+def test_capsule_parts_collide_as_capsules_along_their_long_edge(demo, profile):
+    """Each capsule part's pybullet shape is a capsule of radius half its thinner cross edge and
+    straight middle its long edge less the two caps, its Z axis along the box's long edge."""
+    with Ragdoll(demo, profile) as world:
+        world.step()
+        frames = world.box_world()
+        for part_index, part in enumerate(profile.parts):
+            body, link = world._where(0, part_index)
+            (data,) = pb.getCollisionShapeData(body, link, physicsClientId=world.client)
+            edges = np.array(part.size) * world.scale
+            if part.shape == "box":
+                assert data[2] == pb.GEOM_BOX and np.allclose(data[3], edges, atol=1e-6)
+                continue
+            long_axis = int(np.argmax(edges))
+            radius = min(np.delete(edges, long_axis)) / 2
+            assert data[2] == pb.GEOM_CAPSULE
+            assert data[3][:2] == pytest.approx((edges[long_axis] - 2 * radius, radius), abs=1e-6)
+            link_frame = _link_frame(world, body, link)
+            turn = np.array(pb.getMatrixFromQuaternion(data[6])).reshape(3, 3)
+            capsule_axis = link_frame[:3, :3] @ turn[:, 2]
+            assert abs(capsule_axis @ frames[part_index, :3, long_axis]) == pytest.approx(1.0, abs=1e-4)
+
+
+def _link_frame(world: Ragdoll, body: int, link: int) -> np.ndarray:
+    """(4, 4) the world frame of a link (or the base) that collision frames are given in."""
+    if link < 0:
+        position, orientation = pb.getBasePositionAndOrientation(body, physicsClientId=world.client)
+    else:
+        state = pb.getLinkState(body, link, computeForwardKinematics=1, physicsClientId=world.client)
+        position, orientation = state[4], state[5]
+    frame = np.eye(4)
+    frame[:3, :3] = np.array(pb.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+    frame[:3, 3] = position
+    return frame
+
+
+def test_an_all_capsule_ragdoll_falls_and_rests_on_the_ground(demo, profile):
+    capsules = profile.copy()
+    capsules.parts = [replace(part, shape="capsule") for part in capsules.parts]
+    with Ragdoll(demo, capsules) as world:
+        start = world.part_world()[:, :3, 3].copy()
+        world.step(240 * 5)
+        frames = world.part_world()
+        assert np.isfinite(frames).all()
+        up = 2 if demo.up_axis == "Z" else 1
+        assert frames[:, up, 3].mean() < start[:, up].mean() - 0.1 / world.scale
+        assert speeds(world).max() < SETTLED_SPEED
+        radii = np.array([capsule_dimensions(part.size)[1] for part in capsules.parts])
+        assert (frames[:, up, 3] - radii > world.floor - 0.02 / world.scale).all()

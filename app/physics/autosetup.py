@@ -47,6 +47,8 @@ METRE_HEIGHTS = (0.3, 5.0)
 HUMAN_HEIGHT = 1.8
 #: A box axis closer than this to the bone (degrees) is taken as is, without turning the box.
 SNAP_DEGREES = 5.0
+#: A part whose longest edge is at least this many times its next longest is limb-like: a capsule.
+CAPSULE_RATIO = 2.0
 #: A hinge axis this close (degrees) to an axis of the child bone's frame uses that axis exactly.
 HINGE_SNAP_DEGREES = 20.0
 PERCENTILES = (5.0, 95.0)
@@ -457,8 +459,7 @@ def _finish(model: Model, shape: _Shape, parts: list[Part], joints: list[Joint])
     scale = meters_per_unit(model)
     volumes = np.array([np.prod(p.size) for p in parts]) * scale ** 3
     density = min(DENSITY, body_mass(body_size(model) * scale) / volumes.sum())
-    sized = [Part(p.name, p.bone, p.size, p.offset, float(f"{density * volume:.4g}"), p.rotation)
-             for p, volume in zip(parts, volumes)]
+    sized = [replace(p, mass=float(f"{density * volume:.4g}")) for p, volume in zip(parts, volumes)]
     return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
 
 
@@ -498,7 +499,15 @@ def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray
     centre = box_frame[:3, :3] @ ((low + high) / 2)
     quantum = _quantum(model)
     return Part(name=name, bone=skeleton.names[bone], size=_rounded(size, quantum),
-                offset=_rounded(centre, quantum), rotation=_rounded(maths.quat_from_matrix(turn)))
+                offset=_rounded(centre, quantum), rotation=_rounded(maths.quat_from_matrix(turn)),
+                shape=shape_for(size))
+
+
+def shape_for(size) -> str:
+    """"capsule" for a limb-like part (its longest edge at least ``CAPSULE_RATIO`` times the next),
+    "box" otherwise."""
+    middle, longest = np.sort(size)[1:]
+    return "capsule" if longest >= CAPSULE_RATIO * middle else "box"
 
 
 def _shortest_arc(start: np.ndarray, end: np.ndarray) -> np.ndarray:

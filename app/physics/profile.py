@@ -3,8 +3,8 @@
 The fields are the article's (docs/ragdoll.md):
 
 - ``Part`` is ``SetPart(part, bone, offset, mass, shape)``: a box of full edge lengths ``size`` (model
-  units) following ``bone``. Its frame has the bone's bind orientation and sits at the bone's midpoint
-  plus ``offset`` (model space, bind pose). ``rotation`` turns the box inside that frame, so a box can
+  units) following ``bone``, or with ``shape`` "capsule" the capsule inside that box. Its frame has
+  the bone's bind orientation and sits at the bone's midpoint plus ``offset`` (model space, bind pose). ``rotation`` turns the box inside that frame, so a box can
   lie along a bone whose frame does not (Boneyard's addition; identity in the article).
 - ``relations`` is ``SetBoneRelation``: a bone without a part of its own follows a part, by name.
 - ``Joint`` joins parts ``part_a`` and ``part_b``: an attachment point on each (in that part's frame,
@@ -36,6 +36,8 @@ from app.model import Model
 VERSION = 1
 SUFFIX = ".ragdoll.json"
 JOINT_KINDS = ("hinge", "cone_twist")
+#: A part's collision shape: its box, or the capsule inside the box (``capsule_dimensions``).
+SHAPES = ("box", "capsule")
 #: The middle gimbal axis (swing2) locks at 90°; docs/ragdoll.md keeps it under about 80°.
 MAX_SWING2 = 85.0
 #: Largest part mass (kg), box edge or offset (model units) and unit scale a profile may hold: beyond
@@ -69,6 +71,17 @@ class Part:
     offset: Vector = (0.0, 0.0, 0.0)
     mass: float = 1.0
     rotation: Quaternion = (0.0, 0.0, 0.0, 1.0)
+    shape: Literal["box", "capsule"] = "box"
+
+
+def capsule_dimensions(size) -> tuple[int, float, float]:
+    """(axis, radius, length) of the capsule a part of box edges ``size`` holds: it lies along the
+    box's longest edge (the first of equal ones), its radius is half the smaller of the other two
+    edges and its length, end to end, is the longest edge. Its straight middle is ``length - 2 *
+    radius`` (pybullet's capsule height), never negative."""
+    axis = max(range(3), key=lambda k: (size[k], -k))
+    radius = min(size[k] for k in range(3) if k != axis) / 2
+    return axis, radius, size[axis]
 
 
 @dataclass(frozen=True)
@@ -253,6 +266,8 @@ def first_problem(profile: RagdollProfile) -> tuple[str, str] | None:
             return f"{where}.mass", f"a positive mass up to {MAX_MASS:g} kg, got {part.mass}"
         if not _unit_quaternion(part.rotation):
             return f"{where}.rotation", f"a non-zero quaternion (x, y, z, w), got {list(part.rotation)}"
+        if part.shape not in SHAPES:
+            return f"{where}.shape", f"one of {', '.join(SHAPES)}, got {part.shape!r}"
     joint_names = [joint.name for joint in profile.joints]
     for index, joint in enumerate(profile.joints):
         problem = _joint_problem(joint, names)
@@ -324,7 +339,7 @@ def to_dict(profile: RagdollProfile) -> dict:
         "meters_per_unit": profile.meters_per_unit,
         "damping": {"linear": profile.linear_damping, "angular": profile.angular_damping},
         "parts": [{"name": p.name, "bone": p.bone, "size": list(p.size), "offset": list(p.offset),
-                   "mass": p.mass, "rotation": list(p.rotation)} for p in profile.parts],
+                   "mass": p.mass, "rotation": list(p.rotation), "shape": p.shape} for p in profile.parts],
         "relations": dict(profile.relations),
         "joints": [{"name": j.name, "parts": [j.part_a, j.part_b],
                     "offsets": [list(j.offset_a), list(j.offset_b)], "rotation": list(j.rotation),
@@ -407,7 +422,8 @@ def from_dict(data, path: Path | None = None) -> RagdollProfile:
             size=f.numbers(f.get(item, "size", where), f"{where}.size", 3),
             offset=f.numbers(f.get(item, "offset", where, [0, 0, 0]), f"{where}.offset", 3),
             mass=f.number(f.get(item, "mass", where), f"{where}.mass"),
-            rotation=f.numbers(f.get(item, "rotation", where, [0, 0, 0, 1]), f"{where}.rotation", 4)))
+            rotation=f.numbers(f.get(item, "rotation", where, [0, 0, 0, 1]), f"{where}.rotation", 4),
+            shape=_shape(f, f.get(item, "shape", where, "box"), f"{where}.shape")))
     joints = [_joint_from_dict(f, item, f"joints[{i}]")
               for i, item in enumerate(f.array(f.get(data, "joints", "", []), "joints"))]
     relations = {}
@@ -429,6 +445,12 @@ def from_dict(data, path: Path | None = None) -> RagdollProfile:
     if problem:
         raise ProfileError(path, *problem)
     return profile
+
+
+def _shape(f: _Fields, value, where: str) -> str:
+    if value not in SHAPES:
+        f.fail(where, f"one of {', '.join(SHAPES)}, got {_kind(value)}")
+    return value
 
 
 def _joint_from_dict(f: _Fields, item, where: str) -> Joint:

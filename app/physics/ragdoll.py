@@ -27,7 +27,7 @@ import numpy as np
 from app import maths
 from app.model import Clip, Model
 from app.physics.multibody import Body, build_layout, gimbal_angles, joint_positions, link_frames_bind
-from app.physics.profile import RagdollProfile
+from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.rig import Rig, bind_rig, rigid_inverse
 from app.pose import Pose, evaluate, pose_from_world, posed_bounds, rest_pose
 
@@ -71,6 +71,10 @@ UP_AXES = {"Y": 1, "Z": 2}
 #: Fastest a joint may turn (rad/s; pybullet's default is 100). Bullet's joint limits act only once a
 #: joint is past them, so a joint overshoots by up to one step of this speed: 7° at 240 Hz.
 MAX_JOINT_SPEED = 30.0
+#: (3, 4, 4) rotations taking pybullet's capsule axis (Z) onto X, Y and Z.
+CAPSULE_TURNS = np.array([[[0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]],
+                          [[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]],
+                          np.eye(4)], dtype=np.float64)
 
 
 #: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
@@ -269,11 +273,19 @@ class Ragdoll:
         return body_id, readout
 
     def _link_shape(self, part: int, link_to_part: np.ndarray) -> int:
-        """A box placed in its link's frame: the part's frame there, turned by the box rotation."""
+        """A box or capsule placed in its link's frame: the part's frame there, turned by the box
+        rotation (and for a capsule, which pybullet lays along Z, by ``CAPSULE_TURNS`` of its axis).
+        pybullet derives the inertia from the shape."""
         frame = link_to_part @ self.rig.box_rotations[part]
+        size = self.rig.half_extents[part] * 2 * self.scale
+        if self.rig.capsules[part]:
+            axis, radius, length = capsule_dimensions(size)
+            frame = frame @ CAPSULE_TURNS[axis]
+            shape = {"shapeType": pb.GEOM_CAPSULE, "radius": radius, "height": length - 2 * radius}
+        else:
+            shape = {"shapeType": pb.GEOM_BOX, "halfExtents": list(size / 2)}
         return pb.createCollisionShape(
-            pb.GEOM_BOX, halfExtents=list(self.rig.half_extents[part] * self.scale),
-            collisionFramePosition=list(frame[:3, 3] * self.scale),
+            **shape, collisionFramePosition=list(frame[:3, 3] * self.scale),
             collisionFrameOrientation=list(maths.quat_from_matrix(frame)), physicsClientId=self.client)
 
     def _where(self, copy: int, part: int) -> tuple[int, int]:

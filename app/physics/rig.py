@@ -50,7 +50,8 @@ class Rig:
     part_bones (P,); part_bind (P, 4, 4) part frames at bind; box_rotations (P, 4, 4) each box's
     frame in its part frame; half_extents (P, 3); masses (P,) kg; bone_parts (B,) the part each
     bone follows; bone_to_part (B, 4, 4); joint_parts (J, 2) parts a and b; joint_bind (J, 4, 4);
-    hinge (J,) bool; joint_limits (J, 3): hinge (low, high, 0), cone-twist (swing1, swing2, twist).
+    hinge (J,) bool; joint_limits (J, 3): hinge (low, high, 0), cone-twist (swing1, swing2, twist);
+    capsules (P,) bool: the part is the capsule inside its box (``capsule_dimensions``).
     """
 
     model: Model
@@ -66,6 +67,7 @@ class Rig:
     joint_bind: np.ndarray
     hinge: np.ndarray
     joint_limits: np.ndarray
+    capsules: np.ndarray
 
     @property
     def part_names(self) -> list[str]:
@@ -143,7 +145,7 @@ def bind_rig(model: Model, profile: RagdollProfile) -> Rig:
                box_rotations=box_rotations, half_extents=np.array([p.size for p in parts], float) / 2,
                masses=np.array([p.mass for p in parts], float), bone_parts=bone_parts,
                bone_to_part=bone_to_part, joint_parts=joint_parts, joint_bind=joint_bind, hinge=hinge,
-               joint_limits=limits)
+               joint_limits=limits, capsules=np.array([p.shape == "capsule" for p in parts], dtype=bool))
 
 
 def _bone(model: Model, profile: RagdollProfile, name: str, where: str) -> int:

@@ -30,8 +30,9 @@ BOX_EDGES = np.array([[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5
 #: The 12 triangles of the unit box's faces (corner indices).
 BOX_TRIANGLES = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
                           [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
-#: Line segments per full turn of an arc or cone outline.
+#: Line segments per full turn of an arc or cone outline, and of a capsule's rings.
 ARC_SEGMENTS = 48
+CAPSULE_SEGMENTS = 24
 #: Limit gizmo radius and joint axis length, as fractions of the model's extent.
 LIMIT_RADIUS = 0.06
 AXIS_LENGTH = 0.045
@@ -112,6 +113,58 @@ def box_lines(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
 def box_triangles(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
     """(N, 12, 3, 3) the faces of each box as triangles."""
     return box_corners(frames, half_extents)[:, BOX_TRIANGLES]
+
+
+def capsule_lines(frames: np.ndarray, half_extents: np.ndarray, segments: int = CAPSULE_SEGMENTS) -> np.ndarray:
+    """(N, 4 S + 4, 2, 3) the outline of the capsule inside each box (frames (N, 4, 4), half extents
+    (N, 3)) as ``capsule_dimensions`` fits it: the rings where its straight middle meets the caps,
+    four side lines, and on each cap two half circles across it."""
+    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
+    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
+    axis = np.argmax(half, axis=1)
+    across = np.array([[k for k in range(3) if k != a] for a in axis]).reshape(-1, 2)
+    order = np.column_stack([across, axis])
+    radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
+    middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
+    turn = np.linspace(0.0, 2 * np.pi, segments + 1)
+    ring = np.stack([np.cos(turn), np.sin(turn), np.zeros_like(turn)], axis=1)
+    arch = np.linspace(0.0, np.pi, segments // 2 + 1)
+    cap_uv = np.stack([np.cos(arch), np.zeros_like(arch), np.sin(arch)], axis=1)
+    cap_vu = cap_uv[:, [1, 0, 2]]
+    sides = np.eye(3)[[0, 1, 0, 1]] * [[1], [1], [-1], [-1]]
+    lines = []
+    for sign in (1.0, -1.0):
+        end = np.array([1.0, 1.0, sign])
+        shift = np.array([0.0, 0.0, sign])
+        lines.append(_polyline(ring[None] * radius[:, :, None] + shift * middle[:, :, None]))
+        for cap in (cap_uv, cap_vu):
+            lines.append(_polyline((cap * end)[None] * radius[:, :, None] + shift * middle[:, :, None]))
+    tops = sides[None] * radius[:, :, None] + [0.0, 0.0, 1.0] * middle[:, :, None]
+    bottoms = sides[None] * radius[:, :, None] - [0.0, 0.0, 1.0] * middle[:, :, None]
+    lines.append(np.stack([tops, bottoms], axis=2))
+    canonical = np.concatenate(lines, axis=1)
+    local = np.einsum("nksj,nji->nksi", canonical, np.eye(3)[order])
+    count = canonical.shape[1]
+    return _in_frames(frames, local.reshape(len(frames), -1, 3)).reshape(len(frames), count, 2, 3)
+
+
+def part_lines(frames: np.ndarray, half_extents: np.ndarray,
+               capsules: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each part's outline, a box's edges or its capsule's lines: segments (K, 2, 3) and the part of
+    each (K,)."""
+    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
+    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
+    capsules = np.zeros(len(frames), bool) if capsules is None else np.asarray(capsules, bool)
+    segments, owners = [], []
+    for chosen, outline in ((~capsules, box_lines), (capsules, capsule_lines)):
+        indices = np.flatnonzero(chosen)
+        if len(indices):
+            lines = outline(frames[indices], half[indices])
+            segments.append(lines.reshape(-1, 2, 3))
+            owners.append(np.repeat(indices, lines.shape[1]))
+    if not segments:
+        return np.zeros((0, 2, 3)), np.zeros(0, np.intp)
+    return np.concatenate(segments), np.concatenate(owners)
 
 
 def axis_lines(frames: np.ndarray, length) -> np.ndarray:
@@ -235,25 +288,28 @@ def ragdoll_scene(box_world: np.ndarray, half_extents: np.ndarray, *, extent: fl
                   joint_world: np.ndarray | None = None, hinge: np.ndarray | None = None,
                   joint_limits: np.ndarray | None = None, selected_part: int | None = None,
                   selected_joint: int | None = None, copy_box_world: np.ndarray | None = None,
-                  show_joints: bool = True) -> GizmoScene:
+                  show_joints: bool = True, capsules: np.ndarray | None = None) -> GizmoScene:
     """The gizmos of one ragdoll: its boxes (P, 4, 4) with half extents (P, 3) (the selected one
     highlighted and filled), each joint's frame, limits and current direction from ``joint_world``
     (J, 2, 4, 4) (frames carried by part a and part b), ``hinge`` (J,) and ``joint_limits`` (J, 3)
     radians (hinge: low, high, 0; cone-twist: swing1, swing2, twist), sized from the model's
-    ``extent``; and the boxes of other copies (C, P, 4, 4), plain."""
+    ``extent``; and the boxes of other copies (C, P, 4, 4), plain. Parts flagged in ``capsules`` (P,)
+    are drawn as the capsule inside their box (the selected one's box is still filled)."""
     builder = _Builder()
     half_extents = np.asarray(half_extents, np.float64).reshape(-1, 3)
     if copy_box_world is not None and len(copy_box_world):
         frames = np.asarray(copy_box_world, np.float64).reshape(-1, 4, 4)
-        builder.lines(box_lines(frames, np.tile(half_extents, (len(frames) // max(len(half_extents), 1), 1))),
-                      COPY_BOX_COLOR)
+        repeats = len(frames) // max(len(half_extents), 1)
+        copy_capsules = None if capsules is None else np.tile(capsules, repeats)
+        builder.lines(part_lines(frames, np.tile(half_extents, (repeats, 1)), copy_capsules)[0], COPY_BOX_COLOR)
     if box_world is not None and len(box_world):
         colors = np.tile(BOX_COLOR, (len(box_world), 1))
         if selected_part is not None and 0 <= selected_part < len(box_world):
             colors[selected_part] = SELECTED_BOX_COLOR
             builder.triangles(box_triangles(box_world[selected_part], half_extents[selected_part]),
                               SELECTED_FILL_COLOR)
-        builder.lines(box_lines(box_world, half_extents), np.repeat(colors, 12, axis=0))
+        segments, owners = part_lines(box_world, half_extents, capsules)
+        builder.lines(segments, colors[owners])
     if show_joints and joint_world is not None and len(joint_world):
         _joint_gizmos(builder, np.asarray(joint_world, np.float64), np.asarray(hinge, bool),
                       np.asarray(joint_limits, np.float64), extent, selected_joint)

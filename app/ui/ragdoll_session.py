@@ -811,7 +811,8 @@ class RagdollSession(QObject):
             boxes[0] if self.editing else None, rig.half_extents, extent=self.model.extent(),
             joint_world=rig.joint_world(frames[0]), hinge=rig.hinge, joint_limits=rig.joint_limits,
             selected_part=self.selected_part, selected_joint=self.selected_joint,
-            copy_box_world=boxes[1:].reshape(-1, 4, 4) if len(boxes) > 1 else None, show_joints=self.editing)
+            copy_box_world=boxes[1:].reshape(-1, 4, 4) if len(boxes) > 1 else None, show_joints=self.editing,
+            capsules=rig.capsules)
 
     def close(self) -> None:
         self.running = False
