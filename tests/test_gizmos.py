@@ -204,3 +204,21 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
     # Blue-ish: the box colour.
     colors = drawn[changed][:, :3].astype(int)
     assert (colors[:, 2] > colors[:, 0]).mean() > 0.8
+
+
+def test_capsule_lines_lie_on_the_capsule_inside_the_box():
+    from app.render.gizmos import CAPSULE_SEGMENTS, capsule_lines, part_lines
+
+    frame = np.eye(4)
+    frame[:3, 3] = (1.0, 2.0, 3.0)
+    half = np.array([0.1, 0.5, 0.05])  # long axis Y, radius 0.05 (half the thinner Z edge)
+    lines = capsule_lines(frame[None], half[None])
+    assert lines.shape == (1, 4 * CAPSULE_SEGMENTS + 4, 2, 3)
+    local = lines.reshape(-1, 3) - frame[:3, 3]
+    # Every point is on the capsule's surface: distance 0.05 from the segment y in [-0.45, 0.45].
+    nearest = np.clip(local[:, 1], -0.45, 0.45)
+    distance = np.linalg.norm(local - np.column_stack([0 * nearest, nearest, 0 * nearest]), axis=1)
+    np.testing.assert_allclose(distance, 0.05, atol=1e-12)
+    assert local[:, 1].min() == pytest.approx(-0.5) and local[:, 1].max() == pytest.approx(0.5)
+    segments, owners = part_lines(np.stack([frame, frame]), np.stack([half, half]), np.array([False, True]))
+    assert list(np.bincount(owners)) == [12, 4 * CAPSULE_SEGMENTS + 4]

@@ -113,6 +113,19 @@ def test_symmetric_edits_are_one_undo_step(session):
     np.testing.assert_allclose(part(session, "thigh_l").offset, (0.03, 0.01, 0.0))
 
 
+def test_a_symmetric_shape_edit_is_one_undo_step(session):
+    assert part(session, "head").shape == "box" and part(session, "shin_l").shape == "capsule"
+    session.edit_part("shin_l", shape="box")
+    assert part(session, "shin_l").shape == part(session, "shin_r").shape == "box"
+    assert not session.rig.capsules[session.profile.part_index("shin_r")]
+    assert session.undo_stack.count() == 1
+    session.undo()
+    assert part(session, "shin_l").shape == part(session, "shin_r").shape == "capsule"
+    with pytest.raises(ValueError, match=r"parts\[\d+\]\.shape: one of box, capsule"):
+        session.edit_part("head", shape="cone")
+    assert part(session, "head").shape == "box"
+
+
 def test_symmetric_joint_edits_mirror_offsets_and_rotation(session):
     knee_r = joint(session, "knee_r")
     session.edit_joint("knee_l", high=100.0, low=-2.0)
@@ -158,6 +171,12 @@ def test_bad_edits_raise_and_change_nothing(session):
     assert session.profile is profile and not session.dirty
 
 
+def outline_lines(profile) -> int:
+    """Lines in one copy's part outlines: 12 box edges, or a capsule's two rings, four sides and two
+    half circles on each cap."""
+    return sum(12 if p.shape == "box" else 4 * gizmos.CAPSULE_SEGMENTS + 4 for p in profile.parts)
+
+
 def budgets_asked(session) -> list:
     """The budgets ``tick`` gives ``Ragdoll.advance`` from now on, which then steps all it is asked
     to whatever the wall clock says (tests do not time a busy machine)."""
@@ -181,7 +200,7 @@ def test_go_step_reset_stop_without_a_window(session, demo):
     session.set_setting("copies", 2)
     assert session.part_frames().shape[:2] == (2, len(session.profile.parts))
     scene = session.gizmo_scene()  # not editing: only the other copy's boxes
-    assert scene.line_count == 12 * len(session.profile.parts)
+    assert scene.line_count == outline_lines(session.profile)
     session.stop()
     assert not session.running and session.gizmo_scene() is None
 
@@ -435,7 +454,7 @@ def test_simulation_controls(window, qtbot):
     assert session.ragdoll.copies == 3 and not session.ragdoll.gravity
     scene = window.viewport.gizmo_scene
     copies = np.all(np.isclose(scene.line_colors, gizmos.COPY_BOX_COLOR), axis=1)
-    assert copies.sum() == 2 * 24 * len(session.profile.parts)
+    assert copies.sum() == 2 * 2 * outline_lines(session.profile), "two other copies, two ends a line"
     panel.gravity_action.trigger()
     assert session.ragdoll.gravity and panel.gravity_box.isChecked()
     qtbot.waitUntil(lambda: session.ragdoll.time >= 0.5, timeout=20_000)
@@ -487,6 +506,33 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
 
 
 @_gui
+def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
+    from PySide6.QtWidgets import QComboBox
+
+    from app.render.gizmos import CAPSULE_SEGMENTS
+    from app.ui.ragdoll_panel import SHAPE
+
+    session, table = window.ragdoll, window.ragdoll_panel.parts_table
+    row = session.profile.part_index("head")
+    lines_before = window.viewport.gizmo_scene.line_count
+    item = table.item(row, SHAPE)
+    assert item.text() == "box"
+    table.setCurrentItem(item)
+    table.editItem(item)
+    editor = table.viewport().findChild(QComboBox)
+    assert editor is not None and [editor.itemText(i) for i in range(editor.count())] == ["box", "capsule"]
+    editor.setCurrentText("capsule")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: part(session, "head").shape == "capsule", timeout=5_000)
+    assert table.item(row, SHAPE).text() == "capsule" and session.undo_stack.count() == 1
+    # The head's 12 box edges became the capsule's rings, side lines and cap arcs.
+    assert window.viewport.gizmo_scene.line_count == lines_before - 12 + 4 * CAPSULE_SEGMENTS + 4
+    window.undo_action.trigger()
+    assert part(session, "head").shape == "box" and table.item(row, SHAPE).text() == "box"
+    assert window.viewport.gizmo_scene.line_count == lines_before
+
+
+@_gui
 def test_joint_editor_edits_limits_and_orientation(window, qtbot):
     session, panel = window.ragdoll, window.ragdoll_panel
     panel.tabs.setCurrentIndex(1)
@@ -522,14 +568,16 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
     # Selecting a row highlights its box in the view.
     table.selectRow(session.profile.part_index("shin_l"))
     assert session.selected_part == session.profile.part_index("shin_l")
-    parts = len(session.profile.parts)
-    colors = window.viewport.gizmo_scene.line_colors[: 24 * parts].reshape(parts, 24, 4)
-    assert np.allclose(colors[session.selected_part], gizmos.SELECTED_BOX_COLOR)
+    scene = window.viewport.gizmo_scene
+    selected = np.all(np.isclose(scene.line_colors, gizmos.SELECTED_BOX_COLOR), axis=1)
+    assert selected.sum() == 2 * (4 * gizmos.CAPSULE_SEGMENTS + 4), "the shin's capsule outline alone"
 
 
 @_gui
 def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from app.ui.ragdoll_panel import MASS
 
     model_path = tmp_path / "figure.glb"
     shutil.copy(demo_paths()[0], model_path)
@@ -540,7 +588,7 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
     assert session.path == profile_path and not profile_path.exists()
     assert "not saved yet" in panel.file_label.text()
     row = session.profile.part_index("head")
-    assert panel.edit_part_cell(row, 8, 9.5)
+    assert panel.edit_part_cell(row, MASS, 9.5)
     assert session.dirty
     qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
     assert profile_path.is_file() and not session.dirty
@@ -550,7 +598,7 @@ def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monk
     assert panel.save_as()
     assert (tmp_path / "copy.ragdoll.json").is_file() and session.path == tmp_path / "copy.ragdoll.json"
     # An unsaved edit, then opening the model again: asked, discarded, and the saved profile comes back.
-    panel.edit_part_cell(row, 8, 3.0)
+    panel.edit_part_cell(row, MASS, 3.0)
     asked = []
     monkeypatch.setattr(QMessageBox, "warning",
                         lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Discard)

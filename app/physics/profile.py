@@ -4,8 +4,9 @@ The fields are the article's (docs/ragdoll.md):
 
 - ``Part`` is ``SetPart(part, bone, offset, mass, shape)``: a box of full edge lengths ``size`` (model
   units) following ``bone``, or with ``shape`` "capsule" the capsule inside that box. Its frame has
-  the bone's bind orientation and sits at the bone's midpoint plus ``offset`` (model space, bind pose). ``rotation`` turns the box inside that frame, so a box can
-  lie along a bone whose frame does not (Boneyard's addition; identity in the article).
+  the bone's bind orientation and sits at the bone's midpoint plus ``offset`` (model space, bind pose).
+  ``rotation`` turns the box inside that frame, so a box can lie along a bone whose frame does not
+  (Boneyard's addition; identity in the article).
 - ``relations`` is ``SetBoneRelation``: a bone without a part of its own follows a part, by name.
 - ``Joint`` joins parts ``part_a`` and ``part_b``: an attachment point on each (in that part's frame,
   model units) and a quaternion ``(x, y, z, w)``. Its frame at the bind pose is

@@ -115,7 +115,8 @@ def box_triangles(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
     return box_corners(frames, half_extents)[:, BOX_TRIANGLES]
 
 
-def capsule_lines(frames: np.ndarray, half_extents: np.ndarray, segments: int = CAPSULE_SEGMENTS) -> np.ndarray:
+def capsule_lines(frames: np.ndarray, half_extents: np.ndarray,
+                  segments: int = CAPSULE_SEGMENTS) -> np.ndarray:
     """(N, 4 S + 4, 2, 3) the outline of the capsule inside each box (frames (N, 4, 4), half extents
     (N, 3)) as ``capsule_dimensions`` fits it: the rings where its straight middle meets the caps,
     four side lines, and on each cap two half circles across it."""
@@ -301,7 +302,8 @@ def ragdoll_scene(box_world: np.ndarray, half_extents: np.ndarray, *, extent: fl
         frames = np.asarray(copy_box_world, np.float64).reshape(-1, 4, 4)
         repeats = len(frames) // max(len(half_extents), 1)
         copy_capsules = None if capsules is None else np.tile(capsules, repeats)
-        builder.lines(part_lines(frames, np.tile(half_extents, (repeats, 1)), copy_capsules)[0], COPY_BOX_COLOR)
+        outlines, _ = part_lines(frames, np.tile(half_extents, (repeats, 1)), copy_capsules)
+        builder.lines(outlines, COPY_BOX_COLOR)
     if box_world is not None and len(box_world):
         colors = np.tile(BOX_COLOR, (len(box_world), 1))
         if selected_part is not None and 0 <= selected_part < len(box_world):

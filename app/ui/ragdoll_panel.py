@@ -22,13 +22,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QStyledItemDelegate, QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
-from app.physics.profile import SUFFIX, ProfileError
+from app.physics.profile import SHAPES, SUFFIX, ProfileError
 from app.physics.ragdoll import TIME_STEP
 from app.ui.ragdoll_session import REALTIME_SHARE, RagdollSession, euler_to_quaternion, quaternion_to_euler
 
 #: Parts table columns.
-PART_COLUMNS = ("Part", "Bone", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z", "Mass kg")
-NAME, BONE, SIZE_X, SIZE_Y, SIZE_Z, OFFSET_X, OFFSET_Y, OFFSET_Z, MASS = range(len(PART_COLUMNS))
+PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
+                "Mass kg")
+NAME, BONE, SHAPE, SIZE_X, SIZE_Y, SIZE_Z, OFFSET_X, OFFSET_Y, OFFSET_Z, MASS = range(len(PART_COLUMNS))
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
 KIND_LABELS = {"hinge": "Hinge", "cone_twist": "Cone-twist"}
 LIMIT_FIELDS = {"hinge": ("low", "high"), "cone_twist": ("swing1", "swing2", "twist")}
@@ -78,7 +79,7 @@ def _set_value(box, value) -> None:
 
 
 class _PartDelegate(QStyledItemDelegate):
-    """Editors for the parts table: a bone list for the bone, spin boxes for the numbers; a
+    """Editors for the parts table: a bone list for the bone, a shape list, spin boxes for the numbers; a
     finished edit goes to the session, not into the item (the table is refilled from the profile)."""
 
     def __init__(self, panel: RagdollPanel):
@@ -90,6 +91,10 @@ class _PartDelegate(QStyledItemDelegate):
         if index.column() == BONE:
             combo = QComboBox(parent)
             combo.addItems(list(session.model.skeleton.names))
+            return combo
+        if index.column() == SHAPE:
+            combo = QComboBox(parent)
+            combo.addItems(list(SHAPES))
             return combo
         if index.column() == MASS:
             return _spin(parent, 0.001, 1e6, 0.1, 3)
@@ -447,7 +452,7 @@ class RagdollPanel(QDockWidget):
         with QSignalBlocker(table):
             table.setRowCount(len(parts))
             for row, part in enumerate(parts):
-                values = [part.name, part.bone, *part.size, *part.offset, part.mass]
+                values = [part.name, part.bone, part.shape, *part.size, *part.offset, part.mass]
                 for column, value in enumerate(values):
                     item = table.item(row, column)
                     if item is None:
@@ -614,6 +619,8 @@ class RagdollPanel(QDockWidget):
         part = self.session.profile.parts[row]
         if column == BONE:
             changes = {"bone": str(value)}
+        elif column == SHAPE:
+            changes = {"shape": str(value)}
         elif SIZE_X <= column <= SIZE_Z:
             size = list(part.size)
             size[column - SIZE_X] = float(value)

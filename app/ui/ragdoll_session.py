@@ -349,8 +349,9 @@ class RagdollSession(QObject):
         self.undo_stack.push(ProfileCommand(self, text, self.profile.copy(), candidate, key))
 
     def edit_part(self, name: str, **changes) -> None:
-        """Change fields of part ``name`` (``bone``, ``size``, ``offset``, ``mass``, ``rotation``), and
-        its twin's when ``symmetric`` (sizes and mass copied, the offset reflected, the bone mirrored).
+        """Change fields of part ``name`` (``bone``, ``size``, ``offset``, ``mass``, ``rotation``,
+        ``shape``), and its twin's when ``symmetric`` (sizes, mass and shape copied, the offset
+        reflected, the bone mirrored).
         ``ValueError`` names the bad field; the profile is then unchanged."""
         changes = {key: _plain(value) for key, value in changes.items()}
         candidate = self.profile.copy()
@@ -458,7 +459,7 @@ class RagdollSession(QObject):
         mirror = reflection(rig, names.index(name), names.index(twin))
         result = {}
         for key, value in changes.items():
-            if key in ("size", "mass"):
+            if key in ("size", "mass", "shape"):
                 result[key] = value
             elif key == "offset":
                 result[key] = tuple(float(v) for v in mirror @ np.asarray(value, np.float64))
