@@ -9,6 +9,7 @@ import os
 import pty
 import subprocess
 import sys
+import threading
 import zipfile
 
 import numpy as np
@@ -178,24 +179,31 @@ def test_progress_is_silent_off_a_terminal():
 
 def test_a_long_ragdoll_run_shows_progress_on_a_terminal(tmp_path):
     controller, terminal = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        """Read the terminal while the run writes to it: a full pty buffer would block the run."""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         result = subprocess.run([sys.executable, "-m", "app", "ragdoll", "--demo", "--seconds", "20",
                                  "--positions", "none", "-o", str(tmp_path / "run.npz")],
                                 stdout=subprocess.PIPE, stderr=terminal, timeout=300)
     finally:
         os.close(terminal)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
+    reader.join(10)
     os.close(controller)
     assert result.returncode == 0
-    text = shown.decode()
+    text = b"".join(chunks).decode()
     assert "\rragdoll: " in text and "of 20 s simulated" in text
     assert text.endswith("\r"), "the progress line is cleared at the end"
 
