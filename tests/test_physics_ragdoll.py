@@ -426,3 +426,15 @@ def test_an_all_capsule_ragdoll_falls_and_rests_on_the_ground(demo, profile):
         assert speeds(world).max() < SETTLED_SPEED
         radii = np.array([capsule_dimensions(part.size)[1] for part in capsules.parts])
         assert (frames[:, up, 3] - radii > world.floor - 0.02 / world.scale).all()
+
+
+def test_every_part_turns_as_easily_about_each_axis(ragdoll, profile):
+    """Principal moments rounded up to the largest: a thin forearm is as hard to spin about its length
+    as across it, so a shot cannot whirl it past its limits. The largest is at least the solid box's
+    (pybullet takes the box's bounds in the link's frame, no smaller than the box)."""
+    for part, half in enumerate(ragdoll.rig.half_extents * ragdoll.scale):
+        body, link = ragdoll._where(0, part)
+        inertia = np.array(pb.getDynamicsInfo(body, link, physicsClientId=ragdoll.client)[2])
+        assert inertia == pytest.approx(np.full(3, inertia[0]), rel=1e-9)
+        largest = profile.parts[part].mass / 3 * ((half ** 2).sum() - (half ** 2).min())
+        assert inertia[0] >= largest * (1 - 1e-6)

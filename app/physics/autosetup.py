@@ -41,6 +41,11 @@ MIN_OWNED_VERTICES = 4
 #: Bulky boxes (horns, quivers, cloaks) are lighter: a body weighs at most ``body_mass`` of its size.
 DENSITY = 800.0
 HUMAN_MASS = 75.0
+#: No part weighs less than 1/MASS_RATIO of a part it is jointed to, nor less than MIN_MASS_SHARE of
+#: the total: a light part beside a heavy one (a spider's leg on its body) is flung about by shots and
+#: contacts the heavy one shrugs off, and tears past its limits.
+MASS_RATIO = 10.0
+MIN_MASS_SHARE = 0.02
 #: Sizes (model units) read as metres in a format that states metres; else the model is scaled to
 #: HUMAN_HEIGHT metres.
 METRE_HEIGHTS = (0.3, 5.0)
@@ -459,8 +464,27 @@ def _finish(model: Model, shape: _Shape, parts: list[Part], joints: list[Joint])
     scale = meters_per_unit(model)
     volumes = np.array([np.prod(p.size) for p in parts]) * scale ** 3
     density = min(DENSITY, body_mass(body_size(model) * scale) / volumes.sum())
-    sized = [replace(p, mass=float(f"{density * volume:.4g}")) for p, volume in zip(parts, volumes)]
+    names = [p.name for p in parts]
+    pairs = np.array([(names.index(j.part_a), names.index(j.part_b)) for j in joints], dtype=int)
+    masses = balance_masses(density * volumes, pairs.reshape(-1, 2))
+    sized = [replace(p, mass=float(f"{mass:.4g}")) for p, mass in zip(parts, masses)]
     return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+
+
+def balance_masses(masses: np.ndarray, pairs: np.ndarray, ratio: float = MASS_RATIO,
+                   share: float = MIN_MASS_SHARE) -> np.ndarray:
+    """(P,) masses with none under ``share`` of the total nor under 1/``ratio`` of a part it is
+    jointed to (``pairs``: (J, 2) part indices), scaled back to the same total."""
+    total = masses.sum()
+    balanced = np.maximum(masses, share * total)
+    for _ in range(len(masses)):
+        floor = np.zeros_like(balanced)
+        np.maximum.at(floor, pairs[:, 0], balanced[pairs[:, 1]] / ratio)
+        np.maximum.at(floor, pairs[:, 1], balanced[pairs[:, 0]] / ratio)
+        if (balanced >= floor).all():
+            break
+        balanced = np.maximum(balanced, floor)
+    return balanced * (total / balanced.sum())
 
 
 # --- boxes ---------------------------------------------------------------------------------------

@@ -75,6 +75,8 @@ MAX_JOINT_SPEED = 30.0
 CAPSULE_TURNS = np.array([[[0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]],
                           [[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]],
                           np.eye(4)], dtype=np.float64)
+#: Every principal moment of a part is raised to at least this share of its largest (1: a sphere's).
+INERTIA_SHARE = 1.0
 
 
 #: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
@@ -254,6 +256,7 @@ class Ragdoll:
         for index, link in enumerate(links):
             pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
                               jointUpperLimit=float(link.upper), physicsClientId=self.client)
+        self._round_inertia(body_id, len(links))
         # Its own call: pybullet drops the limits given in a call that also sets maxJointVelocity.
         pb.changeDynamics(body_id, -1, maxJointVelocity=MAX_JOINT_SPEED, physicsClientId=self.client)
         if links:
@@ -271,6 +274,17 @@ class Ragdoll:
         readout = _BodyReadout(parts=np.array(parts), links=[body.part_links[p] for p in parts[1:]],
                                com_to_part=np.array(com_to_part))
         return body_id, readout
+
+    def _round_inertia(self, body_id: int, links: int) -> None:
+        """Raise each part's principal moments toward its largest (INERTIA_SHARE), as ragdoll setups do
+        for stability: a thin part's tiny moment about its length lets a shot spin it past its limits
+        (the C3DE dog: 107° past them without this)."""
+        for index in range(-1, links):
+            inertia = np.array(pb.getDynamicsInfo(body_id, index, physicsClientId=self.client)[2])
+            if inertia.max() > 0:
+                rounded = np.maximum(inertia, INERTIA_SHARE * inertia.max())
+                pb.changeDynamics(body_id, index, localInertiaDiagonal=rounded.tolist(),
+                                  physicsClientId=self.client)
 
     def _link_shape(self, part: int, link_to_part: np.ndarray) -> int:
         """A box or capsule placed in its link's frame: the part's frame there, turned by the box
