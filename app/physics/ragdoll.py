@@ -77,6 +77,8 @@ CAPSULE_TURNS = np.array([[[0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 
                           np.eye(4)], dtype=np.float64)
 #: Every principal moment of a part is raised to at least this share of its largest (1: a sphere's).
 INERTIA_SHARE = 1.0
+#: pybullet's rolling and spinning friction of every part (0 by default).
+ROLLING_FRICTION = 0.001
 
 
 #: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
@@ -256,7 +258,7 @@ class Ragdoll:
         for index, link in enumerate(links):
             pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
                               jointUpperLimit=float(link.upper), physicsClientId=self.client)
-        self._round_inertia(body_id, len(links))
+        self._steady_parts(body_id, len(links))
         # Its own call: pybullet drops the limits given in a call that also sets maxJointVelocity.
         pb.changeDynamics(body_id, -1, maxJointVelocity=MAX_JOINT_SPEED, physicsClientId=self.client)
         if links:
@@ -275,13 +277,16 @@ class Ragdoll:
                                com_to_part=np.array(com_to_part))
         return body_id, readout
 
-    def _round_inertia(self, body_id: int, links: int) -> None:
+    def _steady_parts(self, body_id: int, links: int) -> None:
         """Raise each part's principal moments toward its largest (INERTIA_SHARE), as ragdoll setups do
         for stability: a thin part's tiny moment about its length lets a shot spin it past its limits
-        (the C3DE dog: 107° past them without this)."""
+        (the C3DE dog: 107° past them without this). A little rolling friction stops a capsule limb,
+        so rounded, rolling on the ground for ever."""
         for index in range(-1, links):
             inertia = np.array(pb.getDynamicsInfo(body_id, index, physicsClientId=self.client)[2])
             if inertia.max() > 0:
+                pb.changeDynamics(body_id, index, rollingFriction=ROLLING_FRICTION,
+                                  spinningFriction=ROLLING_FRICTION, physicsClientId=self.client)
                 rounded = np.maximum(inertia, INERTIA_SHARE * inertia.max())
                 pb.changeDynamics(body_id, index, localInertiaDiagonal=rounded.tolist(),
                                   physicsClientId=self.client)
