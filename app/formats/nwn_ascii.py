@@ -512,14 +512,6 @@ def _plain_number(token: str) -> bool:
     return True
 
 
-def _numeric(token: str) -> bool:
-    try:
-        _number(token)
-    except ValueError:
-        return False
-    return True
-
-
 def parse(path: Path, data: bytes) -> Parsed:
     """One ASCII MDL's content; every count, index and key row checked."""
     try:

@@ -731,10 +731,16 @@ class RagdollPanel(QDockWidget):
         return self._attempt("Remove part", lambda: self.session.remove_part(name))
 
     def add_joint_dialog(self) -> bool:
-        names = [part.name for part in self.session.profile.parts]
-        first = self._choose("Add joint", "Part A (the parent):", names)
-        second = first and self._choose("Add joint", "Part B (the child):", [n for n in names if n != first])
+        first, second = self._choose_two_parts("Add joint", "Part A (the parent):", "Part B (the child):")
         return bool(second) and self._attempt("Add joint", lambda: self.session.add_joint(first, second))
+
+    def _choose_two_parts(self, title: str, first_label: str,
+                          second_label: str) -> tuple[str | None, str | None]:
+        """Two different parts picked one after the other (None where the user cancelled)."""
+        names = [part.name for part in self.session.profile.parts]
+        first = self._choose(title, first_label, names)
+        second = self._choose(title, second_label, [n for n in names if n != first]) if first else None
+        return first, second
 
     def remove_joint(self) -> bool:
         index = self.session.selected_joint
@@ -744,10 +750,7 @@ class RagdollPanel(QDockWidget):
         return self._attempt("Remove joint", lambda: self.session.remove_joint(name))
 
     def disable_pair_dialog(self) -> bool:
-        names = [part.name for part in self.session.profile.parts]
-        first = self._choose("Disable collision", "Part:", names)
-        second = first and self._choose("Disable collision", "Never collides with:",
-                                        [n for n in names if n != first])
+        first, second = self._choose_two_parts("Disable collision", "Part:", "Never collides with:")
         return bool(second) and self._attempt("Disable collision",
                                               lambda: self.session.set_collision(first, second, False))
 
