@@ -130,8 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                     epilog="The desktop app: boneyard FILE ... opens the files in the window (no FILE: the "
                     "built-in demo);\n--screenshot OUT.png saves the whole window after the first full frame "
                     "and quits,\n--size WxH sets the window size for it. MODEL OPTIONS are those every "
-                    "command takes\n(--fps, --conjugate-quaternions, --up, --texture, --texture-dir, "
-                    "--show-hidden; boneyard info --help).")
+                    "command takes\n(--fps, which for ragdoll is the output rate instead; "
+                    "--conjugate-quaternions, --up, --texture, --texture-dir, --show-hidden; "
+                    "boneyard info --help).")
     parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="boneyard")
 

@@ -48,9 +48,7 @@ def run(args: Namespace) -> int:
     handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
     try:
         return handlers[args.command](args)
-    except InputError as error:
-        return _fail(args, f"error: {error}", EXIT_UNREADABLE)
-    except OutputError as error:
+    except (InputError, OutputError) as error:
         return _fail(args, f"error: {error}", EXIT_UNREADABLE)
     except UsageError as error:
         return _fail(args, f"boneyard {args.command}: error: {error}", EXIT_USAGE)
@@ -90,8 +88,6 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    if args.fps is not None and not args.fps > 0:
-        raise UsageError(f"--fps must be positive, got {args.fps}")
     return formats.load(paths, load_options(args))
 
 
@@ -250,8 +246,7 @@ def render(args: Namespace) -> int:
         progress.update(None, f"writing {output.name}")
         with writing(output):
             save_png(image, output)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    _warn(warnings)
     return EXIT_OK
 
 
@@ -297,6 +292,8 @@ def ragdoll(args: Namespace) -> int:
         raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "
                          f"frames; at most {MAX_RAGDOLL_FRAMES} are kept")
     check_output(output)
+    if args.save_profile:
+        check_output(Path(args.save_profile))
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.autosetup import auto_setup

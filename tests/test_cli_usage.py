@@ -195,7 +195,8 @@ def test_a_long_ragdoll_run_shows_progress_on_a_terminal(tmp_path):
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
-        result = subprocess.run([sys.executable, "-m", "app", "ragdoll", "--demo", "--seconds", "20",
+        # Long enough to pass the progress line's half-second delay on a fast, idle machine.
+        result = subprocess.run([sys.executable, "-m", "app", "ragdoll", "--demo", "--seconds", "120",
                                  "--positions", "none", "-o", str(tmp_path / "run.npz")],
                                 stdout=subprocess.PIPE, stderr=terminal, timeout=300)
     finally:
@@ -204,7 +205,7 @@ def test_a_long_ragdoll_run_shows_progress_on_a_terminal(tmp_path):
     os.close(controller)
     assert result.returncode == 0
     text = b"".join(chunks).decode()
-    assert "\rragdoll: " in text and "of 20 s simulated" in text
+    assert "\rragdoll: " in text and "of 120 s simulated" in text
     assert text.endswith("\r"), "the progress line is cleared at the end"
 
 

@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from app.errors import InputError, regular_size
+from app.physics.profile_location import beside
 from app.model import Model
 
 VERSION = 1
-SUFFIX = ".ragdoll.json"
 JOINT_KINDS = ("hinge", "cone_twist")
 #: A part's collision shape: its box, or the capsule inside the box (``capsule_dimensions``).
 SHAPES = ("box", "capsule")
@@ -568,8 +568,7 @@ def _running(pid: int) -> bool:
 
 def profile_path_for(model_path: str | Path) -> Path:
     """Where the profile of the model read from ``model_path`` lives: ``<file>.ragdoll.json`` beside it."""
-    model_path = Path(model_path)
-    return model_path.with_name(model_path.name + SUFFIX)
+    return beside(model_path)
 
 
 def load_profile_for(model: Model) -> RagdollProfile | None:
