@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 from PIL import Image
 
+from app.errors import InputError, regular_size
 from app.model import Model
 
 #: Suffixes tried, in order, for a name that does not find a file as given.
@@ -94,9 +95,13 @@ def _read_only(pixels: np.ndarray) -> np.ndarray:
 
 
 def read_image(path: Path) -> tuple[np.ndarray, str]:
-    """``decode`` of a file, refusing files over MAX_FILE_BYTES before reading them."""
+    """``decode`` of a file, refusing what is not a regular file (a FIFO would block) and files over
+    MAX_FILE_BYTES before reading them."""
     try:
-        size = path.stat().st_size
+        size = regular_size(path)
+    except InputError as error:
+        raise TextureError(error.message) from None
+    try:
         if size > MAX_FILE_BYTES:
             raise TextureError(f"the file is {size} bytes, more than {MAX_FILE_BYTES} read for an image")
         data = path.read_bytes()

@@ -4,6 +4,7 @@ assigned images, and the textures each reader names, on files the tests write.""
 from __future__ import annotations
 
 import base64
+import os
 import struct
 
 import numpy as np
@@ -317,3 +318,11 @@ def test_gltf_bad_embedded_image_is_a_warning(tmp_path):
     model = formats.load([write_gltf(tmp_path, document, arrays)])
     assert model.meshes[0].material.image is None
     assert any("images[0]" in w and "base colour" in w for w in model.warnings)
+
+
+def test_a_fifo_given_as_an_image_is_refused_without_opening_it(tmp_path):
+    """``--texture`` names any path: a FIFO would block the read for ever."""
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    with pytest.raises(textures.TextureError, match="FIFO"):
+        textures.read_image(fifo)
