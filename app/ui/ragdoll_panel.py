@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComb
                                QStyledItemDelegate, QTableWidget, QTableWidgetItem, QTabWidget, QToolButton,
                                QVBoxLayout, QWidget)
 
-from app.physics.profile import SHAPES, SUFFIX, ProfileError
+from app.physics.profile import SHAPES, ProfileError
+from app.physics.profile_location import SUFFIX
 from app.physics.ragdoll import TIME_STEP
 from app.ui.ragdoll_session import REALTIME_SHARE, RagdollSession, euler_to_quaternion, quaternion_to_euler
 
