@@ -236,6 +236,7 @@ class Renderer:
         self.grid_array = ctx.vertex_array(self.programs["grid"], [])
         self.model: Model | None = None
         self.pose: Pose | None = None
+        self.palette: np.ndarray | None = None
         self.meshes: list[GpuMesh] = []
         self.skeleton_mesh: GpuMesh | None = None
         self.bone_texture: moderngl.Texture | None = None
@@ -274,16 +275,18 @@ class Renderer:
             raise RuntimeError("set_model before set_pose")
         self.pose = pose
         self._bounds = None
-        if len(pose.skin):
-            self._upload_bones(pose)
+        self._upload_bones(pose)
         if pose.positions is not None:
             offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
             for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
                 gpu_mesh.upload_positions(pose.positions[start:end])
 
     def _upload_bones(self, pose: Pose) -> None:
-        """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's)."""
-        self.bone_texture.write(bone_texels(skinning_palette(self.model, pose)).tobytes())
+        """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
+        as ``palette`` for sorting blended meshes without working it out again on every draw."""
+        self.palette = skinning_palette(self.model, pose)
+        if len(self.palette):
+            self.bone_texture.write(bone_texels(self.palette).tobytes())
 
     def take_warnings(self) -> list[str]:
         """Problems met since the last call (an image too large for the driver), for the caller to show."""
@@ -341,7 +344,7 @@ class Renderer:
         for pose in skeletal:
             self._upload_bones(pose)
             self._draw_meshes(plain, blended=False)
-            self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera, pose=pose)
+            self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera)
         self._upload_bones(self.pose)
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
 
@@ -391,8 +394,7 @@ class Renderer:
         return [gpu_mesh for gpu_mesh in self.meshes if options.show_hidden or gpu_mesh.mesh.visible]
 
     def _draw_meshes(self, options: DisplayOptions, blended: bool,
-                     framebuffer: moderngl.Framebuffer | None = None, camera: Camera | None = None,
-                     pose: Pose | None = None) -> None:
+                     framebuffer: moderngl.Framebuffer | None = None, camera: Camera | None = None) -> None:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
@@ -401,8 +403,7 @@ class Renderer:
         if not meshes:
             return
         if blended:
-            palette = skinning_palette(self.model, self.pose if pose is None else pose)
-            centres = [gpu_mesh.posed_centre(palette[gpu_mesh.palette_offset:], animated)
+            centres = [gpu_mesh.posed_centre(self.palette[gpu_mesh.palette_offset:], animated)
                        for gpu_mesh in meshes]
             distance = [float(np.linalg.norm(centre - camera.eye)) for centre in centres]
             meshes = [meshes[index] for index in np.argsort(distance)[::-1]]
