@@ -285,7 +285,7 @@ class _Reader(Document):
         if skin is None:
             positions = positions @ placement[:3, :3].T + placement[:3, 3]
             if normals is not None:
-                normals = _transform_normals(np.broadcast_to(placement, (count, 4, 4)), normals)
+                normals = _transform_normals(placement, normals)
             if triangles is not None and np.linalg.det(placement[:3, :3]) < 0:
                 triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
@@ -584,13 +584,12 @@ def _resample_cubic(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, 
             np.concatenate([dense.reshape(-1, values.shape[2]), values[-1:, 1]]))
 
 
-def _transform_normals(bind: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """(V, 3) unit normals under per-vertex (V, 4, 4) matrices (inverse transpose of the 3×3 part)."""
-    linear = bind[:, :3, :3]
-    determinants = np.linalg.det(linear)
-    safe = np.where(np.abs(determinants)[:, None, None] > 1e-20, linear, np.eye(3))
-    inverse_transpose = np.swapaxes(np.linalg.inv(safe), 1, 2)
-    unit, valid = maths.normalize(np.einsum("vij,vj->vi", inverse_transpose, normals))
+def _transform_normals(placement: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(V, 3) unit normals under one (4, 4) matrix (the inverse transpose of its 3×3 part; a singular
+    one leaves them as they are)."""
+    linear = placement[:3, :3]
+    inverse_transpose = np.linalg.inv(linear).T if abs(np.linalg.det(linear)) > 1e-20 else np.eye(3)
+    unit, valid = maths.normalize(normals @ inverse_transpose.T)
     unit[~valid] = (0.0, 0.0, 1.0)
     return unit
 
