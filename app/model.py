@@ -56,6 +56,15 @@ def unusable_frames(matrices: np.ndarray) -> np.ndarray:
     return np.flatnonzero(~invertible)
 
 
+def world_from_local(local: np.ndarray, parents: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """(B, 4, 4) world matrices from local ones, level by level down the hierarchy (``levels`` as
+    ``hierarchy_levels`` gives them); leading axes after the bone axis are kept."""
+    world = local.copy()
+    for level in levels[1:]:
+        world[level] = world[parents[level]] @ local[level]
+    return world
+
+
 def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
     """Bone indices grouped by depth (roots first), for level-by-level composition.
 
@@ -155,9 +164,7 @@ class Skeleton:
         """(B, 4, 4) each bone's world matrix at rest: ``bind_world`` itself when rest is bind."""
         if self.rest_is_bind:
             return self.bind_world
-        world = self.rest_local.copy()
-        for level in self.levels[1:]:
-            world[level] = world[self.parents[level]] @ self.rest_local[level]
+        world = world_from_local(self.rest_local, self.parents, self.levels)
         world.flags.writeable = False
         return world
 

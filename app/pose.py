@@ -13,7 +13,7 @@ from typing import Callable, Literal
 import numpy as np
 
 from app import maths
-from app.model import Clip, Mesh, MeshSkin, Model, Skeleton
+from app.model import Clip, Mesh, MeshSkin, Model, Skeleton, world_from_local
 
 #: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
 GPU_INFLUENCES = 4
@@ -80,10 +80,7 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
 
 def compose_world(skeleton: Skeleton, local: np.ndarray) -> np.ndarray:
     """(B, 4, 4) world matrices from local ones, level by level down the hierarchy."""
-    world = local.copy()
-    for level in skeleton.levels[1:]:
-        world[level] = world[skeleton.parents[level]] @ local[level]
-    return world
+    return world_from_local(local, skeleton.parents, skeleton.levels)
 
 
 def _bracket(times: np.ndarray, time: float) -> tuple[int, float]:

@@ -74,6 +74,7 @@ from app.model import (
     derive_tails,
     hierarchy_levels,
     unusable_frames,
+    world_from_local,
 )
 from app.textures import decode_embedded
 
@@ -129,10 +130,8 @@ class _Reader(Document):
             raise self.fail(f"nodes: the children lists form a cycle ({error})") from None
         local = np.stack([self.node_matrix(i, node) for i, node in enumerate(nodes)]) if nodes \
             else np.zeros((0, 4, 4))
-        world = local.copy()
         with np.errstate(over="ignore", invalid="ignore"):
-            for level in levels[1:]:
-                world[level] = world[parents[level]] @ local[level]
+            world = world_from_local(local, parents, levels)
         huge = np.flatnonzero(~np.all(np.abs(world) <= MAX_MAGNITUDE, axis=(1, 2)))
         if huge.size:
             raise self.fail(f"nodes[{huge[0]}]: its rest world matrix is beyond ±{MAX_MAGNITUDE:g} (the "

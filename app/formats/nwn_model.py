@@ -28,7 +28,8 @@ import numpy as np
 from app import maths
 from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
-from app.model import Clip, Material, Mesh, Model, Skeleton, Track, derive_tails
+from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
+                       world_from_local)
 
 #: Longest supermodel chain followed; a longer one is an error.
 MAX_SUPERMODEL_CHAIN = 16
@@ -124,14 +125,6 @@ def _rest_local(nodes: list[Node]) -> np.ndarray:
         if ORIENTATION in node.controllers:
             rotations[index] = node.controllers[ORIENTATION][1][0]
     return maths.translation(translations) @ maths.quat_to_matrix(rotations)
-
-
-def _world(local: np.ndarray, parents: np.ndarray) -> np.ndarray:
-    """World matrices; nodes are in pre-order, so every parent precedes its children."""
-    world = local.copy()
-    for index in np.flatnonzero(parents >= 0):
-        world[index] = world[parents[index]] @ local[index]
-    return world
 
 
 def _skin_influences(node: Node, world: np.ndarray, skin_index: int,
@@ -299,7 +292,7 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
     warnings = list(parsed.warnings)
     nodes = parsed.nodes
     parents = np.array([node.parent for node in nodes], np.int32)
-    world = _world(_rest_local(nodes), parents)
+    world = world_from_local(_rest_local(nodes), parents, hierarchy_levels(parents))
     if not np.isfinite(world).all():
         raise ReadError(parsed.path, "node transforms overflow (values too large)")
     meshes = _meshes(parsed, world, warnings)
