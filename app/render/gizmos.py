@@ -123,7 +123,7 @@ def capsule_lines(frames: np.ndarray, half_extents: np.ndarray,
     frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
     half = np.asarray(half_extents, np.float64).reshape(-1, 3)
     axis = np.argmax(half, axis=1)
-    across = np.array([[k for k in range(3) if k != a] for a in axis]).reshape(-1, 2)
+    across = np.array([[1, 2], [0, 2], [0, 1]])[axis]
     order = np.column_stack([across, axis])
     radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
     middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
