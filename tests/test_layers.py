@@ -1,8 +1,9 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
 model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
-those four never import one another, nor anything above them (commands, ui); only ui imports Qt; no
-module imports another module's private names.
+those four never import one another, nor anything above them (commands, state, ui); state (the Qt-free
+application state) imports anything but ui; only ui imports Qt; no module imports another module's
+private names.
 """
 
 from __future__ import annotations
@@ -69,5 +70,7 @@ def test_imports_follow_the_layers(path):
         if layer in SIBLINGS:
             assert target in ("core", layer, "resources"), \
                 f"{where}: {layer}/ imports only itself and the core"
+        if layer == "state":
+            assert target != "ui", f"{where}: the state knows nothing of its views"
         private = [name for name in names if name.startswith("_") and not name.startswith("__")]
         assert not private or module == importer, f"{where}: private names {private}"
