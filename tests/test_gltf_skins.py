@@ -263,6 +263,18 @@ def test_unimplemented_required_extension_exits_3_naming_it(tmp_path, capsys):
     assert "extensionsRequired[0]" in error and "'KHR_texture_basisu'" in error and "\n" not in error
 
 
+def test_required_punctual_lights_load_the_geometry_and_say_the_lights_are_not_used(tmp_path):
+    points = np.array([[0, 0, 0], [1, 0, 0], [0, 2, 0]], float)
+    document = _static_document()
+    document["extensionsUsed"] = document["extensionsRequired"] = ["KHR_lights_punctual"]
+    document["extensions"] = {"KHR_lights_punctual": {"lights": [{"type": "directional"},
+                                                                  {"type": "point", "range": 4}]}}
+    document["nodes"].append({"extensions": {"KHR_lights_punctual": {"light": 1}}})
+    model = read(write_gltf(tmp_path, document, [(points, "VEC3", 5126)]))
+    np.testing.assert_array_equal(model.meshes[0].positions, points)
+    assert any("2 light(s)" in warning and "KHR_lights_punctual" in warning for warning in model.warnings)
+
+
 def test_draco_compressed_primitive(tmp_path):
     rng = np.random.default_rng(8)
     points = rng.uniform(-1, 1, (30, 3)).astype(np.float32)

@@ -36,7 +36,6 @@ file byte offset); sizes are checked against the bytes present before any array 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -93,21 +92,20 @@ TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
 
-@dataclass
-class _Buffer:
-    """One buffer's bytes; ``file_offset``: where they start in the file (GLB chunk), else None."""
-
-    data: bytes
-    file_offset: int | None
-
-
 class _Reader(Document):
     """Reads one glTF document into a Model."""
 
     def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
-        self.warnings: list[str] = []
+        self.warnings: list[str] = self._unshown_lights()
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
+
+    def _unshown_lights(self) -> list[str]:
+        """A warning for the file's KHR_lights_punctual lights: the view lights every model itself."""
+        lights = ((self.document.get("extensions") or {}).get("KHR_lights_punctual") or {}).get("lights")
+        if not isinstance(lights, list) or not lights:
+            return []
+        return [f"{len(lights)} light(s) (KHR_lights_punctual) not used: Boneyard lights the scene itself"]
 
     # --- nodes -------------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ DRACO = "KHR_draco_mesh_compression"
 ZERO_FILL_LIMIT = 1 << 26
 #: Extensions whose data the reader takes in (or may ignore without changing what is shown).
 SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength",
-                        "KHR_texture_transform"}
+                        "KHR_texture_transform", "KHR_lights_punctual"}
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 
