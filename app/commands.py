@@ -264,7 +264,7 @@ def convert(args: Namespace) -> int:
     if args.check:
         from app.export.check import check_export
 
-        print(check_export(model, formats.load([output]), clips).line())
+        print(check_export(model, formats.load([output]), clips, args.show_hidden).line())
     return EXIT_OK
 
 

@@ -179,3 +179,26 @@ def test_convert_check_without_clips_is_at_bind_pose(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "still.glb"), "-o", str(tmp_path / "again.glb"), "--check"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("check: worst vertex error ") and last.endswith(" of size) at bind pose")
+
+
+@pytest.mark.parametrize("show_hidden", [False, True])
+def test_convert_check_compares_only_the_meshes_written(tmp_path, capsys, show_hidden):
+    """A mesh marked not rendered is left out of the file unless --show-hidden; the check must compare
+    the same meshes (it used to fail on real NWN creatures whose shadow meshes have render 0)."""
+    import re
+
+    from tests.test_nwn_mdl import model_tree, walk_animation
+    from tests.writers.nwn_ascii_writer import write_ascii_mdl
+
+    tree = model_tree()
+    tree.children[0].children[0].render = 0  # torso_g: 3 of the model's 7 vertices
+    source = tmp_path / "c_test.mdl"
+    source.write_bytes(write_ascii_mdl("c_test", tree, [walk_animation()]))
+    output = tmp_path / "c_test.glb"
+    arguments = ["convert", str(source), "-o", str(output), "--check"] + ["--show-hidden"] * show_hidden
+    assert main(arguments) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    match = re.fullmatch(r"check: worst vertex error (\S+) \(\S+ of size\) at clip walk frame \d+", last)
+    assert match and float(match[1]) < 1e-5, last
+    assert main(["info", str(output), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["vertices"] == (7 if show_hidden else 4)

@@ -3,8 +3,9 @@
 Every exported clip is compared at each of its stored frames (keys for keyed clips; the file's frame
 at the file's own float32 time), the original posed with the viewer's four influences per vertex
 (what glTF holds), the file's through the reader; a model with no clip is compared at rest. The
-exporter's up-axis root is undone with its own rotation. A model with no vertices is compared by its
-bones' origins (found by name in the file).
+exporter's up-axis root is undone with its own rotation. Only the meshes the exporter wrote count
+(hidden ones only with ``show_hidden``). A model with no written vertices is compared by its bones'
+origins (found by name in the file).
 """
 
 from __future__ import annotations
@@ -38,13 +39,15 @@ class CheckResult:
         return f"check: worst vertex error {self.error:.3g} ({self.fraction:.3g} of size) at {where}"
 
 
-def check_export(model: Model, loaded: Model, clips: list[Clip] | None = None) -> CheckResult:
+def check_export(model: Model, loaded: Model, clips: list[Clip] | None = None,
+                 show_hidden: bool = False) -> CheckResult:
     """The worst vertex error of ``loaded``, the file written from ``model`` with ``clips`` (default
-    every clip) and read back."""
+    every clip) and ``show_hidden``, and read back."""
     clips = list(model.clips) if clips is None else clips
     conversion = maths.quat_to_matrix(Z_UP_TO_Y_UP) if model.up_axis == "Z" else np.eye(4)
     names = model.skeleton.names
-    rest = _points(model, evaluate(model, None, 0.0), names, limit=True)
+    written = _written_vertices(model, show_hidden)
+    rest = _points(model, evaluate(model, None, 0.0), names, written)
     size = float(np.linalg.norm(np.ptp(rest, axis=0))) if len(rest) else 0.0
     worst = CheckResult(error=-1.0, size=size, clip=None, frame=0)
     if not clips:
@@ -53,7 +56,7 @@ def check_export(model: Model, loaded: Model, clips: list[Clip] | None = None) -
         return worst
     for clip, loaded_clip in zip(clips, _matching_clips(clips, loaded)):
         for frame, (time, stored) in enumerate(zip(clip.frame_times, _stored_times(clip, loaded_clip))):
-            expected = _points(model, evaluate(model, clip, float(time)), names, limit=True)
+            expected = _points(model, evaluate(model, clip, float(time)), names, written)
             actual = _points(loaded, evaluate(loaded, loaded_clip, float(stored)), names)
             error = _distance(maths.transform_points(conversion, expected), actual)
             if error > worst.error:
@@ -82,11 +85,19 @@ def _stored_times(clip: Clip, loaded: Clip | None) -> np.ndarray:
     return clip.frame_times
 
 
-def _points(model: Model, pose: Pose, names: list[str], limit: bool = False) -> np.ndarray:
-    """(N, 3) posed vertices (``limit``: at most four influences), else the origins of the bones
-    called ``names``."""
-    if model.vertex_count:
-        return posed_positions(model, pose, influences=GLTF_INFLUENCES if limit else None)
+def _written_vertices(model: Model, show_hidden: bool) -> np.ndarray:
+    """(N,) which of the model's vertices the exporter writes: those of its shown meshes."""
+    return np.concatenate([np.full(mesh.vertex_count, show_hidden or mesh.visible) for mesh in model.meshes]
+                          or [np.zeros(0, bool)])
+
+
+def _points(model: Model, pose: Pose, names: list[str], written: np.ndarray | None = None) -> np.ndarray:
+    """(N, 3) posed vertices, only the ``written`` ones of the source model (posed with glTF's four
+    influences), else the origins of the bones called ``names``."""
+    if written is None and model.vertex_count:
+        return posed_positions(model, pose)
+    if written is not None and written.any():
+        return posed_positions(model, pose, influences=GLTF_INFLUENCES)[written]
     return pose.world[[model.skeleton.index(name) for name in names], :3, 3]
 
 

@@ -789,7 +789,7 @@ class MainWindow(QMainWindow):
         hidden = self.viewport.options.show_hidden  # what the view shows: hidden meshes only when shown
         return self._export("Export glTF", path,
                             lambda: writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden),
-                            lambda: check_export(self.model, formats.load([path])).line())
+                            lambda: check_export(self.model, formats.load([path]), None, hidden).line())
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
