@@ -282,11 +282,22 @@ def ragdoll_start(model: Model, args: Namespace) -> tuple[Clip | None, float]:
 MAX_RAGDOLL_FRAMES = 36_000
 
 
+def _run_npz(output: Path, model: Model, run: Recording, rig: Rig, args: Namespace) -> list[str]:
+    np.savez_compressed(output, **ragdoll_arrays(model, run, rig, args.positions))
+    return []
+
+
+def _run_gltf(output: Path, model: Model, run: Recording, rig: Rig, args: Namespace) -> list[str]:
+    return MODEL_WRITERS[output.suffix.lower()](output, model, [run.clip()], args.show_hidden)
+
+
+#: Suffix → how ``ragdoll -o`` writes a run: the contract's arrays, or the run as a glTF clip.
+RUN_WRITERS = {".npz": _run_npz, **{suffix: _run_gltf for suffix in MODEL_WRITERS}}
+
+
 def ragdoll(args: Namespace) -> int:
     output = Path(args.output)
-    suffix = output.suffix.lower()
-    if suffix not in (".npz", ".glb"):
-        raise UsageError(f"-o must end in .npz or .glb, got {output.name!r}")
+    write = _writer(output, RUN_WRITERS)
     if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
         frames = args.seconds * args.output_fps
         raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "
@@ -325,12 +336,7 @@ def ragdoll(args: Namespace) -> int:
         print(f"{ray}: hit part {hit.name!r}" if hit else
               f"{ray}: {'after the end of the run' if shot.time > args.seconds else 'hit nothing'}")
     with writing(output):
-        if suffix == ".npz":
-            arrays = ragdoll_arrays(model, run, world.rig, args.positions)
-            np.savez_compressed(output, **arrays)
-            warnings = []
-        else:
-            warnings = MODEL_WRITERS[suffix](output, model, [run.clip()], args.show_hidden)
+        warnings = write(output, model, run, world.rig, args)
     _warn(warnings)
     return EXIT_OK
 

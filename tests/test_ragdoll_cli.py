@@ -58,8 +58,9 @@ def test_takes_over_from_a_clip_instant_and_shoots(tmp_path, demo, capsys):
     np.testing.assert_allclose(data["world"][0], evaluate(demo, demo.clips[0], 0.3).world, atol=1e-4)
 
 
-def test_glb_holds_one_clip_of_the_run(tmp_path, demo):
-    out = tmp_path / "run.glb"
+@pytest.mark.parametrize("name", ["run.glb", "run.gltf"])
+def test_gltf_holds_one_clip_of_the_run(tmp_path, demo, name):
+    out = tmp_path / name
     assert main(["ragdoll", "--demo", "--seconds", "0.75", "--fps", "20", "-o", str(out)]) == 0
     model = formats.load([out])
     assert len(model.clips) == 1 and model.clips[0].duration == pytest.approx(0.75)
@@ -81,6 +82,11 @@ def test_profile_beside_the_model_or_given(tmp_path, demo):
     status = main(["ragdoll", str(model_path), "--profile", str(other), "--seconds", "0.1", "-o", str(out)])
     assert status == 0
     assert len(np.load(out)["parts"]) == len(profile.parts)
+
+
+def test_an_output_of_another_kind_is_a_usage_error(tmp_path, capsys):
+    assert main(["ragdoll", "--demo", "-o", str(tmp_path / "run.fbx")]) == 2
+    assert "must end in .npz, .glb or .gltf, got 'run.fbx'" in capsys.readouterr().err
 
 
 def test_bad_profile_exits_3_naming_file_and_field(tmp_path, demo, capsys):
