@@ -15,6 +15,9 @@ SLERP_LINEAR_THRESHOLD = 1e-6
 NORMALIZE_EPSILON = 1e-12
 #: Largest |determinant| ratio below which a 3×3 block counts as singular in ``affine_inverse``.
 SINGULAR_DETERMINANT = 1e-20
+#: The ratio below which a bind matrix stored in float32 counts as singular: its inverse would be
+#: mostly rounding error (C3DE offset matrices, glTF inverse bind matrices).
+FLOAT32_SINGULAR = 1e-12
 
 EULER_ORDERS = ("XYZ", "XZY", "YZX", "YXZ", "ZXY", "ZYX", "XYX", "YZY", "ZXZ")
 
@@ -47,12 +50,13 @@ def scaling(factors: np.ndarray) -> np.ndarray:
     return matrices
 
 
-def invertible(matrices: np.ndarray) -> np.ndarray:
-    """``(...)`` bool: which ``(..., 4, 4)`` affine matrices ``affine_inverse`` accepts."""
+def invertible(matrices: np.ndarray, tolerance: float = SINGULAR_DETERMINANT) -> np.ndarray:
+    """``(...)`` bool: which ``(..., 4, 4)`` affine matrices have a 3×3 part whose determinant is more
+    than ``tolerance`` times its largest entry cubed (the default: what ``affine_inverse`` accepts)."""
     linear = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
     determinants = np.linalg.det(linear)
     scale = np.maximum(np.abs(linear).max(axis=(-2, -1)) ** 3, 1e-300)
-    return np.abs(determinants) > SINGULAR_DETERMINANT * scale
+    return np.abs(determinants) > tolerance * scale
 
 
 def affine_inverse(matrices: np.ndarray) -> np.ndarray:

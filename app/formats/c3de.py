@@ -23,9 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
+from app import maths
 from app.formats.animation_sets import add_clips
 from app.formats.binreader import Block, finite_or_zero
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
+from app.maths import FLOAT32_SINGULAR
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
 from app.orientation import apply_guess
 
@@ -284,9 +286,7 @@ def read_bones(path: Path, data: bytes, warnings: list[str]) -> BonesFile:
                                 f"{frames} frames; read as one clip")
         return BonesFile(layout.name, None, None, None, skinning, None, clip_frames)
     bind = _matrices(block, 8, bones, "offset matrices", warnings)
-    linear = bind[:, :3, :3]
-    scale = np.maximum(np.abs(linear).max(axis=(1, 2)), 1e-30)
-    singular = np.abs(np.linalg.det(linear)) <= 1e-12 * scale ** 3
+    singular = ~maths.invertible(bind, FLOAT32_SINGULAR)
     if singular.any():
         warnings.append(f"{path.name}: {int(singular.sum())} singular offset matrices "
                         "replaced by the identity")

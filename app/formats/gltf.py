@@ -43,6 +43,7 @@ import numpy as np
 from pygltflib import GLTF2
 
 from app import maths
+from app.maths import FLOAT32_SINGULAR
 from app.pose import bake_vertex_clip
 from app.formats.gltf_container import (
     GLB_MAGIC,
@@ -652,8 +653,8 @@ def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) 
     lists it (and has it invertible), else its rest world matrix."""
     bind = world.copy()
     for joints, inverse_binds in reversed(skins):
-        determinants = np.linalg.det(inverse_binds[:, :3, :3])
-        usable = (np.abs(determinants) > 1e-12) & np.all(inverse_binds[:, 3] == (0, 0, 0, 1), axis=1)
+        affine = np.all(inverse_binds[:, 3] == (0, 0, 0, 1), axis=1)
+        usable = maths.invertible(inverse_binds, FLOAT32_SINGULAR) & affine
         bind[joints[usable]] = np.linalg.inv(inverse_binds[usable])
     return bind
 

@@ -338,14 +338,9 @@ class TextScanner:
 
 
 def affine_invertible(matrix: np.ndarray) -> bool:
-    """Whether a (4, 4) affine matrix has a finite inverse that ``maths.affine_inverse`` accepts
-    (readers refuse singular bind matrices at load, with the line, rather than later)."""
-    with np.errstate(all="ignore"):
-        try:
-            inverse = maths.affine_inverse(matrix)
-        except (ValueError, np.linalg.LinAlgError):
-            return False
-    return bool(np.isfinite(inverse).all())
+    """Whether a (4, 4) affine matrix is finite and ``maths.affine_inverse`` accepts it (readers refuse
+    singular bind matrices at load, with the line, rather than later)."""
+    return bool(np.isfinite(matrix).all() and maths.invertible(matrix))
 
 
 def first_unrooted(parents: np.ndarray) -> int:
