@@ -42,7 +42,7 @@ def show_demo_window(qtbot, settings_dir):
     window.resize(1000, 700)
     with qtbot.waitSignal(window.viewport.first_frame_drawn, timeout=30_000):
         window.show()
-        window.set_model(formats.load(demo_paths()))
+        window.state.set_model(formats.load(demo_paths()))
     return window
 
 

@@ -127,9 +127,9 @@ def test_bone_names_are_drawn_over_the_view(window, qtbot):
 def test_heat_map_follows_the_selected_bone(window, qtbot):
     names = window.model.skeleton.names
     window.display_actions["heatmap"].setChecked(True)
-    window.select_bone(names.index("thigh_l"))
+    window.state.select_bone(names.index("thigh_l"))
     thigh = view_image(window, qtbot)
-    window.select_bone(names.index("head"))
+    window.state.select_bone(names.index("head"))
     head = view_image(window, qtbot)
     assert window.viewport.options.heatmap_bone == names.index("head")
     assert changed_pixels(thigh, head) > 500, "another bone's weights colour other parts"

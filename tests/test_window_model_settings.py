@@ -50,7 +50,7 @@ def test_texture_folders_are_searched_remembered_and_forgotten(new_window, tmp_p
 def test_up_axis_chosen_in_the_window_is_remembered_per_file(new_window, tmp_path):
     model_file = nwn_model(tmp_path)
     window = new_window()
-    window.set_model(formats.load([model_file]))
+    window.state.set_model(formats.load([model_file]))
     assert window.model.up_axis == "Z" and window.up_axis_actions["Z"].isChecked()
     window.up_axis_actions["Y"].setChecked(True)
     assert (window.model.up_axis, window.model.up_source) == ("Y", "option")

@@ -37,7 +37,7 @@ def show_quads(window, qtbot, *meshes):
     """Show a model of ``meshes`` head-on (the quads' camera, the view's aspect)."""
     model = scene(*meshes)
     with qtbot.waitSignal(window.viewport.first_frame_drawn, timeout=10_000):
-        window.set_model(model)
+        window.state.set_model(model)
     camera = front_camera()
     camera.distance *= 1.4
     window.viewport.camera = camera

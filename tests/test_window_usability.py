@@ -140,7 +140,7 @@ def test_load_warnings_are_listed_in_full_in_their_own_dock(window, qtbot, tmp_p
     long = "supermodel 'a_ba' not found beside c_hero.mdl: its animations are missing " * 3
     model = with_warnings(demo, [str(tmp_path / "hero.mdl"), str(tmp_path / "hero_anim.mdl")],
                           [long, "skin 'body': weights that do not sum to 1 are renormalised"])
-    window.set_model(model)
+    window.state.set_model(model)
     assert window.statusBar().currentMessage() == ""
     button = window.warnings_button
     assert button.isVisible() and button.text() == "⚠ 2 warnings"
@@ -154,13 +154,13 @@ def test_load_warnings_are_listed_in_full_in_their_own_dock(window, qtbot, tmp_p
     window.viewport.warned.emit("texture 'skin' is 8192×8192, more than this driver draws; shrunk")
     assert button.text() == "⚠ 3 warnings" and dock.list.item(2).text().startswith("texture 'skin'")
     assert window.statusBar().currentMessage() == ""
-    window.set_model(with_warnings(demo, demo.files, []))
+    window.state.set_model(with_warnings(demo, demo.files, []))
     assert not button.isVisible() and dock.list.count() == 0 and not dock.isVisible()
 
 
 def test_the_title_names_every_file(window, tmp_path):
     files = [str(tmp_path / "hero.c3d"), str(tmp_path / "heroBones.c3d")]
-    window.set_model(with_warnings(window.model, files, []))
+    window.state.set_model(with_warnings(window.model, files, []))
     assert window.windowTitle() == "hero.c3d + heroBones.c3d — Boneyard"
 
 
@@ -188,7 +188,7 @@ def test_open_recent_shows_the_folders(window, tmp_path):
 
 
 def test_file_close_goes_back_to_the_demo(window, qtbot, tmp_path):
-    window.set_model(with_warnings(window.model, [str(tmp_path / "hero.c3d")], ["w"]))
+    window.state.set_model(with_warnings(window.model, [str(tmp_path / "hero.c3d")], ["w"]))
     close = next(action for action in window.menuBar().actions()[0].menu().actions()
                  if action.text() == "&Close")
     close.trigger()
@@ -249,7 +249,7 @@ def test_the_wheel_over_the_ragdoll_tabs_scrolls_the_panel(window, qtbot):
 
 def test_the_inspector_shows_every_row_of_a_matrix(window, qtbot):
     window.outliner.raise_()
-    window.select_bone(3)
+    window.state.select_bone(3)
     qtbot.wait(100)
     label = window.outliner.inspector.bone_page.labels["bind"]
     assert label.text().count("\n") == 3

@@ -57,9 +57,9 @@ def run_app(args: Namespace) -> int:
         _screenshot_when_drawn(app, window, Path(args.screenshot), result)
     window.show()
     if model is not None:
-        window.set_model(model)
+        window.state.set_model(model)
     else:
-        window.set_model(formats.load(demo_paths()))
+        window.state.set_model(formats.load(demo_paths()))
         window.show_read_error(failure)
     status = app.exec()
     return result["status"] if args.screenshot else status

@@ -26,13 +26,11 @@ from PySide6.QtWidgets import (
 
 from app import __version__, formats
 from app.errors import InputError
-from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Model
 from app.playback import Playback
-from app.pose import Pose
 from app.render.offscreen import max_image_side
-from app.resources import demo_paths
-from app.textures import TextureError, read_image
+from app.state.viewer import ActionError, Exported, ViewerState
+from app.textures import TextureError
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
@@ -55,6 +53,22 @@ TICK_MS = 16
 PROGRESS_DELAY_MS = 400
 #: Image files a texture can be assigned from (File dialog, drops).
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tga", ".dds", ".bmp")
+#: State messages stay this long in the status bar (milliseconds).
+MESSAGE_MS = 6000
+#: The View menu's display switches: (key, text, DisplayOptions field, shortcut).
+DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
+                   ("wireframe", "&Wireframe", "wireframe", "W"),
+                   ("bones", "S&keleton", "bones", "B"),
+                   ("names", "Bone &Names", "bone_names", "N"),
+                   ("heatmap", "Weight &Heat Map", "heatmap", "H"),
+                   ("normals", "N&ormals", "normals", "Shift+N"),
+                   ("grid", "&Grid", "grid", "G"),
+                   ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
+                   ("textures", "&Textures", "textures", "T"),
+                   ("hidden", "Show H&idden Meshes", "show_hidden", None))
+#: DisplayOptions fields the renderer's options take as they are.
+RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "show_hidden",
+                  "background")
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 
@@ -66,7 +80,9 @@ def _image_to_qimage(image: np.ndarray) -> QImage:
 
 
 class MainWindow(QMainWindow):
-    """Owns the model being shown and its playback; docks and the viewport are views of them.
+    """A view of a ViewerState (``state``): it builds the widgets, sends each menu action to one
+    state method, repaints on the state's events, loads files in the background and asks the user
+    (file dialogs, message boxes). Its timer only tells the state how much time passed.
 
     ``model_changed`` fires after a model is shown; ``load_failed(message)`` after a load fails
     (the previous model stays).
@@ -78,24 +94,23 @@ class MainWindow(QMainWindow):
     def __init__(self, load_options: formats.LoadOptions | None = None):
         super().__init__()
         self.setObjectName("main_window")
-        self.load_options = load_options or formats.LoadOptions()
+        load_options = load_options or formats.LoadOptions()
         self.settings = QSettings()
         self.recent = RecentFiles(self.settings)
         self.assigned_textures = AssignedTextures(self.settings)
         self.texture_folders = TextureFolders(self.settings)
         self.up_axes = RememberedUpAxes(self.settings)
-        self._option_texture_dirs = list(self.load_options.texture_dirs)
-        self._use_texture_folders()
-        self.model: Model | None = None
-        self.playback: Playback | None = None
+        self._option_texture_dirs = list(load_options.texture_dirs)
         self.viewport = Viewport(self)
-        self.viewport.options.show_hidden = self.load_options.show_hidden
         self.setCentralWidget(self.viewport)
         self.timeline = TimelineDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
         self.ragdoll = RagdollSession(self)
+        self.state = ViewerState(load_options, document=self.ragdoll, simulation=self.ragdoll,
+                                 up_axes=self.up_axes, textures=self.assigned_textures)
+        self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.ragdoll_panel)
         self.tabifyDockWidget(self.outliner, self.ragdoll_panel)
@@ -103,7 +118,6 @@ class MainWindow(QMainWindow):
         self.warnings_dock = WarningsDock(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.warnings_dock)
         self.warnings_dock.hide()
-        self._resume_playback = False
         self.loader = BackgroundLoader(self)
         self.loader.loaded.connect(self._loaded)
         self.loader.failed.connect(self._load_error)
@@ -121,12 +135,13 @@ class MainWindow(QMainWindow):
         self._frames_counted = (0, time.perf_counter())
         self.setAcceptDrops(True)
         self._build_menus()
-        self.viewport.bone_picked.connect(self.select_bone)
-        self.viewport.warned.connect(self.add_warning)
-        self.outliner.bone_selected.connect(self.select_bone)
-        self.outliner.mesh_visibility_changed.connect(self.set_mesh_visible)
+        self.viewport.bone_picked.connect(self.state.select_bone)
+        self.viewport.warned.connect(self.state.add_warning)
+        self.outliner.bone_selected.connect(self.state.select_bone)
+        self.outliner.mesh_visibility_changed.connect(self.state.set_mesh_visible)
         self.outliner.texture_requested.connect(self.assign_texture_dialog)
         self.timeline.fps_changed.connect(self.set_fps)
+        self._connect_state()
         self._connect_ragdoll()
         self._tick_clock = time.perf_counter()
         self.timer = QTimer(self)
@@ -222,46 +237,22 @@ class MainWindow(QMainWindow):
         self.up_axis_actions = {}
         for axis in ("Y", "Z"):
             action = self._action(up_menu, f"{axis} Up",
-                                  lambda on, a=axis: on and self.set_up_axis(a), checkable=True)
+                                  lambda on, a=axis: on and self.state.set_up_axis(a), checkable=True)
             up_axis_group.addAction(action)
             self.up_axis_actions[axis] = action
         menu.addSeparator()
-        options = self.viewport.options
-        self.display_actions = {
-            "shaded": self._action(menu, "&Shaded", lambda on: self._set_option("shaded", on), "S", True,
-                                   options.shaded),
-            "wireframe": self._action(menu, "&Wireframe", lambda on: self._set_option("wireframe", on), "W",
-                                      True, options.wireframe),
-            "bones": self._action(menu, "S&keleton", lambda on: self._set_option("bones", on), "B", True,
-                                  options.bones),
-            "names": self._action(menu, "Bone &Names", self._show_bone_names, "N", True),
-            "heatmap": self._action(menu, "Weight &Heat Map", self._show_heatmap, "H", True),
-            "normals": self._action(menu, "N&ormals", lambda on: self._set_option("normals", on), "Shift+N",
-                                    True, options.normals),
-            "grid": self._action(menu, "&Grid", lambda on: self._set_option("grid", on), "G",
-                                 True, options.grid),
-            "dqs": self._action(menu, "&Dual-Quaternion Skinning",
-                                lambda on: self._set_option("skinning", "dqs" if on else "lbs"), "D", True),
-            "textures": self._action(menu, "&Textures", lambda on: self._set_option("textures", on), "T",
-                                     True, options.textures),
-            "hidden": self._action(menu, "Show H&idden Meshes",
-                                   lambda on: self._set_option("show_hidden", on), checkable=True,
-                                   checked=options.show_hidden),
-        }
+        display = self.state.display
+        self.display_actions = {}
+        for key, text, option, shortcut in DISPLAY_ACTIONS:
+            self.display_actions[key] = self._action(
+                menu, text, lambda on, o=option: self.state.set_display(**{o: _option_value(o, on)}),
+                shortcut, True, getattr(display, option) in (True, "dqs"))
         self._action(menu, "&Background Colour…", self.choose_background)
         self._action(menu, "Add Texture &Folder…", self.add_texture_folder_dialog)
         self._action(menu, "Forget Texture Folders", self.forget_texture_folders)
         menu.addSeparator()
         for dock in (self.timeline, self.outliner, self.ragdoll_panel, self.warnings_dock):
             menu.addAction(dock.toggleViewAction())
-
-    def set_up_axis(self, axis: str) -> None:
-        """View › Up Axis: the model's up axis from now on, remembered for its file."""
-        self.viewport.set_up_axis(axis)
-        if self.model is not None and self.model.up_axis != axis:
-            self.model.up_axis, self.model.up_source = axis, "option"
-            if self.model.files:
-                self.up_axes.remember(self.model.files[0], axis)
 
     def add_texture_folder_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add Texture Folder")
@@ -284,64 +275,85 @@ class MainWindow(QMainWindow):
         self.load_options = replace(self.load_options,
                                     texture_dirs=self._option_texture_dirs + self.texture_folders.folders())
 
-    def _set_option(self, name: str, value) -> None:
-        setattr(self.viewport.options, name, value)
-        self.viewport.update()
+    def choose_background(self) -> None:
+        current = QColor.fromRgbF(*self.state.display.background[:3])
+        color = QColorDialog.getColor(current, self, "Background colour")
+        if color.isValid():
+            self.state.set_display(background=(color.redF(), color.greenF(), color.blueF(), 1.0))
+            self.settings.setValue("view/background", color.name())
 
-    def _show_bone_names(self, on: bool) -> None:
-        self.viewport.labels.setVisible(on)
+    # --- showing the state ----------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model | None:
+        return self.state.model
+
+    @property
+    def playback(self) -> Playback | None:
+        return self.state.playback
+
+    @property
+    def load_options(self) -> formats.LoadOptions:
+        """The options the model on screen was read with (a reload reads with them again)."""
+        return self.state.load_options
+
+    @load_options.setter
+    def load_options(self, options: formats.LoadOptions) -> None:
+        self.state.load_options = options
+
+    def _connect_state(self) -> None:
+        events = self.state.events
+        events.subscribe("model", self._show_model)
+        events.subscribe("pose", self._show_pose)
+        events.subscribe("selection", self._show_selection)
+        events.subscribe("display", self._show_display)
+        events.subscribe("meshes", self._show_meshes)
+        events.subscribe("warnings", self._show_warnings)
+        events.subscribe("ragdoll", self._show_ragdoll_running)
+        events.subscribe("up_axis", self._show_up_axis)
+        events.subscribe("message", lambda text: self.statusBar().showMessage(text, MESSAGE_MS))
+        self._show_view_options()
+
+    def _show_view_options(self) -> None:
+        """The viewport draws what the display options and the selected bone say."""
+        display, options = self.state.display, self.viewport.options
+        for name in RENDER_OPTIONS:
+            setattr(options, name, getattr(display, name))
+        options.selected_bone = self.state.selected_bone
+        options.heatmap_bone = self.state.selected_bone if display.heatmap else None
+        self.viewport.labels.setVisible(display.bone_names)
         self.viewport.labels.resize(self.viewport.size())
         self.viewport.update()
 
-    def _show_heatmap(self, on: bool) -> None:
-        self.viewport.options.heatmap_bone = self.viewport.options.selected_bone if on else None
-        if on and self.viewport.options.selected_bone is None:
-            self.statusBar().showMessage(
-                "Select a bone (click it, or pick it in the outliner) to see its weights", 5000)
+    def _show_display(self, name: str, value) -> None:
+        for key, _, option, _ in DISPLAY_ACTIONS:
+            if option == name:
+                self.display_actions[key].setChecked(value in (True, "dqs"))
+        self._show_view_options()
+
+    def _show_selection(self, bone: int | None) -> None:
+        self.outliner.select_bone(bone)
+        self._show_view_options()
+
+    def _show_meshes(self, indices: list[int]) -> None:
+        for index in indices:
+            self.outliner.refresh_mesh(index)
         self.viewport.update()
 
-    def choose_background(self) -> None:
-        current = QColor.fromRgbF(*self.viewport.options.background[:3])
-        color = QColorDialog.getColor(current, self, "Background colour")
-        if color.isValid():
-            self.viewport.options.background = (color.redF(), color.greenF(), color.blueF(), 1.0)
-            self.settings.setValue("view/background", color.name())
-            self.viewport.update()
-
-    # --- selection ------------------------------------------------------------------------------
-
-    def select_bone(self, index: int | None) -> None:
-        """Highlight a bone everywhere: viewport, outliner, inspector and (when on) the heat map."""
-        options = self.viewport.options
-        options.selected_bone = index
-        if self.display_actions["heatmap"].isChecked():
-            options.heatmap_bone = index
-        self.outliner.select_bone(index)
-        if index is not None:
-            self.statusBar().showMessage(f"bone {index}: {self.model.skeleton.names[index]}", 4000)
-        self.viewport.update()
+    def _show_up_axis(self, axis: str) -> None:
+        self.viewport.set_up_axis(axis)
+        self.up_axis_actions[axis].setChecked(True)
 
     # --- model ----------------------------------------------------------------------------------
 
     def set_model(self, model: Model, keep_state: bool = False) -> None:
-        """Show ``model``. ``keep_state`` (reload, attach, fps change) keeps the camera, the clip
-        (by name) and the time."""
-        previous = self.playback
-        self.model = model
-        remembered = self.up_axes.get(model.files[0]) if model.files else None
-        if remembered and model.up_source != "option":
-            model.up_axis, model.up_source = remembered, "option"
-        self.playback = Playback(model)
-        self._resume_playback = False
-        self.ragdoll.set_model(model, keep_profile=keep_state)
+        """Show ``model`` (``ViewerState.set_model``)."""
+        self.state.set_model(model, keep_state)
+
+    def _show_model(self, keep_state: bool) -> None:
+        """Bind the docks and the view to the state's new model."""
+        model = self.model
         self.ragdoll_panel.warn_unused_profile()
-        if keep_state and previous is not None:
-            self._carry_playback(previous)
-        self.playback.subscribe(self._pose_changed)
-        options = self.viewport.options
-        options.bones = options.bones or not model.meshes
-        self.display_actions["bones"].setChecked(options.bones)
-        options.selected_bone = options.heatmap_bone = None
         self.viewport.set_model(model, self.playback.pose(), keep_camera=keep_state)
         if not keep_state:
             self.up_axis_actions[model.up_axis].setChecked(True)
@@ -350,8 +362,7 @@ class MainWindow(QMainWindow):
         fmt = formats.formats.get(model.format)
         self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
         self.outliner.bind(model)
-        self._restore_textures()
-        self._pose_changed()
+        self._show_view_options()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
         names = " + ".join(Path(f).name for f in model.files) or model.name
@@ -361,25 +372,20 @@ class MainWindow(QMainWindow):
         self.counts_label.setText(f"{model.vertex_count:,} vertices   "
                                   f"{'no' if triangles is None else f'{triangles:,}'} triangles   "
                                   f"{len(model.skeleton)} bones")
-        self._show_warnings_count(model)
+        self.warnings_dock.bind(model, self.state.warnings)
+        self._show_warnings_button(len(self.state.warnings))
+        if not self.state.warnings:
+            self.warnings_dock.hide()
         self.model_changed.emit()
 
-    def _show_warnings_count(self, model: Model) -> None:
-        """The status bar's warnings button (hidden when there are none) and the Warnings dock's list."""
-        self.warnings_dock.bind(model)
-        self._show_warnings_button(len(model.warnings))
-        if not model.warnings:
-            self.warnings_dock.hide()
+    def _show_warnings(self, warnings: list[str]) -> None:
+        self.warnings_dock.bind(self.model, warnings)
+        self._show_warnings_button(len(warnings))
 
     def _show_warnings_button(self, count: int) -> None:
         self.warnings_button.setVisible(bool(count))
         self.warnings_button.setText(f"⚠ {count} warning{'s' if count != 1 else ''}")
         self.warnings_button.setToolTip("Show every warning of this model (View › Warnings)")
-
-    def add_warning(self, message: str) -> None:
-        """A problem met while showing the model (the renderer's): listed with the readers' warnings."""
-        self.warnings_dock.add(message)
-        self._show_warnings_button(self.warnings_dock.list.count())
 
     def show_warnings(self) -> None:
         self.warnings_dock.show()
@@ -391,28 +397,9 @@ class MainWindow(QMainWindow):
             return
         self.loader.cancel()
         self._pending = {}
-        self.load_options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
-        self.set_model(formats.load(demo_paths(), self.load_options))
+        self.state.close_model()
 
-    def _carry_playback(self, previous: Playback) -> None:
-        """Keep the clip (by name), time, speed, direction and looping across a reload."""
-        playback = self.playback
-        names = [clip.name for clip in self.model.clips]
-        if previous.clip is not None and previous.clip.name in names:
-            playback.set_clip(names.index(previous.clip.name))
-            playback.set_time(previous.time)
-        playback.set_speed(previous.speed)
-        playback.set_loop(previous.loop)
-        playback.set_reverse(previous.reverse)
-        playback.set_playing(previous.playing)
-
-    # --- meshes: visibility and textures ---------------------------------------------------------
-
-    def set_mesh_visible(self, index: int, shown: bool) -> None:
-        """Draw mesh ``index`` or not (the Outliner's check box; the file's choice until then)."""
-        self.model.meshes[index].visible = shown
-        self.outliner.refresh_mesh(index)
-        self.viewport.update()
+    # --- meshes: textures ------------------------------------------------------------------------
 
     def assign_texture_dialog(self, index: int) -> None:
         """Mesh › Assign Texture…: an image file for mesh ``index``."""
@@ -425,57 +412,20 @@ class MainWindow(QMainWindow):
             self.assign_texture([index], path)
 
     def assign_texture(self, indices: list[int], path: str | Path) -> bool:
-        """Show the image at ``path`` on meshes ``indices`` (remembered for this model file). An image
-        that cannot be read is a warning, and the meshes keep what they had."""
+        """``ViewerState.assign_texture``; an image that cannot be read is a warning box."""
         try:
-            image, note = read_image(Path(path))
+            self.state.assign_texture(indices, path)
         except TextureError as error:
             QMessageBox.warning(self, "Assign texture", f"{path}: {error}.\n\nThe model is unchanged.")
             return False
-        self._put_image(indices, str(path), image)
-        self.assigned_textures.remember(self.model, indices, str(path))
-        meshes = [self.model.meshes[index] for index in indices]
-        names = ", ".join(mesh.name or f"mesh {index}" for index, mesh in zip(indices, meshes))
-        without_uvs = [mesh.name for mesh in meshes if mesh.uvs is None]
-        message = f"{Path(path).name} on {names}"
-        if note:
-            message += f" ({note})"
-        if without_uvs:
-            message += f"; {', '.join(without_uvs)} has no texture coordinates, so it shows its base colour"
-        self.statusBar().showMessage(message, 8000)
-        self.viewport.update()
         return True
 
-    def _restore_textures(self) -> None:
-        """Give the meshes the images assigned to them when this file was open before; an image that
-        is gone is mentioned in the status bar."""
-        failed = []
-        for path, indices in self.assigned_textures.for_model(self.model).items():
-            try:
-                image, _ = read_image(Path(path))
-            except TextureError as error:
-                failed.append(f"{path}: {error}")
-                continue
-            self._put_image(indices, path, image)
-        if failed:
-            self.statusBar().showMessage(f"An assigned texture could not be read: {failed[0]}", 10000)
-
-    def _put_image(self, indices: list[int], path: str, image: np.ndarray) -> None:
-        """Meshes ``indices`` show ``image``; their base colour's RGB turns white so it shows as it is."""
-        for index in indices:
-            mesh = self.model.meshes[index]
-            mesh.material = replace(mesh.material, texture=path, texture_path=str(Path(path).resolve()),
-                                    image=image, base_color=(1.0, 1.0, 1.0, mesh.material.base_color[3]))
-            self.outliner.refresh_mesh(index)
-
     def drop_image(self, path: str | Path, position: QPoint) -> bool:
-        """An image dropped at ``position`` (viewport pixels): on the mesh there, or on every mesh when
-        the model has one mesh or none is there."""
+        """An image dropped at ``position`` (viewport pixels) goes on the meshes the state picks."""
         if self.model is None or not self.model.meshes:
             return False
-        index = None if len(self.model.meshes) == 1 else self.viewport.mesh_at(position)
-        indices = list(range(len(self.model.meshes))) if index is None else [index]
-        return self.assign_texture(indices, path)
+        under = self.viewport.mesh_at(position) if len(self.model.meshes) > 1 else None
+        return self.assign_texture(self.state.texture_targets(under), path)
 
     # --- loading --------------------------------------------------------------------------------
 
@@ -545,8 +495,7 @@ class MainWindow(QMainWindow):
         if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
             self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
             return
-        self.load_options = pending.get("options", self.load_options)
-        self.set_model(model, keep_state=pending.get("keep_state", False))
+        self.state.set_model(model, pending.get("keep_state", False), pending.get("options"))
         self.recent.add(list(model.files))
 
     def _load_error(self, error: Exception, request: int) -> None:
@@ -616,29 +565,17 @@ class MainWindow(QMainWindow):
         else:
             self.open_files(paths)
 
-    # --- playback -------------------------------------------------------------------------------
+    # --- time and poses ------------------------------------------------------------------------
 
     def _tick(self) -> None:
+        """The wall time since the last tick, for the state to play or simulate."""
         now = time.perf_counter()
         elapsed, self._tick_clock = now - self._tick_clock, now
-        if self.ragdoll.running:
-            self.ragdoll.tick(elapsed)
-        elif self.playback is not None and self.playback.playing:
-            self.playback.advance(elapsed)
+        self.state.tick(elapsed)
 
-    def current_pose(self) -> Pose:
-        """What the view shows: the ragdoll while it runs, else the clip at the playhead."""
-        return self.ragdoll.pose() if self.ragdoll.running else self.playback.pose()
-
-    def _pose_changed(self) -> None:
-        if self.playback is None:
-            return
-        pose = self.current_pose()
-        if not self.ragdoll.running:
-            self.ragdoll.set_clip_pose(pose)
-        running = self.ragdoll.running
-        copies = [self.ragdoll.pose(copy) for copy in range(1, self.ragdoll.copies)] if running else []
-        self.viewport.set_pose(pose, copies)
+    def _show_pose(self) -> None:
+        pose = self.state.current_pose()
+        self.viewport.set_pose(pose, self.state.copy_poses())
         self.outliner.set_pose(pose)
         self._show_gizmos()
 
@@ -646,13 +583,13 @@ class MainWindow(QMainWindow):
 
     def _connect_ragdoll(self) -> None:
         session = self.ragdoll
-        session.pose_changed.connect(self._pose_changed)
+        session.pose_changed.connect(self.state.ragdoll_moved)
         session.profile_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_selected_part)
         session.state_changed.connect(self._show_gizmos)
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
-        self.ragdoll_panel.bake_requested.connect(self.bake_ragdoll_run)
+        self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)
         self.ragdoll_panel.visibilityChanged.connect(self._ragdoll_panel_shown)
         self.viewport.ray_tool = session
 
@@ -670,46 +607,17 @@ class MainWindow(QMainWindow):
             self.ragdoll_panel.tabs.setCurrentIndex(0)
 
     def set_ragdoll_running(self, on: bool) -> bool:
-        """Go ragdoll from the current frame (the clip's pose and velocities), or back to the clip.
-        Playback pauses while the ragdoll runs and resumes when it stops."""
-        session = self.ragdoll
-        if not on:
-            session.stop()
-            if self._resume_playback and self.playback is not None:
-                self.playback.set_playing(True)
-            self._resume_playback = False
-            self._pose_changed()
-            return True
-        if self.playback is None or session.running:
-            return session.running
+        """Ragdoll › Go Ragdoll: ``ViewerState.go_ragdoll``; a ragdoll that cannot start is a warning box."""
         try:
-            session.go(self.playback.clip, self.playback.time)
-        except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix, not a crash
+            return self.state.go_ragdoll(on)
+        except ActionError as error:
             self.ragdoll_panel.go_action.setChecked(False)
-            QMessageBox.warning(self, "Go ragdoll", f"Could not start the ragdoll: {error}")
+            QMessageBox.warning(self, "Go ragdoll", str(error))
             return False
-        self._resume_playback = self.playback.playing
-        if self.playback.playing:
-            self.playback.set_playing(False)
-        self._tick_clock = time.perf_counter()
-        self._pose_changed()
-        return True
 
-    def bake_ragdoll_run(self) -> bool:
-        """Stop the ragdoll and add its run so far to the model as a clip, shown in the timeline at its
-        start (it exports with the model's other clips)."""
-        clip = self.ragdoll.baked_clip() if self.ragdoll.running else None
-        if clip is None:
-            self.statusBar().showMessage("Nothing to bake yet: run the ragdoll for a moment first", 5000)
-            return False
-        self.set_ragdoll_running(False)
-        self.model.clips.append(clip)
-        self.set_model(self.model, keep_state=True)
-        self.playback.set_clip(len(self.model.clips) - 1)
-        self.playback.set_time(clip.start)
-        self.playback.set_playing(False)
-        self.statusBar().showMessage(f"Baked {clip.duration:.2f} s of ragdoll into clip {clip.name!r}", 5000)
-        return True
+    def _show_ragdoll_running(self, running: bool) -> None:
+        """The simulation's clock starts when it goes (the time before was the clip's)."""
+        self._tick_clock = time.perf_counter()
 
     def _show_frame_time(self) -> None:
         """The frames painted per second since the last update, and the last frame's drawing time."""
@@ -781,15 +689,8 @@ class MainWindow(QMainWindow):
             self.export_gltf(path)
 
     def export_gltf(self, path: str | Path) -> bool:
-        """Every mesh, the skeleton and every clip as glTF 2.0, then the written file re-read and
-        checked (the figure ``convert --check`` prints)."""
-        from app.export.check import check_export
-
-        path = _with_suffix(path, tuple(MODEL_WRITERS), ".glb")
-        hidden = self.viewport.options.show_hidden  # what the view shows: hidden meshes only when shown
-        return self._export("Export glTF", path,
-                            lambda: writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden),
-                            lambda: check_export(self.model, formats.load([path]), None, hidden).line())
+        """File › Export glTF: ``ViewerState.export_gltf``, reported."""
+        return self._export("Export glTF", path, self.state.export_gltf)
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
@@ -799,27 +700,20 @@ class MainWindow(QMainWindow):
             self.export_pose(path)
 
     def export_pose(self, path: str | Path) -> bool:
-        """The posed mesh at the current time, as OBJ, static glTF, or the ``pose`` command's arrays."""
-        path = _with_suffix(path, tuple(POSE_WRITERS), ".obj")
-        method = "dqs" if self.viewport.options.skinning == "dqs" else "lbs"
-        arrays = pose_arrays(self.model, self.current_pose(), method)
-        write = writer_for(path, POSE_WRITERS)
-        return self._export("Export Pose", path, lambda: write(path, self.model, arrays))
+        """File › Export Pose: ``ViewerState.export_pose``, reported."""
+        return self._export("Export Pose", path, self.state.export_pose)
 
-    def _export(self, title: str, path: Path, write: Callable[[], list[str]],
-                check: Callable[[], str] | None = None) -> bool:
-        """Run ``write`` (which returns warnings), then ``check`` (a line on how exactly the file plays
-        back); report a failure, the warnings, the check and the written file."""
+    def _export(self, title: str, path: str | Path, export: Callable[[str | Path], Exported]) -> bool:
+        """Run ``export``; report a failure, the writer's warnings and what was written."""
         try:
-            warnings = write()
-            note = check() if check is not None else ""
+            done = export(path)
         except (OSError, ValueError, InputError) as error:
             QMessageBox.warning(self, title, f"Could not write {path}: {error}")
             return False
-        wrote = f"Wrote {path}." + (f"\n{note}" if note else "")
-        if warnings:
-            QMessageBox.information(self, "Exported with warnings", wrote + "\n\n" + "\n".join(warnings))
-        self.statusBar().showMessage(wrote.replace("\n", "  "), 10000)
+        if done.warnings:
+            QMessageBox.information(self, "Exported with warnings",
+                                    "\n\n".join([done.line(), "\n".join(done.warnings)]))
+        self.statusBar().showMessage(done.line(), 10000)
         return True
 
     # --- help -----------------------------------------------------------------------------------
@@ -853,8 +747,8 @@ class MainWindow(QMainWindow):
             self.restoreState(state, DOCK_LAYOUT_VERSION)
         background = QColor(self.settings.value("view/background", ""))
         if background.isValid():
-            self.viewport.options.background = (background.redF(), background.greenF(),
-                                                background.blueF(), 1.0)
+            self.state.set_display(background=(background.redF(), background.greenF(),
+                                               background.blueF(), 1.0))
 
     # --- keyboard focus -------------------------------------------------------------------------
 
@@ -926,6 +820,8 @@ def _only_animations_for(model: Model, paths: list[str]) -> bool:
                for s in sniffed)
 
 
-def _with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:
-    path = Path(path)
-    return path if path.suffix.lower() in allowed else path.with_suffix(path.suffix + default)
+def _option_value(option: str, on: bool):
+    """A display action's check state as the option's value (the skinning method for D)."""
+    if option == "skinning":
+        return "dqs" if on else "lbs"
+    return on

@@ -11,8 +11,8 @@ from app.model import Model
 
 
 class WarningsDock(QDockWidget):
-    """Lists ``model.warnings`` in full (one row each, wrapped), then any met while drawing it
-    (``add``); the title counts them. Replaced when another model is shown."""
+    """Lists a model's warnings in full (one row each, wrapped): the readers' and any met while
+    drawing it; the title counts them."""
 
     def __init__(self, parent=None):
         super().__init__("Warnings", parent)
@@ -31,15 +31,11 @@ class WarningsDock(QDockWidget):
         self.setWidget(body)
         self.files = ""
 
-    def bind(self, model: Model) -> None:
+    def bind(self, model: Model, warnings: list[str]) -> None:
+        """Show ``warnings``, the warnings of ``model``."""
         self.files = ", ".join(str(Path(f)) for f in model.files) or model.name
         self.list.clear()
-        self.list.addItems(model.warnings)
-        self._count_changed()
-
-    def add(self, message: str) -> None:
-        """A warning met after loading (while drawing), kept until another model is shown."""
-        self.list.addItem(message)
+        self.list.addItems(warnings)
         self._count_changed()
 
     def _count_changed(self) -> None:

@@ -1,0 +1,70 @@
+"""What the View menu toggles: how the model is drawn, independent of which model is shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from app.state.events import Events
+
+SKINNING_METHODS = ("lbs", "dqs")
+
+
+@dataclass(eq=False)
+class DisplayOptions:
+    """The display switches of the View menu, each with its own event (napari's evented model).
+
+    Assigning a field checks the value and, when it changed, emits the field's event with the new
+    value, then ``changed(name, value)``; views subscribe to what they draw. ``heatmap`` colours the
+    selected bone's weights; ``bone_names`` labels the bones; ``show_hidden`` also draws the meshes a
+    file marks as not rendered; ``background`` is an sRGB (r, g, b, a) in 0..1.
+    """
+
+    shaded: bool = True
+    wireframe: bool = False
+    bones: bool = False
+    bone_names: bool = False
+    heatmap: bool = False
+    normals: bool = False
+    grid: bool = True
+    skinning: str = "lbs"
+    textures: bool = True
+    show_hidden: bool = False
+    background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
+    events: Events = field(init=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "events", Events(*OPTIONS, "changed"))
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in OPTIONS:
+            raise AttributeError(f"DisplayOptions has no option {name!r}")
+        value = _checked(name, value)
+        if "events" in self.__dict__ and getattr(self, name) == value:
+            return
+        object.__setattr__(self, name, value)
+        if "events" in self.__dict__:
+            self.events.emit(name, value)
+            self.events.emit("changed", name, value)
+
+    def set(self, **changes) -> None:
+        """Set several options (each emits as an assignment would)."""
+        for name, value in changes.items():
+            setattr(self, name, value)
+
+
+#: The options' names, in menu order.
+OPTIONS = tuple(f.name for f in fields(DisplayOptions) if f.init)
+
+
+def _checked(name: str, value):
+    """``value`` as the option ``name`` holds it; ValueError for one it cannot hold."""
+    if name == "skinning":
+        if value not in SKINNING_METHODS:
+            raise ValueError(f"skinning must be 'lbs' or 'dqs', got {value!r}")
+        return value
+    if name == "background":
+        colour = tuple(float(channel) for channel in value)
+        if len(colour) != 4 or not all(0.0 <= channel <= 1.0 for channel in colour):
+            raise ValueError(f"background must be four values in 0..1, got {value!r}")
+        return colour
+    return bool(value)

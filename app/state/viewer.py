@@ -1,0 +1,346 @@
+"""The viewer's state: the model on screen, its playback, how it is drawn, the selected bone, its
+warnings and the ragdoll running on it, with every user action on them as one method (napari's
+ViewerModel). Views read it and subscribe to ``events``; nothing here knows of Qt or timers: time
+only moves through ``tick(dt)``.
+
+Events (``ViewerState.events``):
+- ``model(keep_state)``: a model is shown (``keep_state``: the same one read again or extended);
+- ``pose()``: the pose on screen changed (playback moved, the ragdoll stepped, went or stopped);
+- ``selection(bone)``: another bone is selected (None: none);
+- ``display(name, value)``: a display option changed (``DisplayOptions``);
+- ``meshes(indices)``: those meshes' visibility or material changed;
+- ``warnings(warnings)``: the model's warning list changed;
+- ``ragdoll(running)``: the ragdoll went or stopped;
+- ``up_axis(axis)``: the model's up axis was switched;
+- ``message(text)``: a line for the status bar.
+
+The ragdoll is two collaborators: the ``document`` (the profile being edited for the model:
+``set_model(model, keep_profile)``) and the ``simulation`` (``running``, ``go(clip, time)``,
+``stop()``, ``tick(dt)``, ``pose(copy)``, ``copies``, ``set_clip_pose(pose)``, ``baked_clip()``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from app import formats
+from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
+from app.model import Clip, Model
+from app.playback import Playback
+from app.pose import Pose
+from app.resources import demo_paths
+from app.state.display import DisplayOptions
+from app.state.events import Events
+from app.textures import TextureError, read_image
+
+
+class ActionError(Exception):
+    """A user action that could not be done; the message is for the user."""
+
+
+class UpAxisMemory(Protocol):
+    """The up axis chosen for a model file, remembered between sessions."""
+
+    def get(self, file: str) -> str | None: ...
+
+    def remember(self, file: str, axis: str) -> None: ...
+
+
+class TextureMemory(Protocol):
+    """Images assigned to a model file's meshes, remembered between sessions."""
+
+    def for_model(self, model: Model) -> dict[str, list[int]]: ...
+
+    def remember(self, model: Model, indices: list[int], image: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A written file, the writer's warnings and (glTF) how exactly it plays back."""
+
+    path: Path
+    warnings: list[str]
+    note: str = ""
+
+    def line(self) -> str:
+        return f"Wrote {self.path}." + (f"  {self.note}" if self.note else "")
+
+
+class ViewerState:
+    """The model on screen and everything the viewer does with it.
+
+    ``load_options`` are those the model on screen was read with (a reload reads with them again);
+    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered).
+    """
+
+    def __init__(self, load_options: formats.LoadOptions | None = None, document=None, simulation=None,
+                 up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None):
+        self.load_options = load_options or formats.LoadOptions()
+        self.model: Model | None = None
+        self.playback: Playback | None = None
+        self.display = DisplayOptions(show_hidden=self.load_options.show_hidden)
+        self.selected_bone: int | None = None
+        self.warnings: list[str] = []
+        self.document = document
+        self.simulation = simulation
+        self.up_axes = up_axes
+        self.textures = textures
+        self._resume_playback = False
+        self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
+                             "up_axis", "message")
+        self.display.events.subscribe("changed", self._display_changed)
+
+    # --- the model --------------------------------------------------------------------------------
+
+    def set_model(self, model: Model, keep_state: bool = False,
+                  load_options: formats.LoadOptions | None = None) -> None:
+        """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach,
+        frame rate change, bake) carries the clip (by name), time, speed, direction and looping over
+        and keeps the ragdoll profile being edited."""
+        if load_options is not None:
+            self.load_options = load_options
+        previous = self.playback if keep_state else None
+        self._use_remembered_up_axis(model)
+        self.model = model
+        self.playback = Playback(model)
+        self._resume_playback = False
+        if self.document is not None:
+            self.document.set_model(model, keep_profile=keep_state)
+        if previous is not None:
+            carry_playback(previous, self.playback)
+        self.playback.subscribe(self._playback_changed)
+        self.display.bones = self.display.bones or not model.meshes
+        self.selected_bone = None
+        self.warnings = list(model.warnings)
+        failed = self._restore_textures()
+        self.events.emit("model", keep_state)
+        self._playback_changed()
+        if failed:
+            self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
+
+    def close_model(self) -> None:
+        """Back to the built-in demo, read with the default options (keeping the quaternion
+        convention the user chose)."""
+        options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.set_model(formats.load(demo_paths(), options), load_options=options)
+
+    def _use_remembered_up_axis(self, model: Model) -> None:
+        """The up axis chosen for this file before, unless the command line gave one."""
+        remembered = self.up_axes.get(model.files[0]) if self.up_axes and model.files else None
+        if remembered and model.up_source != "option":
+            model.up_axis, model.up_source = remembered, "option"
+
+    def set_up_axis(self, axis: str) -> None:
+        """The model's up axis from now on, remembered for its file."""
+        if axis not in ("Y", "Z"):
+            raise ValueError(f"up axis must be 'Y' or 'Z', got {axis!r}")
+        model = self.model
+        if model is not None and model.up_axis != axis:
+            model.up_axis, model.up_source = axis, "option"
+            if model.files and self.up_axes is not None:
+                self.up_axes.remember(model.files[0], axis)
+        self.events.emit("up_axis", axis)
+
+    def add_warning(self, message: str) -> None:
+        """A problem met while showing the model (the renderer's): listed with the readers' warnings."""
+        self.warnings.append(message)
+        self.events.emit("warnings", self.warnings)
+
+    # --- time and poses ---------------------------------------------------------------------------
+
+    def tick(self, dt: float) -> None:
+        """``dt`` wall seconds passed: the ragdoll steps while it runs, else the clip plays on."""
+        if self.ragdoll_running:
+            self.simulation.tick(dt)
+        elif self.playback is not None:
+            self.playback.advance(dt)
+
+    def current_pose(self) -> Pose:
+        """What the view shows: the ragdoll while it runs, else the clip at the playhead."""
+        return self.simulation.pose() if self.ragdoll_running else self.playback.pose()
+
+    def copy_poses(self) -> list[Pose]:
+        """The other ragdoll copies' poses while the ragdoll runs (none otherwise)."""
+        if not self.ragdoll_running:
+            return []
+        return [self.simulation.pose(copy) for copy in range(1, self.simulation.copies)]
+
+    def _playback_changed(self) -> None:
+        if self.simulation is not None and not self.simulation.running:
+            self.simulation.set_clip_pose(self.playback.pose())
+        self.events.emit("pose")
+
+    def ragdoll_moved(self) -> None:
+        """The simulation's pose changed (it stepped, was reset or stepped a frame)."""
+        if self.playback is not None:
+            self.events.emit("pose")
+
+    # --- the ragdoll --------------------------------------------------------------------------------
+
+    @property
+    def ragdoll_running(self) -> bool:
+        return self.simulation is not None and self.simulation.running
+
+    def go_ragdoll(self, on: bool) -> bool:
+        """Go ragdoll from the current frame (the clip's pose and velocities), or back to the clip.
+        Playback pauses while the ragdoll runs and resumes when it stops. Returns whether the
+        ragdoll runs as asked; ActionError when the simulation refuses to start."""
+        if not on:
+            return self._stop_ragdoll()
+        if self.playback is None or self.simulation is None or self.simulation.running:
+            return self.ragdoll_running
+        try:
+            self.simulation.go(self.playback.clip, self.playback.time)
+        except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix
+            raise ActionError(f"Could not start the ragdoll: {error}") from error
+        self._resume_playback = self.playback.playing
+        if self.playback.playing:
+            self.playback.set_playing(False)
+        self.events.emit("ragdoll", True)
+        self.events.emit("pose")
+        return True
+
+    def _stop_ragdoll(self) -> bool:
+        if self.simulation is not None:
+            self.simulation.stop()
+        if self._resume_playback and self.playback is not None:
+            self.playback.set_playing(True)
+        self._resume_playback = False
+        self.events.emit("ragdoll", False)
+        if self.playback is not None:
+            self._playback_changed()
+        return True
+
+    def bake_ragdoll_run(self) -> Clip | None:
+        """Stop the ragdoll and add its run so far to the model as a clip, put at its start (it
+        exports with the model's other clips). None, with a message, before anything ran."""
+        clip = self.simulation.baked_clip() if self.ragdoll_running else None
+        if clip is None:
+            self.events.emit("message", "Nothing to bake yet: run the ragdoll for a moment first")
+            return None
+        self._stop_ragdoll()
+        self.model.clips.append(clip)
+        self.set_model(self.model, keep_state=True)
+        self.playback.set_clip(len(self.model.clips) - 1)
+        self.playback.set_time(clip.start)
+        self.playback.set_playing(False)
+        self.events.emit("message", f"Baked {clip.duration:.2f} s of ragdoll into clip {clip.name!r}")
+        return clip
+
+    # --- selection and display ----------------------------------------------------------------------
+
+    def select_bone(self, index: int | None) -> None:
+        """Select bone ``index`` (None: none): the view, the outliner and the heat map follow."""
+        if index is not None and not 0 <= index < len(self.model.skeleton):
+            raise ValueError(f"bone {index} outside 0..{len(self.model.skeleton) - 1}")
+        self.selected_bone = index
+        self.events.emit("selection", index)
+        if index is not None:
+            self.events.emit("message", f"bone {index}: {self.model.skeleton.names[index]}")
+
+    def set_display(self, **changes) -> None:
+        """Change display options (View menu): ``set_display(wireframe=True)``."""
+        self.display.set(**changes)
+
+    def _display_changed(self, name: str, value) -> None:
+        if name == "heatmap" and value and self.selected_bone is None:
+            self._ask_for_a_bone()
+        self.events.emit("display", name, value)
+
+    def _ask_for_a_bone(self) -> None:
+        self.events.emit("message", "Select a bone (click it, or pick it in the outliner) to see its weights")
+
+    # --- meshes -------------------------------------------------------------------------------------
+
+    def set_mesh_visible(self, index: int, shown: bool) -> None:
+        """Draw mesh ``index`` or not (the file's choice until the user makes one)."""
+        self.model.meshes[index].visible = bool(shown)
+        self.events.emit("meshes", [index])
+
+    def texture_targets(self, mesh_under: int | None) -> list[int]:
+        """The meshes an image dropped on the view goes on: the mesh under the cursor, or every mesh
+        when the model has one mesh or none is under the cursor."""
+        if mesh_under is None or len(self.model.meshes) == 1:
+            return list(range(len(self.model.meshes)))
+        return [mesh_under]
+
+    def assign_texture(self, indices: list[int], path: str | Path) -> str:
+        """Show the image at ``path`` on meshes ``indices`` (remembered for this model file) and say
+        so. An image that cannot be read raises TextureError and the meshes keep what they had."""
+        image, note = read_image(Path(path))
+        self._put_image(indices, str(path), image)
+        if self.textures is not None:
+            self.textures.remember(self.model, indices, str(path))
+        meshes = [self.model.meshes[index] for index in indices]
+        names = ", ".join(mesh.name or f"mesh {index}" for index, mesh in zip(indices, meshes))
+        without_uvs = [mesh.name for mesh in meshes if mesh.uvs is None]
+        message = f"{Path(path).name} on {names}"
+        if note:
+            message += f" ({note})"
+        if without_uvs:
+            message += f"; {', '.join(without_uvs)} has no texture coordinates, so it shows its base colour"
+        self.events.emit("message", message)
+        return message
+
+    def _restore_textures(self) -> list[str]:
+        """Give the meshes the images assigned to them when this file was open before; returns the
+        images that could not be read."""
+        failed = []
+        remembered = self.textures.for_model(self.model) if self.textures is not None else {}
+        for path, indices in remembered.items():
+            try:
+                image, _ = read_image(Path(path))
+            except TextureError as error:
+                failed.append(f"{path}: {error}")
+                continue
+            self._put_image(indices, path, image, announce=False)
+        return failed
+
+    def _put_image(self, indices: list[int], path: str, image, announce: bool = True) -> None:
+        """Meshes ``indices`` show ``image``; their base colour's RGB turns white so it shows as it is."""
+        for index in indices:
+            mesh = self.model.meshes[index]
+            mesh.material = replace(mesh.material, texture=path, texture_path=str(Path(path).resolve()),
+                                    image=image, base_color=(1.0, 1.0, 1.0, mesh.material.base_color[3]))
+        if announce:
+            self.events.emit("meshes", list(indices))
+
+    # --- exports ------------------------------------------------------------------------------------
+
+    def export_gltf(self, path: str | Path) -> Exported:
+        """Every mesh the view shows, the skeleton and every clip as glTF 2.0 (``.glb`` unless the
+        path ends in ``.gltf``), then the written file read back and checked (the figure
+        ``convert --check`` prints). Raises OSError, ValueError or InputError."""
+        from app.export.check import check_export
+
+        path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
+        hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
+        warnings = writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden)
+        return Exported(path, warnings, check_export(self.model, formats.load([path]), None, hidden).line())
+
+    def export_pose(self, path: str | Path) -> Exported:
+        """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),
+        skinned as the view skins. Raises OSError or ValueError."""
+        path = with_suffix(path, tuple(POSE_WRITERS), ".obj")
+        arrays = pose_arrays(self.model, self.current_pose(), self.display.skinning)
+        return Exported(path, writer_for(path, POSE_WRITERS)(path, self.model, arrays))
+
+
+def carry_playback(previous: Playback, playback: Playback) -> None:
+    """Keep the clip (by name), time, speed, direction and looping of ``previous`` in ``playback``."""
+    names = [clip.name for clip in playback.model.clips]
+    if previous.clip is not None and previous.clip.name in names:
+        playback.set_clip(names.index(previous.clip.name))
+        playback.set_time(previous.time)
+    playback.set_speed(previous.speed)
+    playback.set_loop(previous.loop)
+    playback.set_reverse(previous.reverse)
+    playback.set_playing(previous.playing)
+
+
+def with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:
+    """``path`` as it is when it ends in one of ``allowed``, else with ``default`` added."""
+    path = Path(path)
+    return path if path.suffix.lower() in allowed else path.with_suffix(path.suffix + default)
