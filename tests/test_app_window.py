@@ -5,10 +5,12 @@ model on screen."""
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
 
+from app.ui.loader import POLL_MS
 from tests.demo_formats import WRITERS
 from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
 
@@ -41,6 +43,7 @@ def assert_in_frame(image, coverage=0.02):
 @pytest.fixture
 def window(qtbot, tmp_path):
     win = show_demo_window(qtbot, tmp_path / "settings")
+    win.timer.stop()  # the tests move time with state.tick
     win.playback.set_playing(False)
     yield win
     win.close()
@@ -93,7 +96,9 @@ def test_cancelled_load_keeps_the_model(window, qtbot, tmp_path):
     model = window.model
     request = window.open_files(paths)
     window._cancel_load(request)
-    qtbot.wait(1500)
+    worker = f"load-{request}"
+    qtbot.waitUntil(lambda: all(thread.name != worker for thread in threading.enumerate()), timeout=10_000)
+    qtbot.wait(3 * POLL_MS)  # the loader's poll would have delivered it by now
     assert window.model is model
 
 

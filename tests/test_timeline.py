@@ -1,6 +1,7 @@
 """The timeline dock under Xvfb: transport buttons and shortcuts, the scrub bar, the time and frame
 fields and the fps box, in the real main window with the demo (walk: 1 s, 13 keys; idle: 3 s, 7 keys)
-or in a lone dock bound to a small hand-built model."""
+or in a lone dock bound to a small hand-built model. The window's timer is stopped: time passes only
+when a test calls ``state.tick(dt)``."""
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ def window(qtbot, tmp_path):
     from PySide6.QtWidgets import QApplication
 
     win = show_demo_window(qtbot, tmp_path)
+    win.timer.stop()
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
     yield win
@@ -76,7 +78,8 @@ def test_space_on_the_viewport_toggles_playing(window, paused, qtbot):
 
     press(qtbot, window, Qt.Key.Key_Space)
     assert paused.playing and window.timeline.play_action.isChecked()
-    qtbot.waitUntil(lambda: paused.time > 0.1)
+    window.state.tick(0.2)
+    assert paused.time == pytest.approx(0.2)
     press(qtbot, window, Qt.Key.Key_Space)
     assert not paused.playing and not window.timeline.play_action.isChecked()
 
@@ -129,15 +132,15 @@ def test_reverse_plays_backwards(window, paused, qtbot):
     qtbot.mouseClick(button_for(window.timeline, window.timeline.reverse_action), Qt.MouseButton.LeftButton)
     assert paused.reverse
     paused.set_playing(True)
-    qtbot.waitUntil(lambda: paused.time < 0.4)
+    window.state.tick(0.2)
+    assert paused.time == pytest.approx(0.3)
 
 
 def test_speed_box_slows_playback(window, paused):
-    window.timer.stop()
     window.timeline.speed.setCurrentIndex(window.timeline.speed.findText("0.25×"))
     assert paused.speed == 0.25
     paused.set_playing(True)
-    paused.advance(0.4)
+    window.state.tick(0.4)
     assert paused.time == pytest.approx(0.1)
 
 
@@ -148,8 +151,10 @@ def test_without_loop_playback_stops_at_the_end(window, paused, qtbot):
     assert not paused.loop
     paused.set_time(0.8)
     paused.set_playing(True)
-    qtbot.waitUntil(lambda: not paused.playing)
-    assert paused.time == 1.0 and not window.timeline.play_action.isChecked()
+    window.state.tick(0.1)
+    assert paused.playing and window.timeline.time_box.value() == pytest.approx(0.9)
+    window.state.tick(0.15)
+    assert not paused.playing and paused.time == 1.0 and not window.timeline.play_action.isChecked()
 
 
 def test_scrub_bar_press_and_drag_set_the_time(window, paused, qtbot):
@@ -172,10 +177,11 @@ def test_dragging_while_playing_holds_the_playhead_then_resumes(window, qtbot):
     playback, bar = window.playback, window.timeline.scrub_bar
     qtbot.mousePress(bar, Qt.MouseButton.LeftButton, pos=scrub_point(bar, 0.5))
     held = playback.time
-    qtbot.wait(100)
+    window.state.tick(0.1)
     assert playback.time == held and playback.playing
     qtbot.mouseRelease(bar, Qt.MouseButton.LeftButton, pos=scrub_point(bar, 0.5))
-    qtbot.waitUntil(lambda: playback.time != held)
+    window.state.tick(0.1)
+    assert playback.time == pytest.approx(held + 0.1)
 
 
 def test_scrubbing_uploads_poses_not_meshes(window, paused, qtbot, monkeypatch):
@@ -222,13 +228,16 @@ def test_typing_a_time_moves_the_playhead(window, paused, qtbot):
 def test_typing_while_playing_is_not_overwritten(window, qtbot):
     from PySide6.QtCore import Qt
 
+    window.playback.set_time(0.0)
     box = window.timeline.time_box
     box.selectAll()
     qtbot.keyClicks(box, "0.5")
-    qtbot.wait(100)
+    for _ in range(5):
+        window.state.tick(0.02)
     assert box.text().startswith("0.5") and window.playback.playing
+    assert window.playback.time == pytest.approx(0.1), "the playhead moved on meanwhile"
     qtbot.keyClick(box, Qt.Key.Key_Return)
-    assert window.playback.time == pytest.approx(0.5, abs=0.05)
+    assert window.playback.time == pytest.approx(0.5)
 
 
 def test_setting_the_frame_moves_to_its_time(window, paused):
