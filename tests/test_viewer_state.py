@@ -315,3 +315,15 @@ def test_close_goes_back_to_the_demo_keeping_the_quaternion_convention(state):
 def test_suffixes_are_kept_when_known_and_added_otherwise():
     assert with_suffix("a.OBJ", (".obj",), ".obj").name == "a.OBJ"
     assert with_suffix("a.pose", (".obj",), ".obj").name == "a.pose.obj"
+
+
+def test_export_gltf_writes_the_meshes_the_view_shows(tmp_path):
+    state = ViewerState()
+    model = two_meshes([])
+    model.meshes[1].visible = False
+    state.set_model(model)
+    shown = state.export_gltf(tmp_path / "shown.glb")
+    assert [mesh.name for mesh in formats.load([shown.path]).meshes] == ["arm"] and shown.note
+    state.set_display(show_hidden=True)
+    every = state.export_gltf(tmp_path / "every.glb")
+    assert sorted(mesh.name for mesh in formats.load([every.path]).meshes) == ["arm", "other"]
