@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app import maths
-from app.model import Mesh, Model, Skeleton
+from app.model import Material, Mesh, Model, Skeleton
 from app.pose import pose_from_world, rest_pose, skin_mesh
 from app.render import shaders
 from app.render.offscreen import OffscreenRenderer
@@ -308,3 +308,44 @@ def test_copies_are_drawn_skinned_beside_the_model(offscreen):
     assert together[:, right].sum() > 0.5 * alone.sum(), "the copy is as big as the model"
     assert (together & alone).sum() == alone.sum(), "the model itself is still drawn in place"
     assert np.array_equal(draw([]), alone), "the current pose's bones were restored"
+
+
+@pytest.mark.gl
+def test_showing_the_same_meshes_again_keeps_their_gpu_objects(offscreen):
+    """The window shows its model again when a baked clip is added: the meshes, skeleton and images
+    that are the same objects keep their buffers and textures (same picture); a mesh that is a new
+    object is uploaded, and what the new model no longer uses is freed."""
+    from dataclasses import replace
+
+    from app.model import Clip
+
+    checker = np.zeros((4, 4, 4), np.uint8)
+    checker[::2, ::2] = checker[1::2, 1::2] = 255
+    base = humanoid()
+    body = replace(base.meshes[0], material=Material(image=checker))
+    model = replace(base, meshes=[body, replace(body, name="twin")])
+    renderer = offscreen.renderer
+    pose = wave_pose(model)
+    first = offscreen.render_image(model, pose, SIZE)
+    meshes, skeleton_mesh, bone_texture = list(renderer.meshes), renderer.skeleton_mesh, renderer.bone_texture
+    buffers = [dict(gpu_mesh.buffers) for gpu_mesh in meshes]
+    image = body.material.image
+    texture = renderer.textures.entries[id(image)][1]
+
+    model.clips.append(Clip("baked", "keyed", tracks=[]))
+    renderer.set_model(model, pose)
+    assert [a is b for a, b in zip(renderer.meshes, meshes)] == [True, True]
+    assert [gpu_mesh.buffers for gpu_mesh in renderer.meshes] == buffers
+    assert renderer.skeleton_mesh is skeleton_mesh and renderer.bone_texture is bone_texture
+    assert renderer.textures.entries[id(image)][1] is texture
+    assert np.array_equal(offscreen.render_image(model, pose, SIZE), first)
+
+    plain = replace(body, name="plain", material=Material())
+    renderer.set_model(replace(model, meshes=[body, plain]), pose)
+    assert renderer.meshes[0] is meshes[0] and renderer.meshes[1].mesh is plain
+    assert meshes[1].buffers == {}, "the replaced mesh's buffers are freed"
+    assert renderer.skeleton_mesh is skeleton_mesh, "same skeleton, same extent"
+
+    renderer.set_model(humanoid("Y"))
+    assert meshes[0].buffers == {} and renderer.textures.entries == {}
+    assert renderer.skeleton_mesh is not skeleton_mesh

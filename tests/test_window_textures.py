@@ -167,7 +167,8 @@ def test_a_bad_image_is_a_warning_and_the_model_stays(window, qtbot, tmp_path, m
     np.testing.assert_array_equal(view_image(window, qtbot), before)
 
 
-def test_assigned_texture_is_remembered_for_the_next_open(window, qtbot, tmp_path, monkeypatch):
+def test_assigned_texture_is_remembered_for_the_next_open_and_kept_when_shown_again(window, qtbot, tmp_path,
+                                                                                   monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
     from app.resources import demo_paths
@@ -186,6 +187,15 @@ def test_assigned_texture_is_remembered_for_the_next_open(window, qtbot, tmp_pat
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.open_files([model_path])
     np.testing.assert_array_equal(window.model.meshes[0].material.image, red_left_green_right())
+    # Shown again as Bake Run to Clip does: the image is not read again, the GPU keeps the buffers.
+    image = window.model.meshes[0].material.image
+    window.playback.set_playing(False)
+    before = view_image(window, qtbot)
+    gpu_meshes = list(window.viewport.renderer.meshes)
+    window.set_model(window.model, keep_state=True)
+    np.testing.assert_array_equal(view_image(window, qtbot), before)
+    assert window.model.meshes[0].material.image is image
+    assert all(a is b for a, b in zip(window.viewport.renderer.meshes, gpu_meshes, strict=True))
 
 
 def test_screenshot_shows_what_the_view_shows(window, qtbot):

@@ -2,8 +2,9 @@
 texture, alpha modes, sidedness), and the overlays (skeleton, grid, wireframe, normals, weight heat map).
 
 It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
-share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``); a pose
-only uploads the bone texture (and, for vertex-animated clips, the posed positions).
+share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``; a model shown
+again, e.g. with a clip added, keeps the buffers and textures of the meshes and images it still holds);
+a pose only uploads the bone texture (and, for vertex-animated clips, the posed positions).
 
 Opaque and masked meshes are drawn first, then the grid, then blended meshes from the farthest to
 the nearest without writing depth. Meshes the file hides are left out unless ``show_hidden``.
@@ -240,6 +241,9 @@ class Renderer:
         self.meshes: list[GpuMesh] = []
         self.skeleton_mesh: GpuMesh | None = None
         self.bone_texture: moderngl.Texture | None = None
+        #: The model's extent, worked out once per model (it scales points, normals and the grid).
+        self.extent = 1.0
+        self._skeleton_source: tuple | None = None
         self.normal_arrays: dict[int, moderngl.VertexArray] = {}
         self._bounds: tuple[np.ndarray, np.ndarray] | None = None
         self._floor_bounds: tuple[np.ndarray, np.ndarray] | None = None
@@ -250,24 +254,57 @@ class Renderer:
     # --- model and pose -------------------------------------------------------------------------
 
     def set_model(self, model: Model, pose: Pose | None = None) -> None:
-        """Upload ``model``'s meshes and skeleton (once), releasing the previous model's objects,
-        then show ``pose`` (default: the bind pose)."""
-        self._release_model()
+        """Upload ``model``'s meshes and skeleton (once), then show ``pose`` (default: the bind pose).
+
+        Meshes that are the objects already on the GPU (the model shown again, e.g. with a clip added)
+        keep their buffers, and images their textures; the previous model's other objects are freed.
+        """
+        previous = {id(gpu_mesh.mesh): gpu_mesh for gpu_mesh in self.meshes}
+        self._release_vertex_arrays()
         self.model = model
-        self.meshes = [GpuMesh(self.ctx, mesh, self.programs, palette_offset(model, mesh))
-                       for mesh in model.meshes]
-        if len(model.skeleton):
-            self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
-        rows = len(model.skeleton) * (1 + len(model.skins))
-        self.bone_texture = self.ctx.texture((BONE_TEXELS, max(rows, 1)), 4, dtype="f4")
-        self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        for mesh in model.meshes:
-            if mesh.material.image is not None:
-                self.textures.texture(mesh.material)
+        self.extent = model.extent()
+        self.meshes = [self._gpu_mesh(model, mesh, previous) for mesh in model.meshes]
+        for gpu_mesh in previous.values():
+            gpu_mesh.release()
+        self._set_skeleton_mesh(model)
+        rows = max(len(model.skeleton) * (1 + len(model.skins)), 1)
+        if self.bone_texture is None or self.bone_texture.size != (BONE_TEXELS, rows):
+            if self.bone_texture is not None:
+                self.bone_texture.release()
+            self.bone_texture = self.ctx.texture((BONE_TEXELS, rows), 4, dtype="f4")
+            self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        materials = [mesh.material for mesh in model.meshes if mesh.material.image is not None]
+        self.textures.keep_only([material.image for material in materials])
+        for material in materials:
+            self.textures.texture(material)
         self.set_pose(pose if pose is not None else rest_pose(model))
         # The grid stays where the model first stood: it does not bob with the animation, and
         # playback needs no CPU skinning per frame to place it.
         self._floor_bounds = self.bounds()
+
+    def _gpu_mesh(self, model: Model, mesh: Mesh, previous: dict[int, GpuMesh]) -> GpuMesh:
+        """``mesh`` on the GPU: taken out of ``previous`` when it is there at the same palette offset,
+        else uploaded."""
+        offset = palette_offset(model, mesh)
+        kept = previous.get(id(mesh))
+        if kept is not None and kept.mesh is mesh and kept.palette_offset == offset:
+            del previous[id(mesh)]
+            return kept
+        return GpuMesh(self.ctx, mesh, self.programs, offset)
+
+    def _set_skeleton_mesh(self, model: Model) -> None:
+        """The bone octahedra, kept when the skeleton and the extent (their stubs' length) are the ones
+        they were made for."""
+        source = (model.skeleton, self.extent)
+        kept = self._skeleton_source
+        if kept is not None and kept[0] is source[0] and kept[1] == source[1]:
+            return
+        if self.skeleton_mesh is not None:
+            self.skeleton_mesh.release()
+        self.skeleton_mesh, self._skeleton_source = None, None
+        if len(model.skeleton):
+            self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
+            self._skeleton_source = source
 
     def set_pose(self, pose: Pose) -> None:
         """Upload the pose's bone texture, or its vertex positions for a vertex-animated clip."""
@@ -366,7 +403,7 @@ class Renderer:
         set_uniform(mesh, "eye", tuple(camera.eye))
         set_uniform(mesh, "up", tuple(camera.world_up))
         set_uniform(mesh, "viewport_height", float(height))
-        set_uniform(mesh, "point_radius", POINT_RADIUS * self.model.extent())
+        set_uniform(mesh, "point_radius", POINT_RADIUS * self.extent)
         self.bone_texture.use(0)
         for name in ("mesh", "capture"):
             set_uniform(self.programs[name], "bones", 0)
@@ -469,7 +506,7 @@ class Renderer:
 
     def _draw_normals(self, options: DisplayOptions) -> None:
         program = self.programs["normals"]
-        set_uniform(program, "line_length", NORMAL_LENGTH * self.model.extent())
+        set_uniform(program, "line_length", NORMAL_LENGTH * self.extent)
         set_uniform(program, "depth_layer", SCENE_LAYER)
         alpha = NORMALS_COLOR[3]
         set_uniform(program, "color", tuple(c * alpha for c in NORMALS_COLOR[:3]) + (alpha,))
@@ -491,7 +528,7 @@ class Renderer:
         up = camera.world_up
         axis_u = np.eye(3)[0]
         axis_v = np.cross(up, axis_u)
-        extent = max(float(np.linalg.norm(high - low)), self.model.extent() * 0.1, 1e-6)
+        extent = max(float(np.linalg.norm(high - low)), self.extent * 0.1, 1e-6)
         cell = nice_cell(extent)
         centre = 0.5 * (low + high)
         # Snapped to the lines, so the grid does not swim as the model moves over it.
@@ -599,14 +636,18 @@ class Renderer:
 
     # --- teardown -------------------------------------------------------------------------------
 
-    def _release_model(self) -> None:
+    def _release_vertex_arrays(self) -> None:
         for vertex_array in self.normal_arrays.values():
             vertex_array.release()
         self.normal_arrays.clear()
+
+    def _release_model(self) -> None:
+        self._release_vertex_arrays()
         for gpu_mesh in self.meshes + ([self.skeleton_mesh] if self.skeleton_mesh else []):
             gpu_mesh.release()
         self.meshes = []
         self.skeleton_mesh = None
+        self._skeleton_source = None
         if self.bone_texture is not None:
             self.bone_texture.release()
         self.bone_texture = None

@@ -286,10 +286,14 @@ class ViewerState:
 
     def _restore_textures(self) -> list[str]:
         """Give the meshes the images assigned to them when this file was open before; returns the
-        images that could not be read."""
+        images that could not be read. Meshes that already show one (the model shown again, e.g. with
+        a baked clip) keep it: it is not read again, nor uploaded again."""
         failed = []
         remembered = self.textures.for_model(self.model) if self.textures is not None else {}
         for path, indices in remembered.items():
+            materials = [self.model.meshes[index].material for index in indices]
+            if all(material.texture == path and material.image is not None for material in materials):
+                continue
             try:
                 image, _ = read_image(Path(path))
             except TextureError as error:
