@@ -115,6 +115,29 @@ def test_non_bone_rows_emit_none_and_a_helper_is_inspected(outliner, qtbot):
     assert blocker.args == [None]
 
 
+def test_attached_to_a_viewer_state_the_outliner_shows_it_and_sends_it_the_users_choices(qtbot):
+    from PySide6.QtCore import Qt
+
+    from app.state.viewer import ViewerState
+    from app.ui.outliner import OutlinerDock
+
+    state, dock = ViewerState(), OutlinerDock()
+    qtbot.addWidget(dock)
+    dock.attach(state)
+    state.set_model(small_model())
+    assert dock.model is state.model and len(dock.bone_items) == 4
+    state.select_bone(LEG)
+    assert dock.selected() == ("bone", LEG) and dock.inspector.shown == ("bone", LEG)
+    dock.tree.setCurrentItem(dock.bone_items[ARM])
+    assert state.selected_bone == ARM
+    state.set_mesh_visible(0, False)
+    assert dock.mesh_items[0].checkState(0) == Qt.CheckState.Unchecked
+    dock.mesh_items[0].setCheckState(0, Qt.CheckState.Checked)
+    assert state.model.meshes[0].visible
+    state.set_model(chain_model(3))
+    assert [item.text(0) for item in dock.bone_items] == ["link0", "link1", "link2"]
+
+
 def test_collapse_all_keeps_the_groups_open_and_expand_all_opens_everything(outliner):
     from PySide6.QtWidgets import QToolButton
 

@@ -120,6 +120,12 @@ class ViewerState:
         if failed:
             self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
 
+    @property
+    def counts_frames(self) -> bool:
+        """Whether the model's format stores frames without times (LoadOptions.fps sets their rate)."""
+        fmt = formats.formats.get(self.model.format) if self.model is not None else None
+        return fmt is not None and fmt.frames_without_times
+
     def close_model(self) -> None:
         """Back to the built-in demo, read with the default options (keeping the quaternion
         convention the user chose)."""

@@ -40,7 +40,7 @@ from app.ui.recent_files import RecentFiles
 from app.ui.screenshot_dialog import ScreenshotDialog
 from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.texture_folders import TextureFolders
-from app.ui.timeline import DEFAULT_FPS, TimelineDock
+from app.ui.timeline import TimelineDock
 from app.ui.up_axes import RememberedUpAxes
 from app.ui.viewport import Viewport
 from app.ui.warnings_dock import WarningsDock
@@ -137,9 +137,9 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.viewport.bone_picked.connect(self.state.select_bone)
         self.viewport.warned.connect(self.state.add_warning)
-        self.outliner.bone_selected.connect(self.state.select_bone)
-        self.outliner.mesh_visibility_changed.connect(self.state.set_mesh_visible)
+        self.outliner.attach(self.state)
         self.outliner.texture_requested.connect(self.assign_texture_dialog)
+        self.timeline.attach(self.state)
         self.timeline.fps_changed.connect(self.set_fps)
         self._connect_state()
         self._connect_ragdoll()
@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
         events = self.state.events
         events.subscribe("model", self._show_model)
         events.subscribe("pose", self._show_pose)
-        events.subscribe("selection", self._show_selection)
+        events.subscribe("selection", lambda _bone: self._show_view_options())
         events.subscribe("display", self._show_display)
         events.subscribe("meshes", self._show_meshes)
         events.subscribe("warnings", self._show_warnings)
@@ -331,13 +331,7 @@ class MainWindow(QMainWindow):
                 self.display_actions[key].setChecked(value in (True, "dqs"))
         self._show_view_options()
 
-    def _show_selection(self, bone: int | None) -> None:
-        self.outliner.select_bone(bone)
-        self._show_view_options()
-
     def _show_meshes(self, indices: list[int]) -> None:
-        for index in indices:
-            self.outliner.refresh_mesh(index)
         self.viewport.update()
 
     def _show_up_axis(self, axis: str) -> None:
@@ -357,11 +351,6 @@ class MainWindow(QMainWindow):
         self.viewport.set_model(model, self.playback.pose(), keep_camera=keep_state)
         if not keep_state:
             self.up_axis_actions[model.up_axis].setChecked(True)
-        self.timeline.bind(self.playback)
-        self.timeline.set_fps(self.load_options.fps or DEFAULT_FPS)
-        fmt = formats.formats.get(model.format)
-        self.timeline.fps_box.setEnabled(fmt is not None and fmt.frames_without_times)
-        self.outliner.bind(model)
         self._show_view_options()
         for action in self._model_actions:
             action.setEnabled(bool(model.files))
@@ -576,7 +565,6 @@ class MainWindow(QMainWindow):
     def _show_pose(self) -> None:
         pose = self.state.current_pose()
         self.viewport.set_pose(pose, self.state.copy_poses())
-        self.outliner.set_pose(pose)
         self._show_gizmos()
 
     # --- ragdoll --------------------------------------------------------------------------------

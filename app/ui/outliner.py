@@ -1,7 +1,8 @@
 """The outliner dock: the skeleton as a tree (bones nested by parent, helpers under the bone they
 follow) and the meshes (each with a visibility check box and a context menu), with a name filter, and
-below it the inspector for the selected row. It reports which bone is selected, which mesh the user
-shows or hides and which one should get a texture; what that means is the main window's business."""
+below it the inspector for the selected row. Attached to a ViewerState it shows the state's model,
+selected bone, meshes and pose, and sends it the bone the user selects and the meshes shown or hidden;
+which mesh should get a texture it reports to the window, which asks for the image."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHea
 
 from app.model import Mesh, Model
 from app.pose import Pose
+from app.state.viewer import ViewerState
 from app.ui.inspector import Inspector
 
 #: Tree depth opened when a model is bound: a whole humanoid, while huge rigs stay browsable.
@@ -119,6 +121,16 @@ class OutlinerDock(QDockWidget):
         tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         return tree
 
+    def attach(self, state: ViewerState) -> None:
+        """Be a view of ``state``: repaint on its events, send it the user's choices."""
+        events = state.events
+        events.subscribe("model", lambda _keep_state: self.bind(state.model))
+        events.subscribe("selection", self.select_bone)
+        events.subscribe("meshes", self.refresh_meshes)
+        events.subscribe("pose", lambda: self.set_pose(state.current_pose()))
+        self.bone_selected.connect(state.select_bone)
+        self.mesh_visibility_changed.connect(state.set_mesh_visible)
+
     # --- building ---------------------------------------------------------------------------------
 
     def bind(self, model: Model) -> None:
@@ -167,13 +179,14 @@ class OutlinerDock(QDockWidget):
                 self.bone_items[parent].addChildren(items)
         return children.get(-1, [])
 
-    def refresh_mesh(self, index: int) -> None:
-        """Show mesh ``index``'s current visibility and texture (after the window changed them)."""
-        mesh, item = self.model.meshes[index], self.mesh_items[index]
+    def refresh_meshes(self, indices: list[int]) -> None:
+        """Show the current visibility and texture of meshes ``indices`` (after the state changed them)."""
         with QSignalBlocker(self.tree):
-            item.setText(INFO, mesh_info(mesh))
-            item.setToolTip(INFO, mesh_info(mesh))
-            item.setCheckState(NAME, Qt.CheckState.Checked if mesh.visible else Qt.CheckState.Unchecked)
+            for index in indices:
+                mesh, item = self.model.meshes[index], self.mesh_items[index]
+                item.setText(INFO, mesh_info(mesh))
+                item.setToolTip(INFO, mesh_info(mesh))
+                item.setCheckState(NAME, Qt.CheckState.Checked if mesh.visible else Qt.CheckState.Unchecked)
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         key = item.data(NAME, ROW_ROLE)

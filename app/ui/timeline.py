@@ -1,7 +1,8 @@
 """The timeline dock: clip picker, transport buttons, speed, time and frame fields, the fps setting
-and the scrub bar. It keeps no playback state of its own: widgets and actions write to the Playback
-and redraw from it (``refresh`` runs on every change, about 60 times a second while playing, so it
-only sets values on existing widgets)."""
+and the scrub bar. It keeps no playback state of its own: attached to a ViewerState it binds each
+model's Playback, whose setters its widgets and actions call and whose changes it redraws
+(``refresh`` runs on every change, about 60 times a second while playing, so it only sets values on
+existing widgets)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDouble
 
 from app.model import Clip
 from app.playback import Playback
+from app.state.viewer import ViewerState
 from app.ui.scrub_bar import ScrubBar
 
 #: Speed factors offered in the speed box (below 1: slow motion).
@@ -153,6 +155,16 @@ class TimelineDock(QDockWidget):
         self.scrub_bar.scrub_finished.connect(lambda: self.playback.set_scrubbing(False))
 
     # --- binding and showing --------------------------------------------------------------------
+
+    def attach(self, state: ViewerState) -> None:
+        """Show each model ``state`` shows: its playback, and its frame rate where the format counts
+        frames without times (the fps box is for those only)."""
+        state.events.subscribe("model", lambda _keep_state: self._show_model(state))
+
+    def _show_model(self, state: ViewerState) -> None:
+        self.bind(state.playback)
+        self.set_fps(state.load_options.fps or DEFAULT_FPS)
+        self.fps_box.setEnabled(state.counts_frames)
 
     def bind(self, playback: Playback) -> None:
         self.playback = playback
