@@ -9,7 +9,7 @@ gives no answer at all is killed by the parent after ``HANG_LIMIT`` seconds, its
 Every other case is loaded through the registry instead of the reader, so the files are sniffed and
 may go to another reader, as on the command line.
 
-The number of cases per reader comes from BONEYARD_FUZZ_EXAMPLES (default 300; ``make fuzz``
+The number of cases per reader comes from BONEYARD_FUZZ_EXAMPLES (default 100; ``make fuzz``
 runs 20,000).
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-EXAMPLES = int(os.environ.get("BONEYARD_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("BONEYARD_FUZZ_EXAMPLES", "100"))
 #: Slowest a single case may be (load and pose), seconds.
 CASE_LIMIT = 2.0
 #: A case silent this long is a hang: the child is killed and the case reported.
