@@ -307,20 +307,21 @@ def ragdoll(args: Namespace) -> int:
         check_output(Path(args.save_profile))
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
-    from app.physics.autosetup import auto_setup
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
     from app.physics.profile import load_profile, save_profile
-    from app.physics.profile_location import find_profile, user_data_dir
+    from app.physics.profile_location import user_data_dir
     from app.physics.ragdoll import Ragdoll
+    from app.state.ragdoll_document import model_profile
 
-    found = args.profile or (find_profile(model.files[0], user_data_dir(), builtin=bool(args.demo))
-                             if model.files else None)
-    profile = load_profile(found) if found else None
-    if profile is None:
+    if args.profile:
+        profile = load_profile(args.profile)
+    else:
         try:
-            profile = auto_setup(model)
+            profile, _found, problem = model_profile(model, user_data_dir(), builtin=bool(args.demo))
         except ValueError as error:
             raise UsageError(str(error)) from None
+        if problem is not None:
+            raise problem
     if args.save_profile:
         with writing(Path(args.save_profile)):
             save_profile(profile, args.save_profile)

@@ -61,4 +61,4 @@ def pixel_of(window, point):
 def part_centre(window, name: str) -> np.ndarray:
     """Where the ragdoll part ``name`` of the first copy is now (model space)."""
     session = window.ragdoll
-    return session.part_frames()[0, session.profile.part_index(name), :3, 3]
+    return session.simulation.part_frames()[0, session.document.profile.part_index(name), :3, 3]

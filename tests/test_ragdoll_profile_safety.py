@@ -1,7 +1,7 @@
 """Profiles are never lost: where they are saved and found (one policy for the command line and the
 window), a saved profile that fails validation is reported and left untouched, the automatic setup
-that replaces it is unsaved, and saving asks before replacing the user's file. Headless: the session
-runs without a window."""
+that replaces it is unsaved, and saving asks before replacing the user's file. Headless, on the Qt-free
+``RagdollDocument``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from app.physics.autosetup import auto_setup
 from app.physics.profile import save_profile, to_dict
 from app.physics.profile_location import beside, find_profile, in_data_dir, save_location, user_data_dir
 from app.resources import demo_paths
-from app.ui.ragdoll_session import RagdollSession
+from app.state.ragdoll_document import RagdollDocument
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +37,8 @@ def hero(tmp_path, demo):
 
 
 @pytest.fixture
-def session(tmp_path):
-    session = RagdollSession(data_dir=tmp_path / "data")
-    yield session
-    session.close()
+def doc(tmp_path):
+    return RagdollDocument(tmp_path / "data", builtin_files=tuple(demo_paths()))
 
 
 def test_profiles_live_beside_a_model_in_a_writable_folder(hero, tmp_path):
@@ -74,60 +72,59 @@ def test_user_data_dir_follows_xdg(monkeypatch, tmp_path):
     assert user_data_dir() == tmp_path / ".local" / "share" / "boneyard"
 
 
-def test_a_bad_profile_is_reported_left_alone_and_replaced_only_when_asked(hero, demo, session):
+def test_a_bad_profile_is_reported_left_alone_and_replaced_only_when_asked(hero, demo, doc):
     data = to_dict(auto_setup(demo))
     data["joints"][2]["limits"]["twist"] = -5
     bad = beside(hero)
     bad.write_text(json.dumps(data))
     original = bad.read_bytes()
-    session.set_model(formats.load([hero]))
-    error = session.load_error
+    doc.set_model(formats.load([hero]))
+    error = doc.load_error
     assert error is not None and error.path == str(bad) and error.where == "joints[2].limits.twist"
     assert "-5" in error.message
-    assert session.profile is not None and session.dirty, "a new automatic setup, marked unsaved"
-    assert session.path == bad and session.replaces() == bad
+    assert doc.profile is not None and doc.dirty, "a new automatic setup, marked unsaved"
+    assert doc.path == bad and doc.replaces() == bad
     with pytest.raises(FileExistsError):
-        session.save()
+        doc.save()
     assert bad.read_bytes() == original
-    session.save(replace=True)
-    assert json.loads(bad.read_text()) == to_dict(session.profile)
-    assert not session.dirty and session.load_error is None and session.replaces() is None
+    doc.save(replace=True)
+    assert json.loads(bad.read_text()) == to_dict(doc.profile)
+    assert not doc.dirty and doc.load_error is None and doc.replaces() is None
 
 
-def test_a_good_profile_saves_back_without_asking(hero, demo, session):
+def test_a_good_profile_saves_back_without_asking(hero, demo, doc):
     profile = auto_setup(demo)
     profile.set_total_mass(60.0)
     save_profile(profile, beside(hero))
-    session.set_model(formats.load([hero]))
-    assert session.load_error is None and not session.dirty
-    assert session.profile.total_mass == pytest.approx(60.0)
-    session.set_total_mass(70.0)
-    assert session.replaces() is None
-    session.save()
-    assert not session.dirty and json.loads(beside(hero).read_text())["parts"][0]["mass"] > 0
+    doc.set_model(formats.load([hero]))
+    assert doc.load_error is None and not doc.dirty
+    assert doc.profile.total_mass == pytest.approx(60.0)
+    doc.set_total_mass(70.0)
+    assert doc.replaces() is None
+    doc.save()
+    assert not doc.dirty and json.loads(beside(hero).read_text())["parts"][0]["mass"] > 0
 
 
-def test_auto_setup_does_not_overwrite_a_file_it_did_not_come_from(hero, demo, session):
+def test_auto_setup_does_not_overwrite_a_file_it_did_not_come_from(hero, demo, doc):
     """The model had no profile; one appears beside it (another program, a copy): saving asks."""
-    session.set_model(formats.load([hero]))
-    assert session.path == beside(hero) and session.replaces() is None
+    doc.set_model(formats.load([hero]))
+    assert doc.path == beside(hero) and doc.replaces() is None
     beside(hero).write_text("precious")
-    assert session.replaces() == beside(hero)
+    assert doc.replaces() == beside(hero)
     with pytest.raises(FileExistsError):
-        session.save()
+        doc.save()
     assert beside(hero).read_text() == "precious"
 
 
-def test_the_demo_saves_in_the_data_folder(demo, session, tmp_path):
-    session.set_model(demo)
-    assert session.path == in_data_dir(demo_paths()[0], tmp_path / "data")
-    session.set_total_mass(65.0)
-    session.save()
-    assert session.path.is_file() and not beside(demo_paths()[0]).exists()
-    other = RagdollSession(data_dir=tmp_path / "data")
+def test_the_demo_saves_in_the_data_folder(demo, doc, tmp_path):
+    doc.set_model(demo)
+    assert doc.path == in_data_dir(demo_paths()[0], tmp_path / "data")
+    doc.set_total_mass(65.0)
+    doc.save()
+    assert doc.path.is_file() and not beside(demo_paths()[0]).exists()
+    other = RagdollDocument(tmp_path / "data", builtin_files=tuple(demo_paths()))
     other.set_model(demo)
     assert other.profile.total_mass == pytest.approx(65.0)
-    other.close()
 
 
 def test_the_command_line_finds_the_demo_profile_in_the_data_folder(demo, tmp_path, monkeypatch):

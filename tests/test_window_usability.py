@@ -32,7 +32,7 @@ def window(qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=5_000)
     win.timer.stop()  # time passes only through state.tick, but for the frame rate test
     win.playback.set_playing(False)
-    win.ragdoll.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
+    win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
     yield win
     win.close()
 
@@ -98,7 +98,7 @@ def test_after_a_dialog_single_keys_reach_the_view_not_the_filter(window, qtbot)
 
 def test_hiding_the_dock_that_had_focus_gives_the_keys_to_the_view(window, qtbot):
     window.ragdoll_panel.raise_()
-    qtbot.mouseClick(window.ragdoll_panel.total_mass_box, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.ragdoll_panel.profile_box.total_mass_box, Qt.MouseButton.LeftButton)
     window.ragdoll_panel.toggleViewAction().trigger()
     qtbot.wait(50)
     assert QApplication.focusWidget() is window.viewport
@@ -116,18 +116,19 @@ def test_a_field_the_user_clicked_gets_the_typing(window, qtbot):
 def test_ctrl_z_undoes_a_profile_edit_while_a_number_field_has_focus(window, qtbot):
     session = window.ragdoll
     window.ragdoll_panel.raise_()
-    head = session.profile.part_index("head")
-    before = session.profile.parts[head].mass
-    session.edit_part("head", mass=7.5)
-    assert session.undo_stack.count() == 1 and session.dirty
-    qtbot.mouseClick(window.ragdoll_panel.total_mass_box, Qt.MouseButton.LeftButton)
-    assert isinstance(QApplication.focusWidget().parentWidget(), type(window.ragdoll_panel.total_mass_box)) \
-        or QApplication.focusWidget() is window.ragdoll_panel.total_mass_box
+    head = session.document.profile.part_index("head")
+    before = session.document.profile.parts[head].mass
+    session.document.edit_part("head", mass=7.5)
+    assert len(session.document.steps) == 1 and session.document.dirty
+    qtbot.mouseClick(window.ragdoll_panel.profile_box.total_mass_box, Qt.MouseButton.LeftButton)
+    mass_box = window.ragdoll_panel.profile_box.total_mass_box
+    assert isinstance(QApplication.focusWidget().parentWidget(), type(mass_box)) \
+        or QApplication.focusWidget() is mass_box
     press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert session.undo_stack.index() == 0
-    assert session.profile.parts[head].mass == before and not session.dirty
+    assert not session.document.can_undo and session.document.can_redo
+    assert session.document.profile.parts[head].mass == before and not session.document.dirty
     press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert session.profile.parts[head].mass == 7.5
+    assert session.document.profile.parts[head].mass == 7.5
 
 
 # --- warnings, frame rate, title, recent files, close --------------------------------------------------
@@ -284,9 +285,9 @@ def test_key_5_toggles_an_orthographic_view(window, qtbot):
 
 def test_frame_all_includes_the_ragdoll_copies(window, qtbot):
     window.ragdoll_panel.raise_()
-    window.ragdoll_panel.copies_box.setValue(3)
+    window.ragdoll_panel.simulation_box.copies_box.setValue(3)
     window.set_ragdoll_running(True)
-    window.ragdoll_panel.pause_action.trigger()
+    window.ragdoll_panel.simulation_box.pause_action.trigger()
     copies = window.viewport.copy_poses
     assert len(copies) == 2
     press(qtbot, Qt.Key.Key_F)
@@ -300,20 +301,20 @@ def test_frame_all_includes_the_ragdoll_copies(window, qtbot):
 def test_a_shot_leaves_a_ray_and_an_impact_marker(window, qtbot):
     window.ragdoll_panel.raise_()
     window.set_ragdoll_running(True)
-    window.ragdoll_panel.pause_action.trigger()
+    window.ragdoll_panel.simulation_box.pause_action.trigger()
     target = part_centre(window, "chest")
     where = pixel_of(window, target)
     qtbot.mouseClick(window.viewport, Qt.MouseButton.LeftButton, pos=where)
-    assert window.ragdoll.last_hit is not None
+    assert window.ragdoll.simulation.last_hit is not None
     window.viewport.camera.orbit(0.6, 0.0)  # turned, the ray is a line, not a point
     after = grab(window, qtbot)
-    window.ragdoll.last_shot = None
+    window.ragdoll.simulation.last_shot = None
     before = grab(window, qtbot)
     marked = newly(before, after, SHOT_COLOR)
     assert marked.sum() > 40
     rows, columns = np.nonzero(marked)
     assert max(np.ptp(rows), np.ptp(columns)) > 20, "the ray shows as a line from the side"
-    hit = pixel_of(window, window.ragdoll.last_hit.point)
+    hit = pixel_of(window, window.ragdoll.simulation.last_hit.point)
     ring = marked[hit.y() - 2 * MARKER_RADIUS: hit.y() + 2 * MARKER_RADIUS + 1,
                   hit.x() - 2 * MARKER_RADIUS: hit.x() + 2 * MARKER_RADIUS + 1]
     assert ring.sum() > 20, "the impact is marked where the shot hit"
@@ -323,12 +324,12 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
     session = window.ragdoll
     window.ragdoll_panel.raise_()
     window.set_ragdoll_running(True)
-    window.ragdoll_panel.pause_action.trigger()
+    window.ragdoll_panel.simulation_box.pause_action.trigger()
     start = part_centre(window, "chest")
     at = pixel_of(window, start)
     before = grab(window, qtbot)
     qtbot.mousePress(window.viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, at)
-    assert session.message.startswith("Dragging")
+    assert session.simulation.message.startswith("Dragging")
     lifted = pixel_of(window, start + np.array([0.0, 0.4, 0.0]))
     move = QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(lifted),
                        QPointF(window.viewport.mapToGlobal(lifted)), Qt.MouseButton.NoButton,
@@ -340,5 +341,6 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
     assert rows.max() - rows.min() > 0.5 * (at.y() - lifted.y()), "the spring spans the drag"
     qtbot.mouseRelease(window.viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
                        lifted)
-    assert session.message == "" and "Dragging" not in window.ragdoll_panel.stats_label.text()
+    assert session.simulation.message == ""
+    assert "Dragging" not in window.ragdoll_panel.simulation_box.stats_label.text()
     assert session.marks().spring is None

@@ -32,6 +32,7 @@ from app import maths
 from app.model import Model
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
+from app.physics.symmetry import FUSED_SIDE, SIDE_WORDS
 
 #: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
 MIN_BONE_FRACTION = 0.07
@@ -79,7 +80,6 @@ ROLE_LIMITS = (
     (re.compile(r"upperarm|thigh|upperleg|upleg|leg|arm|shoulder"), (70.0, 35.0, 20.0)),
 )
 
-SIDE_WORDS = {"l": "l", "left": "l", "r": "r", "right": "r"}
 ROLE_WORDS = {
     "pelvis": "pelvis", "hips": "pelvis", "hip": "pelvis",
     "spine": "spine", "chest": "spine", "upperchest": "spine", "torso": "spine", "abdomen": "spine",
@@ -96,8 +96,6 @@ ROLE_WORDS = {
 NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mixamorig", "sk", "b"}
 HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
                 "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
-#: NWN fuses the side into the word: ``lbicep_g``, ``rshin_g``.
-FUSED_SIDE = re.compile(r"^([lr])(bicep|forearm|hand|thigh|shin|foot|uparm|arm|leg)$")
 LIMB_SLOTS = ("upperarm", "forearm", "thigh", "shin")
 HUMANOID_PARTS = ("pelvis", "spine", "chest", "head", "upperarm_l", "forearm_l", "upperarm_r", "forearm_r",
                   "thigh_l", "shin_l", "thigh_r", "shin_r")

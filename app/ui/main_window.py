@@ -213,10 +213,9 @@ class MainWindow(QMainWindow):
     def _build_edit_menu(self) -> None:
         """Undo and redo of ragdoll profile edits (the only document the window edits)."""
         menu = self.menuBar().addMenu("&Edit")
-        stack = self.ragdoll.undo_stack
-        self.undo_action = stack.createUndoAction(self, "&Undo")
+        self.undo_action = self.ragdoll.undo_action(self)
         self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
-        self.redo_action = stack.createRedoAction(self, "&Redo")
+        self.redo_action = self.ragdoll.redo_action(self)
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         menu.addAction(self.undo_action)
         menu.addAction(self.redo_action)

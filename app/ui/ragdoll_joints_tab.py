@@ -1,0 +1,183 @@
+"""The ragdoll panel's Joints tab: the joints table with Add Joint and Remove Joint, and the selected
+joint's editor (parts, offsets, orientation as Euler angles, type, limits). A view of
+``RagdollDocument``."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
+                               QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QWidget)
+
+from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
+from app.state.ragdoll_document import RagdollDocument
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, set_value, spin,
+                                    warn_on_error, with_buttons)
+
+JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
+KIND_LABELS = {"hinge": "Hinge", "cone_twist": "Cone-twist"}
+LIMIT_FIELDS = {"hinge": ("low", "high"), "cone_twist": ("swing1", "swing2", "twist")}
+LIMIT_LABELS = {"low": "Low °", "high": "High °", "swing1": "Swing 1 (Z) °", "swing2": "Swing 2 (Y) °",
+                "twist": "Twist (X) °"}
+
+
+class JointsTab(QSplitter):
+    """``attempt(edit, refresh)`` runs an edit and shows its error (the profile box's)."""
+
+    def __init__(self, document: RagdollDocument, attempt, parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.document = document
+        self.attempt = attempt
+        self.table = table = QTableWidget(0, len(JOINT_COLUMNS))
+        table.setHorizontalHeaderLabels(JOINT_COLUMNS)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.itemSelectionChanged.connect(self._row_selected)
+        holder = QWidget()
+        with_buttons(holder, table, ("Add Joint…", self.add_joint_dialog),
+                     ("Remove Joint", self.remove_joint))
+        self.addWidget(holder)
+        self.addWidget(self._form())
+        document.events.subscribe("profile", self._fill)
+        document.events.subscribe("selection", self._show_selection)
+        self._fill()
+
+    def _form(self) -> QWidget:
+        self.form = form_widget = QWidget()
+        form = self.form_layout = QFormLayout(form_widget)
+        form.setContentsMargins(4, 4, 4, 4)
+        self.part_a_box, self.part_b_box = QComboBox(form_widget), QComboBox(form_widget)
+        self.part_a_box.activated.connect(lambda _: self._edit(part_a=self.part_a_box.currentText()))
+        self.part_b_box.activated.connect(lambda _: self._edit(part_b=self.part_b_box.currentText()))
+        form.addRow("Part A", self.part_a_box)
+        form.addRow("Part B", self.part_b_box)
+        self.offset_a_boxes = self._vector_row("Offset A", "offset_a")
+        self.offset_b_boxes = self._vector_row("Offset B", "offset_b")
+        self.euler_boxes = self._vector_row("Orientation °", "rotation", angles=True)
+        self.kind_box = QComboBox(form_widget)
+        for kind, label in KIND_LABELS.items():
+            self.kind_box.addItem(label, kind)
+        self.kind_box.activated.connect(lambda _: self._edit(kind=self.kind_box.currentData()))
+        form.addRow("Type", self.kind_box)
+        self.limit_boxes = {}
+        for name, label in LIMIT_LABELS.items():
+            low = -180.0 if name in ("low", "high") else 0.0
+            box = spin(form_widget, low, 180.0, 1.0, 1)
+            box.valueChanged.connect(lambda value, n=name: self._edit(**{n: value}))
+            self.limit_boxes[name] = box
+            form.addRow(label, box)
+        return form_widget
+
+    def _vector_row(self, label: str, field: str, angles: bool = False) -> list[QDoubleSpinBox]:
+        row = QHBoxLayout()
+        boxes = []
+        for axis in "XYZ":
+            box = _angle_box(self.form, axis) if angles else spin(self.form, -1e3, 1e3, 1.0, 4,
+                                                                   tip=f"{label} {axis}")
+            box.valueChanged.connect(lambda _value, f=field: self._vector_changed(f))
+            row.addWidget(box)
+            boxes.append(box)
+        self.form_layout.addRow(label, row)
+        return boxes
+
+    # --- showing -------------------------------------------------------------------------------------
+
+    def _fill(self, _why: str = "") -> None:
+        document = self.document
+        profile = document.profile
+        joints = profile.joints if profile is not None else []
+        table = self.table
+        with QSignalBlocker(table):
+            table.setRowCount(len(joints))
+            for row, joint in enumerate(joints):
+                cells = (joint.name, KIND_LABELS[joint.kind], joint.part_a, joint.part_b)
+                for column, value in enumerate(cells):
+                    item = table.item(row, column)
+                    if item is None:
+                        item = QTableWidgetItem()
+                        table.setItem(row, column, item)
+                    item.setText(value)
+        names = [part.name for part in profile.parts] if profile is not None else []
+        for box in (self.part_a_box, self.part_b_box):
+            with QSignalBlocker(box):
+                if [box.itemText(i) for i in range(box.count())] != names:
+                    box.clear()
+                    box.addItems(names)
+        if document.model is not None:
+            step, decimals = length_step(document.model.extent())
+            reach = OFFSET_REACH * document.model.extent()
+            for box in self.offset_a_boxes + self.offset_b_boxes:
+                box.setDecimals(decimals)
+                box.setSingleStep(step)
+                box.setRange(-reach, reach)
+        self.setEnabled(profile is not None)
+        self._show_selection()
+
+    def _show_selection(self) -> None:
+        selected = self.document.selected_joint
+        with QSignalBlocker(self.table):
+            if selected is None:
+                self.table.clearSelection()
+            else:
+                self.table.selectRow(selected)
+        self._show_joint()
+
+    def _show_joint(self) -> None:
+        document = self.document
+        index = document.selected_joint
+        self.form.setEnabled(index is not None)
+        if index is None or document.profile is None:
+            return
+        joint = document.profile.joints[index]
+        for box, name in ((self.part_a_box, joint.part_a), (self.part_b_box, joint.part_b)):
+            with QSignalBlocker(box):
+                box.setCurrentText(name)
+        for boxes, values in ((self.offset_a_boxes, joint.offset_a), (self.offset_b_boxes, joint.offset_b),
+                              (self.euler_boxes, quaternion_to_euler(joint.rotation))):
+            for box, value in zip(boxes, values):
+                set_value(box, value)
+        with QSignalBlocker(self.kind_box):
+            self.kind_box.setCurrentIndex(self.kind_box.findData(joint.kind))
+        for name, box in self.limit_boxes.items():
+            set_value(box, getattr(joint, name))
+            self.form_layout.setRowVisible(box, name in LIMIT_FIELDS[joint.kind])
+
+    # --- editing -------------------------------------------------------------------------------------
+
+    def _row_selected(self) -> None:
+        rows = {index.row() for index in self.table.selectedIndexes()}
+        self.document.select_joint(min(rows) if rows else None)
+
+    def _edit(self, **changes) -> None:
+        document = self.document
+        if document.selected_joint is None:
+            return
+        name = document.profile.joints[document.selected_joint].name
+        self.attempt(lambda: document.edit_joint(name, **changes), self._fill)
+
+    def _vector_changed(self, field: str) -> None:
+        if field == "rotation":
+            self._edit(rotation=euler_to_quaternion([box.value() for box in self.euler_boxes]))
+        else:
+            boxes = self.offset_a_boxes if field == "offset_a" else self.offset_b_boxes
+            self._edit(**{field: tuple(box.value() for box in boxes)})
+
+    def add_joint_dialog(self) -> bool:
+        names = [part.name for part in self.document.profile.parts]
+        first, second = choose_two_parts(self, names, "Add joint", "Part A (the parent):",
+                                         "Part B (the child):")
+        return bool(second) and warn_on_error(self, "Add joint",
+                                              lambda: self.document.add_joint(first, second))
+
+    def remove_joint(self) -> bool:
+        index = self.document.selected_joint
+        if index is None:
+            return False
+        name = self.document.profile.joints[index].name
+        return warn_on_error(self, "Remove joint", lambda: self.document.remove_joint(name))
+
+
+def _angle_box(parent, axis: str) -> QDoubleSpinBox:
+    return spin(parent, -360.0, 360.0, 5.0, 1, tip=f"{axis} angle (static axes, X applied first)")

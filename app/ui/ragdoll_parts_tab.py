@@ -1,0 +1,154 @@
+"""The ragdoll panel's Parts tab: one row per part (bone, shape, size, offset, mass), edited in place,
+with Add Part and Remove Part. A view of ``RagdollDocument``: a finished cell edit goes to the
+document, and the table is refilled from the profile it then shows."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QStyledItemDelegate, QTableWidget,
+                               QTableWidgetItem, QWidget)
+
+from app.physics.profile import SHAPES
+from app.state.ragdoll_document import RagdollDocument
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, spin, warn_on_error,
+                                    with_buttons)
+
+PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
+                "Mass kg")
+NAME, BONE, SHAPE, SIZE_X, SIZE_Y, SIZE_Z, OFFSET_X, OFFSET_Y, OFFSET_Z, MASS = range(len(PART_COLUMNS))
+#: Item data role holding a cell's number.
+VALUE_ROLE = Qt.ItemDataRole.UserRole
+
+
+class _PartDelegate(QStyledItemDelegate):
+    """Editors for the parts table: a bone list for the bone, a shape list, spin boxes for the numbers; a
+    finished edit goes to the document, not into the item (the table is refilled from the profile)."""
+
+    def __init__(self, tab: PartsTab):
+        super().__init__(tab)
+        self.tab = tab
+
+    def createEditor(self, parent, option, index):
+        model = self.tab.document.model
+        if index.column() == BONE:
+            combo = QComboBox(parent)
+            combo.addItems(list(model.skeleton.names))
+            return combo
+        if index.column() == SHAPE:
+            combo = QComboBox(parent)
+            combo.addItems(list(SHAPES))
+            return combo
+        if index.column() == MASS:
+            return spin(parent, 0.001, 1e6, 0.1, 3)
+        step, decimals = length_step(model.extent())
+        reach = OFFSET_REACH * model.extent()
+        low = 10.0 ** -decimals if index.column() <= SIZE_Z else -reach
+        return spin(parent, low, reach, step, decimals)
+
+    def setEditorData(self, editor, index) -> None:
+        value = index.data(VALUE_ROLE)
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(str(value))
+        else:
+            editor.setValue(float(value))
+
+    def setModelData(self, editor, model, index) -> None:
+        value = editor.currentText() if isinstance(editor, QComboBox) else editor.value()
+        self.tab.edit_cell(index.row(), index.column(), value)
+
+
+class PartsTab(QWidget):
+    """``attempt(edit, refresh)`` runs an edit and shows its error (the profile box's)."""
+
+    def __init__(self, document: RagdollDocument, attempt, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.attempt = attempt
+        self.table = table = QTableWidget(0, len(PART_COLUMNS))
+        table.setHorizontalHeaderLabels(PART_COLUMNS)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                              | QAbstractItemView.EditTrigger.EditKeyPressed
+                              | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        table.setItemDelegate(_PartDelegate(self))
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.itemSelectionChanged.connect(self._row_selected)
+        with_buttons(self, table, ("Add Part…", self.add_part_dialog), ("Remove Part", self.remove_part))
+        document.events.subscribe("profile", self._fill)
+        document.events.subscribe("selection", self._show_selection)
+        self._fill()
+
+    def _fill(self, _why: str = "") -> None:
+        table = self.table
+        profile = self.document.profile
+        parts = profile.parts if profile is not None else []
+        with QSignalBlocker(table):
+            table.setRowCount(len(parts))
+            for row, part in enumerate(parts):
+                values = [part.name, part.bone, part.shape, *part.size, *part.offset, part.mass]
+                for column, value in enumerate(values):
+                    item = table.item(row, column)
+                    if item is None:
+                        item = QTableWidgetItem()
+                        flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+                        if column != NAME:
+                            flags |= Qt.ItemFlag.ItemIsEditable
+                        item.setFlags(flags)
+                        if column >= SIZE_X:
+                            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                        table.setItem(row, column, item)
+                    item.setData(VALUE_ROLE, value)
+                    item.setText(value if isinstance(value, str) else number_text(value))
+        self.setEnabled(profile is not None)
+        self._show_selection()
+
+    def _show_selection(self) -> None:
+        selected = self.document.selected_part
+        with QSignalBlocker(self.table):
+            if selected is None:
+                self.table.clearSelection()
+            else:
+                self.table.selectRow(selected)
+                self.table.scrollToItem(self.table.item(selected, NAME))
+
+    def _row_selected(self) -> None:
+        rows = {index.row() for index in self.table.selectedIndexes()}
+        self.document.select_part(min(rows) if rows else None)
+
+    def edit_cell(self, row: int, column: int, value) -> bool:
+        """Apply an edit of the table's cell (what the cell editors call)."""
+        part = self.document.profile.parts[row]
+        if column == BONE:
+            changes = {"bone": str(value)}
+        elif column == SHAPE:
+            changes = {"shape": str(value)}
+        elif SIZE_X <= column <= SIZE_Z:
+            size = list(part.size)
+            size[column - SIZE_X] = float(value)
+            changes = {"size": tuple(size)}
+        elif OFFSET_X <= column <= OFFSET_Z:
+            offset = list(part.offset)
+            offset[column - OFFSET_X] = float(value)
+            changes = {"offset": tuple(offset)}
+        elif column == MASS:
+            changes = {"mass": float(value)}
+        else:
+            return False
+        return self.attempt(lambda: self.document.edit_part(part.name, **changes), self._fill)
+
+    def add_part_dialog(self) -> bool:
+        document = self.document
+        taken = {part.bone for part in document.profile.parts}
+        bones = [b for b in document.model.skeleton.names if b not in taken]
+        bone = choose(self, "Add part", "Bone:", bones)
+        return bone is not None and warn_on_error(self, "Add part", lambda: document.add_part(bone))
+
+    def remove_part(self) -> bool:
+        index = self.document.selected_part
+        if index is None:
+            return False
+        name = self.document.profile.parts[index].name
+        return warn_on_error(self, "Remove part", lambda: self.document.remove_part(name))
+
