@@ -327,3 +327,20 @@ def test_export_gltf_writes_the_meshes_the_view_shows(tmp_path):
     state.set_display(show_hidden=True)
     every = state.export_gltf(tmp_path / "every.glb")
     assert sorted(mesh.name for mesh in formats.load([every.path]).meshes) == ["arm", "other"]
+
+
+def test_dropped_animation_files_attach_and_models_open(tmp_path):
+    from tests.demo_formats import WRITERS
+
+    demo = formats.load([formats_demo()])
+    structure, animation = WRITERS["bonespro"](demo, tmp_path)
+    mesh, bones = WRITERS["c3de"](demo, tmp_path)
+    state = ViewerState()
+    state.set_model(chain_model())
+    assert not state.attaches([animation], forced=True), "a model without files has none to read again"
+    state.set_model(formats.load([structure]))
+    assert state.attaches([animation]) and not state.attaches([structure]) and not state.attaches([bones])
+    assert state.attaches([structure], forced=True)
+    assert state.files_with([animation, structure]) == [str(structure), str(animation)]
+    state.set_model(formats.load([mesh]))
+    assert state.attaches([bones]) and not state.attaches([tmp_path / "missing.anm"])

@@ -120,6 +120,20 @@ class ViewerState:
         if failed:
             self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
 
+    def attaches(self, paths: list[str | Path], forced: bool = False) -> bool:
+        """Whether files dropped on the window attach to the model on screen (read again with it)
+        rather than open as a new model: when ``forced`` (Shift held), or when every file only adds
+        animations to it (animation files, or C3DE bones files for a C3DE model). Never for a model
+        built without files."""
+        if self.model is None or not self.model.files:
+            return False
+        return forced or only_adds_animations(self.model, [str(path) for path in paths])
+
+    def files_with(self, paths: list[str | Path]) -> list[str]:
+        """The model's files, then those of ``paths`` not among them: what is read to attach ``paths``."""
+        files = list(self.model.files) if self.model is not None else []
+        return files + [str(Path(path)) for path in paths if str(Path(path)) not in files]
+
     @property
     def counts_frames(self) -> bool:
         """Whether the model's format stores frames without times (LoadOptions.fps sets their rate)."""
@@ -348,6 +362,17 @@ def carry_playback(previous: Playback, playback: Playback) -> None:
     playback.set_loop(previous.loop)
     playback.set_reverse(previous.reverse)
     playback.set_playing(previous.playing)
+
+
+def only_adds_animations(model: Model, paths: list[str]) -> bool:
+    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
+    (one animation each) for a C3DE model."""
+    try:
+        sniffed = [formats.sniff(path) for path in paths]
+    except formats.ReadError:
+        return False
+    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
+               for s in sniffed)
 
 
 def with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:

@@ -427,8 +427,7 @@ class MainWindow(QMainWindow):
         """Load the current model's files together with animation files that belong to it."""
         if self.model is None or not self.model.files:
             return self.open_files(paths)
-        extra = [str(Path(p)) for p in paths if str(Path(p)) not in self.model.files]
-        return self._start_load(self.model.files + extra, keep_state=True)
+        return self._start_load(self.state.files_with(paths), keep_state=True)
 
     def reload(self) -> int | None:
         """Read the current files again (e.g. after editing them elsewhere), keeping clip and time."""
@@ -548,7 +547,7 @@ class MainWindow(QMainWindow):
             self.drop_image(paths[0], self.viewport.mapFrom(self, event.position().toPoint()))
             return
         shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if self.model is not None and self.model.files and (shift or _only_animations_for(self.model, paths)):
+        if self.state.attaches(paths, forced=shift):
             self.attach_files(paths)
         else:
             self.open_files(paths)
@@ -796,15 +795,6 @@ def _in_spin_box(widget) -> bool:
     return isinstance(widget, QAbstractSpinBox) or isinstance(widget.parentWidget(), QAbstractSpinBox)
 
 
-def _only_animations_for(model: Model, paths: list[str]) -> bool:
-    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
-    (one animation each) for a C3DE model."""
-    try:
-        sniffed = [formats.sniff(path) for path in paths]
-    except formats.ReadError:
-        return False
-    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
-               for s in sniffed)
 
 
 def _option_value(option: str, on: bool):
