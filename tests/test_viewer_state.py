@@ -344,3 +344,99 @@ def test_dropped_animation_files_attach_and_models_open(tmp_path):
     assert state.files_with([animation, structure]) == [str(structure), str(animation)]
     state.set_model(formats.load([mesh]))
     assert state.attaches([bones]) and not state.attaches([tmp_path / "missing.anm"])
+
+
+# --- the ragdoll: go, tick, stop, bake ------------------------------------------------------------
+
+@pytest.fixture
+def ragdoll_state(tmp_path):
+    """The demo with its auto-set-up ragdoll, playing the walk from 0.3 s."""
+    from app.resources import demo_paths
+    from app.state.ragdoll_document import RagdollDocument
+
+    state = ViewerState(document=RagdollDocument(tmp_path, builtin_files=tuple(demo_paths())))
+    state.set_model(formats.load(demo_paths()))
+    state.document.path = None  # never write beside the built-in demo
+    state.playback.set_time(0.3)
+    yield state
+    state.simulation.close()
+
+
+def test_going_ragdoll_takes_over_the_pose_and_tick_steps_the_simulation(ragdoll_state):
+    state = ragdoll_state
+    clip_pose = state.playback.pose()
+    events = Recorder(state.events, ["ragdoll", "pose"])
+    assert state.go_ragdoll(True) and state.ragdoll_running
+    assert events.calls[0] == ("ragdoll", (True,)) and "pose" in events.names()
+    assert not state.playback.playing, "playback pauses while the ragdoll runs"
+    np.testing.assert_allclose(state.current_pose().world, clip_pose.world, atol=1e-4)
+    for _ in range(20):
+        state.tick(0.05)
+    assert state.simulation.time > 0.2 and state.playback.time == pytest.approx(0.3)
+    shown = state.current_pose()
+    np.testing.assert_allclose(shown.world, state.simulation.pose().world)
+    assert np.abs(shown.world[:, :3, 3] - clip_pose.world[:, :3, 3]).max() > 0.05, "gravity moved it"
+    assert state.go_ragdoll(True) and state.ragdoll_running, "Go while running keeps running"
+
+
+def test_stopping_goes_back_to_the_clip_and_resumes_playback(ragdoll_state):
+    state = ragdoll_state
+    state.go_ragdoll(True)
+    state.tick(0.1)
+    events = Recorder(state.events, ["ragdoll", "pose"])
+    assert state.go_ragdoll(False) and not state.ragdoll_running
+    assert events.calls[0] == ("ragdoll", (False,)) and state.playback.playing
+    np.testing.assert_allclose(state.current_pose().world, state.playback.pose().world)
+    state.tick(0.1)
+    assert state.playback.time == pytest.approx(0.4)
+
+
+def test_a_paused_clip_stays_paused_after_the_ragdoll(ragdoll_state):
+    state = ragdoll_state
+    state.playback.set_playing(False)
+    state.go_ragdoll(True)
+    state.go_ragdoll(False)
+    assert not state.playback.playing and state.playback.time == pytest.approx(0.3)
+
+
+def test_a_new_model_stops_the_ragdoll(ragdoll_state):
+    state = ragdoll_state
+    state.go_ragdoll(True)
+    events = Recorder(state.events, ["ragdoll", "model"])
+    state.set_model(formats.load([formats_demo()]))
+    assert events.names() == ["ragdoll", "model"] and not state.ragdoll_running
+    assert state.playback.playing and state.playback.time == 0.0
+
+
+def test_bake_adds_the_run_as_a_clip_at_its_start(ragdoll_state):
+    state = ragdoll_state
+    events = Recorder(state.events, ["message", "model"])
+    assert state.bake_ragdoll_run() is None
+    assert events.calls == [("message", ("Nothing to bake yet: run the ragdoll for a moment first",))]
+    clips = len(state.model.clips)
+    state.go_ragdoll(True)
+    for _ in range(10):
+        state.tick(0.05)
+    run_end, ran = state.simulation.pose().world, state.simulation.time
+    events.calls.clear()
+    clip = state.bake_ragdoll_run()
+    assert clip is not None and len(state.model.clips) == clips + 1 and state.model.clips[-1] is clip
+    assert clip.duration == pytest.approx(ran, abs=0.05) and ran > 0.3
+    assert not state.ragdoll_running and events.names() == ["model", "message"]
+    assert (state.playback.clip, state.playback.time, state.playback.playing) == (clip, clip.start, False)
+    state.playback.set_time(clip.start + clip.duration)
+    np.testing.assert_allclose(state.current_pose().world, run_end, atol=1e-3)
+
+
+def test_a_ragdoll_that_cannot_start_is_an_action_error(ragdoll_state, monkeypatch):
+    from app.state.viewer import ActionError
+
+    state = ragdoll_state
+
+    def refuse(clip, time):
+        raise RuntimeError("pybullet refused the joint limits")
+
+    monkeypatch.setattr(state.simulation, "go", refuse)
+    with pytest.raises(ActionError, match="Could not start the ragdoll: pybullet refused"):
+        state.go_ragdoll(True)
+    assert not state.ragdoll_running and state.playback.playing

@@ -14,9 +14,13 @@ Events (``ViewerState.events``):
 - ``up_axis(axis)``: the model's up axis was switched;
 - ``message(text)``: a line for the status bar.
 
-The ragdoll is two collaborators: the ``document`` (the profile being edited for the model:
-``set_model(model, keep_profile)``) and the ``simulation`` (``running``, ``go(clip, time)``,
-``stop()``, ``tick(dt)``, ``pose(copy)``, ``copies``, ``set_clip_pose(pose)``, ``baked_clip()``).
+The ragdoll is the ``document`` (``RagdollDocument``: the profile being edited, which the ragdoll
+panel edits) and its ``simulation`` (``Simulation``). The state binds the document to each model,
+starts and stops the simulation (playback pauses while it runs and resumes after), steps it in
+``tick`` and bakes its run into a clip; the panel's other controls (pause, step, reset, settings,
+shooting and dragging) go to the simulation directly. However the simulation stops (Go Ragdoll
+unchecked, a new model, a profile it cannot build), the state hears it through the simulation's
+events and goes back to the clip.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from app.pose import Pose
 from app.resources import demo_paths
 from app.state.display import DisplayOptions
 from app.state.events import Events
+from app.state.ragdoll_document import RagdollDocument
+from app.state.simulation import Simulation
 from app.textures import TextureError, read_image
 
 
@@ -72,10 +78,13 @@ class ViewerState:
     """The model on screen and everything the viewer does with it.
 
     ``load_options`` are those the model on screen was read with (a reload reads with them again);
-    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered).
+    ``document`` is the ragdoll profile document (None: no ragdoll), ``simulation`` its simulation
+    (made for the document when not given); ``up_axes`` and ``textures`` remember the user's choices
+    per model file (None: not remembered).
     """
 
-    def __init__(self, load_options: formats.LoadOptions | None = None, document=None, simulation=None,
+    def __init__(self, load_options: formats.LoadOptions | None = None,
+                 document: RagdollDocument | None = None, simulation: Simulation | None = None,
                  up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None):
         self.load_options = load_options or formats.LoadOptions()
         self.model: Model | None = None
@@ -84,13 +93,19 @@ class ViewerState:
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
         self.document = document
+        if simulation is None and document is not None:
+            simulation = Simulation(document)
         self.simulation = simulation
         self.up_axes = up_axes
         self.textures = textures
         self._resume_playback = False
+        self._ragdoll_shown = False
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
                              "up_axis", "message")
         self.display.events.subscribe("changed", self._display_changed)
+        if simulation is not None:
+            simulation.events.subscribe("running", self._ragdoll_switched)
+            simulation.events.subscribe("pose", self._ragdoll_moved)
 
     # --- the model --------------------------------------------------------------------------------
 
@@ -101,6 +116,8 @@ class ViewerState:
         and keeps the ragdoll profile being edited."""
         if load_options is not None:
             self.load_options = load_options
+        if self.simulation is not None:
+            self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
         self._use_remembered_up_axis(model)
         self.model = model
@@ -192,7 +209,7 @@ class ViewerState:
             self.simulation.set_clip_pose(self.playback.pose())
         self.events.emit("pose")
 
-    def ragdoll_moved(self) -> None:
+    def _ragdoll_moved(self) -> None:
         """The simulation's pose changed (it stepped, was reset or stepped a frame)."""
         if self.playback is not None:
             self.events.emit("pose")
@@ -208,30 +225,36 @@ class ViewerState:
         Playback pauses while the ragdoll runs and resumes when it stops. Returns whether the
         ragdoll runs as asked; ActionError when the simulation refuses to start."""
         if not on:
-            return self._stop_ragdoll()
+            if self.simulation is not None:
+                self.simulation.stop()
+            return True
         if self.playback is None or self.simulation is None or self.simulation.running:
             return self.ragdoll_running
+        self._resume_playback = self.playback.playing
         try:
             self.simulation.go(self.playback.clip, self.playback.time)
         except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix
+            self._resume_playback = False
             raise ActionError(f"Could not start the ragdoll: {error}") from error
-        self._resume_playback = self.playback.playing
         if self.playback.playing:
             self.playback.set_playing(False)
-        self.events.emit("ragdoll", True)
-        self.events.emit("pose")
         return True
 
-    def _stop_ragdoll(self) -> bool:
-        if self.simulation is not None:
-            self.simulation.stop()
-        if self._resume_playback and self.playback is not None:
+    def _ragdoll_switched(self) -> None:
+        """The simulation went or stopped (pausing is neither): the views follow, and playback
+        resumes when it was playing before the ragdoll went."""
+        running = self.simulation.running
+        if running == self._ragdoll_shown:
+            return
+        self._ragdoll_shown = running
+        self.events.emit("ragdoll", running)
+        resume = self._resume_playback and not running
+        if not running:
+            self._resume_playback = False
+        if resume and self.playback is not None:
             self.playback.set_playing(True)
-        self._resume_playback = False
-        self.events.emit("ragdoll", False)
-        if self.playback is not None:
+        elif self.playback is not None:
             self._playback_changed()
-        return True
 
     def bake_ragdoll_run(self) -> Clip | None:
         """Stop the ragdoll and add its run so far to the model as a clip, put at its start (it
@@ -240,7 +263,7 @@ class ViewerState:
         if clip is None:
             self.events.emit("message", "Nothing to bake yet: run the ragdoll for a moment first")
             return None
-        self._stop_ragdoll()
+        self.simulation.stop()
         self.model.clips.append(clip)
         self.set_model(self.model, keep_state=True)
         self.playback.set_clip(len(self.model.clips) - 1)

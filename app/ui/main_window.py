@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
         self.ragdoll = RagdollSession(self)
-        self.state = ViewerState(load_options, document=self.ragdoll, simulation=self.ragdoll,
+        self.state = ViewerState(load_options, self.ragdoll.document, self.ragdoll.simulation,
                                  up_axes=self.up_axes, textures=self.assigned_textures)
         self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
@@ -569,7 +569,6 @@ class MainWindow(QMainWindow):
 
     def _connect_ragdoll(self) -> None:
         session = self.ragdoll
-        session.pose_changed.connect(self.state.ragdoll_moved)
         session.profile_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_selected_part)
