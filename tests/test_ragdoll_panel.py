@@ -242,10 +242,10 @@ def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
     row = session.document.profile.part_index("head")
-    lines_before = window.viewport.gizmo_scene.line_count
     item = table.item(row, SHAPE)
     assert item.text() == "box"
     table.setCurrentItem(item)
+    lines_before = window.viewport.gizmo_scene.line_count  # the head selected, with its handles
     table.editItem(item)
     editor = table.viewport().findChild(QComboBox)
     assert editor is not None and [editor.itemText(i) for i in range(editor.count())] == ["box", "capsule"]
@@ -293,7 +293,8 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
         row = session.document.profile.part_index(name)
         assert session.document.selected_part == row
         assert [index.row() for index in table.selectionModel().selectedRows()] == [row]
-    assert len(window.viewport.gizmo_scene.triangles) == 36
+    fill = np.all(np.isclose(window.viewport.gizmo_scene.triangle_colors, gizmos.SELECTED_FILL_COLOR), axis=1)
+    assert fill.sum() == 36, "the selected box's 12 faces"
     # Selecting a row highlights its box in the view.
     table.selectRow(session.document.profile.part_index("shin_l"))
     assert session.document.selected_part == session.document.profile.part_index("shin_l")
@@ -470,3 +471,118 @@ def test_ragdoll_shortcuts_are_listed(window):
     assert rows[("Ragdoll", "Save Ragdoll Profile")] == "Ctrl+S"
     assert rows[("Edit", "Undo")] == "Ctrl+Z"
     assert rows[("Edit", "Redo")].startswith("Ctrl+Shift+Z")
+
+
+# --- drag handles in the view --------------------------------------------------------------------
+
+def drag_in_view(window, qtbot, press, release, steps: int = 4) -> None:
+    """Press the left button at ``press``, move to ``release`` in a few steps, release there."""
+    from PySide6.QtGui import QMouseEvent
+
+    viewport = window.viewport
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, press)
+    for k in range(1, steps + 1):
+        point = QPointF(press) + (QPointF(release) - QPointF(press)) * (k / steps)
+        viewport.mouseMoveEvent(QMouseEvent(QMouseEvent.Type.MouseMove, point,
+                                            QPointF(viewport.mapToGlobal(point)), Qt.MouseButton.NoButton,
+                                            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, release)
+
+
+def colour_bounds(image: np.ndarray, colour, tolerance: int = 30) -> np.ndarray:
+    """(left, top, right, bottom) of the pixels near a display colour (0-1 floats)."""
+    target = np.array(colour[:3]) * 255
+    near = np.abs(image[..., :3].astype(float) - target).max(axis=-1) <= tolerance
+    ys, xs = np.nonzero(near)
+    assert len(xs) > 20, "the colour should be on screen"
+    return np.array([xs.min(), ys.min(), xs.max(), ys.max()])
+
+
+def projected_bounds(window, part: int) -> np.ndarray:
+    """(left, top, right, bottom) of a part's box corners projected to the viewport's pixels."""
+    from app.render.camera import project
+
+    rig, viewport = window.ragdoll.document.rig, window.viewport
+    box = window.ragdoll.simulation.part_frames()[0, part] @ rig.box_rotations[part]
+    corners = gizmos.box_corners(box[None], rig.half_extents[part][None])[0]
+    pixels, _ = project(viewport.camera, corners, viewport.width(), viewport.height())
+    return np.concatenate([pixels.min(axis=0), pixels.max(axis=0)])
+
+
+def the_handle(window, kind, axis):
+    from app.state.handles import handles
+
+    found = handles(window.ragdoll.document, window.ragdoll.simulation)
+    return next(h for h in found if (h.kind, h.axis) == (kind, axis))
+
+
+@_gui
+def test_dragging_a_move_arrow_in_the_view_moves_the_part(window, qtbot):
+    session = window.ragdoll
+    document = session.document
+    chest = document.profile.part_index("chest")
+    document.select_part(chest)
+    before = view_image(window, qtbot)
+    arrow = the_handle(window, "move", 0)
+    grab = arrow.origin + arrow.direction * 0.75 * arrow.length
+    press, release = pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.12)
+    offset = document.profile.parts[chest].offset
+    drawn = projected_bounds(window, chest)
+    drag_in_view(window, qtbot, press, release)
+    assert session.handle_drag is None and len(document.steps) == 1
+    moved = np.subtract(document.profile.parts[chest].offset, offset)
+    assert moved[0] == pytest.approx(0.12, abs=0.012) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
+    after = view_image(window, qtbot)
+    # The selected part's orange outline moved on screen as its box's corners project.
+    shift = colour_bounds(after, gizmos.SELECTED_BOX_COLOR) - colour_bounds(before, gizmos.SELECTED_BOX_COLOR)
+    expected = projected_bounds(window, chest) - drawn
+    assert expected[0] > 10 and shift == pytest.approx(expected, abs=3)
+    window.undo_action.trigger()
+    assert document.profile.parts[chest].offset == offset
+    assert changed_pixels(view_image(window, qtbot), before) < 50
+
+
+@_gui
+def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
+    session = window.ragdoll
+    document = session.document
+    head = document.profile.part_index("head")
+    document.select_part(head)
+    before = view_image(window, qtbot)
+    knob = the_handle(window, "size", 1)
+    press, release = pixel_of(window, knob.origin), pixel_of(window, knob.origin + knob.direction * 0.05)
+    size = document.profile.parts[head].size
+    drawn = projected_bounds(window, head)
+    drag_in_view(window, qtbot, press, release)
+    grown = np.subtract(document.profile.parts[head].size, size)
+    assert grown[1] == pytest.approx(0.1, abs=0.015) and grown[0] == grown[2] == 0.0
+    after = view_image(window, qtbot)
+    # The head's outline grew up and down about its centre, as its box's corners project.
+    grew = colour_bounds(after, gizmos.SELECTED_BOX_COLOR) - colour_bounds(before, gizmos.SELECTED_BOX_COLOR)
+    expected = projected_bounds(window, head) - drawn
+    assert expected[1] < -10 and expected[3] > 10 and grew == pytest.approx(expected, abs=3)
+
+
+@_gui
+def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
+    from app.render.gizmos import perpendiculars
+
+    session = window.ragdoll
+    document = session.document
+    knee = document.profile.joint_index("knee_l")
+    document.select_joint(knee)
+    forward = window.viewport.camera.axes()[0]
+    axis = max(range(3), key=lambda a: abs(the_handle(window, "rotate", a).direction @ forward))
+    ring = the_handle(window, "rotate", axis)
+    first, second = (v[0] for v in perpendiculars(ring.direction[None]))
+    rotation = document.profile.joints[knee].rotation
+    before = view_image(window, qtbot)
+    press = pixel_of(window, ring.origin + first * ring.length)
+    release = pixel_of(window, ring.origin + (np.cos(0.6) * first + np.sin(0.6) * second) * ring.length)
+    drag_in_view(window, qtbot, press, release, steps=6)
+    assert document.profile.joints[knee].rotation != rotation and len(document.steps) == 1
+    assert document.undo_text == "Edit knee_l and knee_r rotation"
+    after = view_image(window, qtbot)
+    hinge = np.array(gizmos.HINGE_COLOR[:3]) * 255
+    arcs = [np.abs(image[..., :3].astype(float) - hinge).max(axis=-1) <= 40 for image in (before, after)]
+    assert (arcs[0] != arcs[1]).sum() > 40, "the knee's hinge arcs are drawn turned"

@@ -53,6 +53,12 @@ TWIST_COLOR = (0.95, 0.45, 0.95, 0.90)
 CURRENT_COLOR = (1.00, 1.00, 1.00, 0.95)
 #: Unselected joints' gizmos are drawn with this alpha factor when a joint is selected.
 DIMMED = 0.35
+#: Drag handles: an arrow's head as a share of its length and its radius as a share of the head's
+#: length, the sides of its cone; the colour of the handle being dragged.
+ARROW_HEAD = 0.25
+ARROW_RADIUS = 0.35
+ARROW_SIDES = 12
+ACTIVE_HANDLE_COLOR = (1.00, 0.95, 0.25, 1.00)
 
 
 @dataclass
@@ -349,6 +355,96 @@ def _joint_gizmos(builder: _Builder, joint_world: np.ndarray, hinge: np.ndarray,
     origins = frames_a[:, :3, 3]
     current = np.stack([origins, origins + frames_b[:, :3, 0] * radius[:, None]], axis=1)[:, None]
     add(current, CURRENT_COLOR, np.arange(count))
+
+
+# --- drag handles ----------------------------------------------------------------------------------
+
+def perpendiculars(directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors (N, 3) each, square to each unit direction (N, 3) and to each other."""
+    directions = np.asarray(directions, np.float64).reshape(-1, 3)
+    helper = np.where(np.abs(directions[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+    first = np.cross(directions, helper)
+    first /= np.linalg.norm(first, axis=1, keepdims=True)
+    return first, np.cross(directions, first)
+
+
+def arrow_shapes(origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Arrows from ``origins`` (N, 3) along unit ``directions`` (N, 3), ``lengths`` (N,) long: the
+    shafts (N, 2, 3) and the heads' cones as triangles (N, 2 ARROW_SIDES, 3, 3)."""
+    origins = np.asarray(origins, np.float64).reshape(-1, 3)
+    directions = np.asarray(directions, np.float64).reshape(-1, 3)
+    lengths = np.asarray(lengths, np.float64).reshape(-1, 1)
+    tips = origins + directions * lengths
+    bases = tips - directions * lengths * ARROW_HEAD
+    first, second = perpendiculars(directions)
+    turn = np.linspace(0.0, 2 * np.pi, ARROW_SIDES + 1)
+    radius = (lengths * ARROW_HEAD * ARROW_RADIUS)[:, :, None]
+    rim = bases[:, None] + (np.cos(turn)[None, :, None] * first[:, None]
+                            + np.sin(turn)[None, :, None] * second[:, None]) * radius
+    sides = np.stack([np.broadcast_to(tips[:, None], rim[:, 1:].shape), rim[:, :-1], rim[:, 1:]], axis=2)
+    floor = np.stack([np.broadcast_to(bases[:, None], rim[:, 1:].shape), rim[:, 1:], rim[:, :-1]], axis=2)
+    return np.stack([origins, bases], axis=1), np.concatenate([sides, floor], axis=1)
+
+
+def knob_triangles(centres: np.ndarray, directions: np.ndarray, half_sizes: np.ndarray) -> np.ndarray:
+    """(N, 12, 3, 3) small cubes of half size ``half_sizes`` (N,) at ``centres`` (N, 3), turned to
+    face along ``directions`` (N, 3)."""
+    directions = np.asarray(directions, np.float64).reshape(-1, 3)
+    first, second = perpendiculars(directions)
+    frames = np.tile(np.eye(4), (len(directions), 1, 1))
+    frames[:, :3, 0], frames[:, :3, 1], frames[:, :3, 2] = directions, first, second
+    frames[:, :3, 3] = np.asarray(centres, np.float64).reshape(-1, 3)
+    half = np.repeat(np.asarray(half_sizes, np.float64).reshape(-1, 1), 3, axis=1)
+    return box_triangles(frames, half)
+
+
+def ring_lines(centres: np.ndarray, normals: np.ndarray, radii: np.ndarray,
+               segments: int = ARC_SEGMENTS) -> np.ndarray:
+    """(N, S, 2, 3) circles of ``radii`` (N,) about ``centres`` (N, 3), square to ``normals`` (N, 3)."""
+    first, second = perpendiculars(normals)
+    turn = np.linspace(0.0, 2 * np.pi, segments + 1)
+    radii = np.asarray(radii, np.float64).reshape(-1, 1, 1)
+    points = (np.asarray(centres, np.float64).reshape(-1, 1, 3)
+              + (np.cos(turn)[None, :, None] * first[:, None] + np.sin(turn)[None, :, None] * second[:, None])
+              * radii)
+    return _polyline(points)
+
+
+def handle_scene(kinds: list[str], origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray,
+                 colors: np.ndarray) -> GizmoScene:
+    """Drag handles: per handle a kind ('arrow': from its origin along its direction, 'knob': a
+    cube of half size ``length`` at its origin, 'ring': a circle of radius ``length`` about its
+    origin square to its direction), its origin (3,), unit direction (3,), length and colour (4,)."""
+    builder = _Builder()
+    kinds = np.asarray(kinds)
+    origins = np.asarray(origins, np.float64).reshape(-1, 3)
+    directions = np.asarray(directions, np.float64).reshape(-1, 3)
+    lengths = np.asarray(lengths, np.float64).reshape(-1)
+    colors = np.asarray(colors, np.float64).reshape(-1, 4)
+    for kind in ("arrow", "knob", "ring"):
+        chosen = np.flatnonzero(kinds == kind)
+        if not len(chosen):
+            continue
+        where, towards, size, color = origins[chosen], directions[chosen], lengths[chosen], colors[chosen]
+        if kind == "arrow":
+            shafts, heads = arrow_shapes(where, towards, size)
+            builder.lines(shafts, color)
+            builder.triangles(heads, np.repeat(color, heads.shape[1], axis=0))
+        elif kind == "knob":
+            cubes = knob_triangles(where, towards, size)
+            builder.triangles(cubes, np.repeat(color, cubes.shape[1], axis=0))
+        else:
+            rings = ring_lines(where, towards, size)
+            builder.lines(rings, np.repeat(color, rings.shape[1], axis=0))
+    return builder.scene()
+
+
+def joined_scenes(*scenes: GizmoScene | None) -> GizmoScene:
+    """One scene drawing all of ``scenes`` (None skipped)."""
+    scenes = [GizmoScene()] + [scene for scene in scenes if scene is not None]
+    return GizmoScene(*(np.concatenate([getattr(s, name) for s in scenes])
+                        for name in ("lines", "line_colors", "triangles", "triangle_colors")))
 
 
 # --- GL -----------------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ class Step:
     after: RagdollProfile
     key: tuple | None = None
     time: float = field(default_factory=_time.monotonic)
+    #: The gesture (a handle dragged in the view) the step belongs to; its edits are one step.
+    gesture: int | None = None
 
 
 def model_profile(model: Model, data_dir: str | Path, builtin: bool = False
@@ -80,6 +82,8 @@ class RagdollDocument:
         self._steps: list[Step] = []
         self._done = 0  # steps applied (the undo point)
         self._clean: int | None = 0  # the value of _done when saved; None: never reachable again
+        self._gesture: int | None = None
+        self._gestures = 0
         self.events = Events("profile", "selection", "history", "file")
 
     # --- model ---------------------------------------------------------------------------------------
@@ -183,6 +187,15 @@ class RagdollDocument:
             self._show(self._steps[self._done - 1].after, "edit")
             self._history_changed()
 
+    def begin_gesture(self) -> None:
+        """Edits until ``end_gesture`` (a handle dragged in the view) become one undo step, however
+        long the gesture takes."""
+        self._gestures += 1
+        self._gesture = self._gestures
+
+    def end_gesture(self) -> None:
+        self._gesture = None
+
     def mark_clean(self) -> None:
         self._clean = self._done
         self._history_changed()
@@ -203,11 +216,15 @@ class RagdollDocument:
         del self._steps[self._done:]
         if self._clean is not None and self._clean > self._done:
             self._clean = None
-        if (key is not None and last is not None and last.key == key and now - last.time <= MERGE_SECONDS
-                and self._clean != self._done):
+        if self._gesture is not None:
+            merge = last is not None and last.gesture == self._gesture
+        else:
+            merge = (key is not None and last is not None and last.key == key and last.gesture is None
+                     and now - last.time <= MERGE_SECONDS)
+        if merge and self._clean != self._done:
             last.after, last.time, last.text = candidate, now, text
         else:
-            self._steps.append(Step(text, self.profile, candidate, key, now))
+            self._steps.append(Step(text, self.profile, candidate, key, now, self._gesture))
             self._done += 1
         self._show(candidate, "edit")
         self._history_changed()

@@ -77,13 +77,15 @@ class Simulation:
     # --- the world -----------------------------------------------------------------------------------
 
     def _profile_changed(self, why: str = "edit") -> None:
-        """A new model drops the world; an edit rebuilds it from the take-over pose."""
+        """A new model drops the world; an edit rebuilds a running world from the take-over pose, and
+        drops a stopped one (it is built again on the next start, not on every step of a drag)."""
         if why == "model":
             self.stop()
             self._clip_world = None
             self._close_ragdoll()
             return
-        if self.ragdoll is None:
+        if not self.running:
+            self._close_ragdoll()
             return
         profile = self.document.profile
         if profile is None:

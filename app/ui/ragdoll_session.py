@@ -1,6 +1,7 @@
 """The Qt side of the ragdoll state: a thin adapter that owns the Qt-free ``RagdollDocument`` and
 ``Simulation`` (app/state) and turns their events into Qt signals for the main window, the viewport's
-ray tool (shoot, drag, pick) and the Edit menu's undo and redo actions. All logic is in the state.
+ray tool (shoot, drag and pick while running; pick parts and drag handles while editing) and the Edit
+menu's undo and redo actions. All logic is in the state.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from app.model import Clip, Model
 from app.pose import Pose
 from app.render.gizmos import GizmoScene
 from app.resources import demo_paths
+from app.state.handles import HandleDrag, handles, pick_handle
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
 from app.state.simulation import Simulation
@@ -40,6 +42,8 @@ class RagdollSession(QObject):
         self.document = RagdollDocument(data_dir, builtin_files=tuple(demo_paths()))
         self.simulation = Simulation(self.document)
         self.editing = False
+        #: The handle being dragged in the view (app.state.handles), if any.
+        self.handle_drag: HandleDrag | None = None
         self.document.events.subscribe("profile", lambda _why="": self.profile_changed.emit())
         self.document.events.subscribe("selection", self.selection_changed.emit)
         for name in ("running", "settings"):
@@ -91,7 +95,8 @@ class RagdollSession(QObject):
         self.simulation.set_clip_pose(pose)
 
     def gizmo_scene(self) -> GizmoScene | None:
-        return ragdoll_gizmos(self.document, self.simulation, self.editing)
+        active = self.handle_drag.handle if self.handle_drag is not None else None
+        return ragdoll_gizmos(self.document, self.simulation, self.editing, active)
 
     def close(self) -> None:
         self.simulation.close()
@@ -124,13 +129,29 @@ class RagdollSession(QObject):
         return self.simulation.click_ray(origin, direction, pick=self.editing)
 
     def begin_drag_ray(self, origin, direction, forward, forced: bool = False) -> bool:
+        """A press in the view: while editing, on a handle of the selection, start dragging it;
+        while running, start pulling a part (``Simulation.begin_drag_ray``)."""
+        if self.editing and not self.simulation.running:
+            handle = pick_handle(handles(self.document, self.simulation), origin, direction)
+            if handle is not None:
+                self.handle_drag = HandleDrag(self.document, handle, origin, direction)
+                self.state_changed.emit()
+                return True
         return self.simulation.begin_drag_ray(origin, direction, forward, forced)
 
     def drag_ray(self, origin, direction) -> None:
-        self.simulation.drag_ray(origin, direction)
+        if self.handle_drag is not None:
+            self.handle_drag.move(origin, direction)
+        else:
+            self.simulation.drag_ray(origin, direction)
 
     def end_drag(self) -> None:
-        self.simulation.end_drag()
+        if self.handle_drag is not None:
+            self.handle_drag.finish()
+            self.handle_drag = None
+            self.state_changed.emit()
+        else:
+            self.simulation.end_drag()
 
     def marks(self) -> ViewMarks:
         """The last shot's ray and the drag spring, for the view to draw (none while stopped)."""
