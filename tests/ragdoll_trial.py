@@ -65,7 +65,9 @@ def trial(paths: list, steps: int, seed: int) -> str:
         finite = bool(np.isfinite(ragdoll.part_world()).all())
         end_speed = float(np.linalg.norm(ragdoll.part_velocities(), axis=1).max() * ragdoll.scale)
         end_depth = depth_below_ground(ragdoll)
-    names = [joint.name for joint in profile.joints]
+    if not len(worst):
+        worst = np.zeros(1)
+    names = [joint.name for joint in profile.joints] or ["(no joints)"]
     top = ", ".join(f"{names[j]} {worst[j]:.0f}" for j in np.argsort(-worst)[:3])
     return (f"{model.name}: {len(profile.parts)} parts, {profile.total_mass:.1f} kg, "
             f"worst overshoot {worst.max():.1f}° ({top}), finite {finite}, fastest {fastest:.1f} m/s, "

@@ -9,7 +9,7 @@ import pytest
 
 from app import formats
 from app.export.gltf import export_gltf
-from app.model import Model, Skeleton
+from app.model import Mesh, Model, Skeleton
 from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.physics.rig import bind_rig, rigid_inverse
@@ -251,3 +251,66 @@ def test_limbs_get_capsules_and_the_trunk_boxes():
     for part in profile.parts:
         edges = sorted(part.size)
         assert (edges[2] >= 2 * edges[1]) == (part.shape == "capsule")
+
+
+# --- flat skeletons ------------------------------------------------------------------------------
+
+def solid(low, high, step: float = 0.02) -> np.ndarray:
+    """(N, 3) points filling the box from ``low`` to ``high`` on a grid of ``step``."""
+    axes = [np.arange(lo, hi + step / 2, step) for lo, hi in zip(low, high)]
+    return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+
+
+def slanted(top, bottom, half: float = 0.04, step: float = 0.02) -> np.ndarray:
+    """(N, 3) points filling a rod from ``top`` to ``bottom`` whose cross-section is a square of half
+    width ``half`` in X and Z."""
+    top, bottom = np.asarray(top, float), np.asarray(bottom, float)
+    along = np.linspace(0.0, 1.0, int(np.linalg.norm(bottom - top) / step) + 1)
+    across = np.arange(-half, half + step / 2, step)
+    t, x, z = (grid.ravel() for grid in np.meshgrid(along, across, across, indexing="ij"))
+    return top + t[:, None] * (bottom - top) + np.stack([x, np.zeros_like(x), z], axis=-1)
+
+
+#: A dog in metres (Y up, facing −X), one rigid piece per bone as the C3DE dog has it: its chest and
+#: its hips are each wider than long (their vertices' principal axes run across the body) and touch
+#: at x = 0; each leg's upper piece touches the body above it and its lower piece; the lower legs
+#: lean in under the belly, front to back, until the front and rear feet are 4 cm apart.
+DOG = {
+    "chest": solid((-0.36, 0.5, -0.2), (-0.01, 0.8, 0.2)),
+    "hips": solid((0.01, 0.5, -0.2), (0.3, 0.8, 0.2)),
+    "front_upper_l": solid((-0.3, 0.28, 0.08), (-0.22, 0.48, 0.16)),
+    "front_upper_r": solid((-0.3, 0.28, -0.16), (-0.22, 0.48, -0.08)),
+    "rear_upper_l": solid((0.12, 0.28, 0.08), (0.2, 0.48, 0.16)),
+    "rear_upper_r": solid((0.12, 0.28, -0.16), (0.2, 0.48, -0.08)),
+    "front_lower_l": slanted((-0.26, 0.22, 0.12), (-0.06, 0.04, 0.12)),
+    "front_lower_r": slanted((-0.26, 0.22, -0.12), (-0.06, 0.04, -0.12)),
+    "rear_lower_l": slanted((0.16, 0.22, 0.12), (0.06, 0.04, 0.12)),
+    "rear_lower_r": slanted((0.16, 0.22, -0.12), (0.06, 0.04, -0.12)),
+}
+DOG_JOINTS = {frozenset(pair) for pair in [
+    ("chest", "hips"), ("chest", "front_upper_l"), ("chest", "front_upper_r"), ("hips", "rear_upper_l"),
+    ("hips", "rear_upper_r")] + [(f"{end}_upper_{side}", f"{end}_lower_{side}")
+                                 for end in ("front", "rear") for side in "lr"]}
+
+
+def flat_model(pieces: dict[str, np.ndarray]) -> Model:
+    """A flat skeleton (no parents, identity bind frames at each piece's centre, as C3DE 2009 files
+    have) over rigid pieces of vertices, Y up."""
+    names = list(pieces)
+    centres = np.array([points.mean(axis=0) for points in pieces.values()])
+    bind = np.repeat(np.eye(4)[None], len(names), axis=0)
+    bind[:, :3, 3] = centres
+    skeleton = Skeleton(names=names, parents=np.full(len(names), -1), bind_world=bind, heads=centres,
+                        tails=centres + [0.0, 0.1, 0.0], derived_tails=np.ones(len(names), bool))
+    positions = np.concatenate(list(pieces.values()))
+    owners = np.repeat(np.arange(len(names)), [len(points) for points in pieces.values()])
+    mesh = Mesh(name="body", positions=positions, joints=owners[:, None], weights=np.ones((len(owners), 1)))
+    return Model(name="dog", skeleton=skeleton, meshes=[mesh], up_axis="Y")
+
+
+def test_a_flat_skeleton_joins_the_pieces_whose_skins_touch():
+    """Bones join where their vertices meet: the hips to the chest, each leg to the body above it,
+    not a rear leg to the front foot beside it (the lines along the pieces' vertices would say so:
+    the chest's and the hips' lines run across the body 31 cm apart, the feet's 4 cm)."""
+    profile = auto_setup(flat_model(DOG))
+    assert {frozenset((j.part_a, j.part_b)) for j in profile.joints} == DOG_JOINTS

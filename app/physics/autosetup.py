@@ -58,6 +58,13 @@ CAPSULE_RATIO = 2.0
 #: A hinge axis this close (degrees) to an axis of the child bone's frame uses that axis exactly.
 HINGE_SNAP_DEGREES = 20.0
 PERCENTILES = (5.0, 95.0)
+#: A flat skeleton's hierarchy comes from its bones' vertices on a grid of cells this fraction of
+#: the model's size, at most CLOUD_POINTS cells in all.
+CLOUD_CELL = 0.01
+CLOUD_POINTS = 8000
+#: A bone's cloud there holds the vertices giving it at least this share of their weight, so bones
+#: blended into each other in the skin overlap.
+TOUCH_WEIGHT = 0.2
 
 #: Joint limits in degrees: hinge (low, high), cone-twist (swing1, swing2, twist).
 LIMITS = {
@@ -182,8 +189,9 @@ class _Shape:
         flat = len(skeleton) > 1 and bool(np.all(skeleton.parents < 0))
         parents = skeleton.parents.astype(np.intp)
         if flat:
-            segments = _principal_segments(skeleton.heads, owned)
-            parents = _inferred_parents(segments, owned)
+            middle = (np.concatenate(list(owned.values())) if owned else skeleton.heads).mean(axis=0)
+            touched = _weighted_vertices(model, TOUCH_WEIGHT)
+            parents = inferred_parents(*_bone_clouds(skeleton.heads, touched, body_size(model)), middle)
         directions = np.array([_direction(model, bone, owned.get(bone), parents, flat)
                                for bone in range(len(skeleton))])
         offsets = skeleton.tails - skeleton.heads
@@ -210,6 +218,25 @@ def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
         mostly = mesh.weights.max(axis=1) >= 0.5
         positions.append(mesh.positions[mostly].astype(np.float64))
         owners.append(owner[mostly])
+    return _by_bone(positions, owners)
+
+
+def _weighted_vertices(model: Model, share: float) -> dict[int, np.ndarray]:
+    """Bind positions of the vertices that give a bone at least ``share`` of their weight, by bone (a
+    vertex blended between bones is in each of them)."""
+    positions, owners = [], []
+    for mesh in model.meshes:
+        if not mesh.vertex_count or not mesh.weights.size:
+            continue
+        for lane in range(mesh.weights.shape[1]):
+            enough = mesh.weights[:, lane] >= share
+            positions.append(mesh.positions[enough].astype(np.float64))
+            owners.append(mesh.joints[enough, lane])
+    return _by_bone(positions, owners)
+
+
+def _by_bone(positions: list[np.ndarray], owners: list[np.ndarray]) -> dict[int, np.ndarray]:
+    """Positions grouped by their owning bone."""
     if not positions:
         return {}
     positions, owners = np.concatenate(positions), np.concatenate(owners)
@@ -218,42 +245,60 @@ def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
     return {int(b): group for b, group in zip(bones, np.split(positions[order], starts[1:]))}
 
 
-def _principal_segments(heads: np.ndarray, owned: dict[int, np.ndarray]) -> np.ndarray:
-    """(B, 2, 3) each bone's vertices' span along their principal axis (5th to 95th percentile);
-    a bone with too few vertices is the point at its head."""
-    segments = np.repeat(heads[:, None], 2, axis=1)
-    for bone, points in owned.items():
-        if len(points) >= MIN_OWNED_VERTICES:
-            centre = points.mean(axis=0)
-            axis = np.linalg.svd(points - centre, full_matrices=False)[2][0]
-            low, high = np.percentile((points - centre) @ axis, PERCENTILES)
-            segments[bone] = centre + low * axis, centre + high * axis
-    return segments
+def _bone_clouds(heads: np.ndarray, owned: dict[int, np.ndarray],
+                 size: float) -> tuple[list[np.ndarray], float]:
+    """Each bone's owned vertices as the centres of the cells of a grid they fall in, and the cell's
+    edge: CLOUD_CELL of the model's size, coarser until there are at most CLOUD_POINTS cells in
+    all, so a cloud keeps its outline at any mesh density. A bone owning too few vertices is the
+    point at its head."""
+    cell = CLOUD_CELL * size if size > 0 else 1.0
+    while True:
+        clouds = []
+        for bone, head in enumerate(heads):
+            points = owned.get(bone)
+            if points is None or len(points) < MIN_OWNED_VERTICES:
+                clouds.append(head[None])
+            else:
+                clouds.append((np.unique(np.floor(points / cell), axis=0) + 0.5) * cell)
+        if sum(map(len, clouds)) <= CLOUD_POINTS:
+            return clouds, cell
+        cell *= 2.0
 
 
-def _inferred_parents(segments: np.ndarray, owned: dict[int, np.ndarray]) -> np.ndarray:
-    """(B,) a tree over bones with no parents (Prim's algorithm on the distances between their
-    segments (B, 2, 3)), rooted at the segment nearest the middle of the skin (of the segments
-    without one)."""
-    count = len(segments)
-    samples = segments[:, :1] + np.linspace(0.0, 1.0, 5)[None, :, None] * (segments[:, 1:] - segments[:, :1])
-    gaps = np.linalg.norm(samples[:, None, :, None] - samples[None, :, None, :], axis=-1)
-    distances = gaps.min(axis=(2, 3))
-    middle = np.concatenate(list(owned.values())).mean(axis=0) if owned else segments.mean(axis=(0, 1))
+def cloud_gaps(clouds: list[np.ndarray]) -> np.ndarray:
+    """(B, B) the shortest distance between any point of one cloud and any point of another."""
+    points = np.concatenate(clouds)
+    starts = np.cumsum([0] + [len(c) for c in clouds[:-1]])
+    squares = np.einsum("ij,ij->i", points, points)
+    gaps = np.empty((len(clouds), len(clouds)))
+    for bone, cloud in enumerate(clouds):
+        near = squares[starts[bone]:starts[bone] + len(cloud), None] + squares - 2.0 * cloud @ points.T
+        gaps[bone] = np.minimum.reduceat(near.min(axis=0), starts)
+    gaps = np.sqrt(np.maximum(np.minimum(gaps, gaps.T), 0.0))
+    np.fill_diagonal(gaps, 0.0)
+    return gaps
+
+
+def inferred_parents(clouds: list[np.ndarray], cell: float, middle: np.ndarray) -> np.ndarray:
+    """(B,) a tree over bones with no parents, grown by Prim's algorithm on the gaps between the
+    bones' clouds (``cloud_gaps``) from the bone whose cloud's centre is nearest ``middle``:
+    each step joins the bone nearest the tree, to the bulkiest bone of the tree (most cells) within
+    one ``cell`` of that gap. Gaps between whole clouds, not between lines along them: a dog's hips,
+    whose principal axis runs across the body, touch the body beside them and are not hung from a
+    leg; among near ties a leg joins the body, not a neighbouring leg."""
+    count = len(clouds)
+    gaps = cloud_gaps(clouds)
+    bulk = np.array([len(cloud) for cloud in clouds])
+    centres = np.array([cloud.mean(axis=0) for cloud in clouds])
     parents = np.full(count, -1, dtype=np.intp)
-    root = int(np.argmin(np.linalg.norm(segments.mean(axis=1) - middle, axis=1)))
     inside = np.zeros(count, bool)
-    inside[root] = True
-    nearest = distances[root].copy()
-    nearest_bone = np.full(count, root)
+    inside[int(np.argmin(np.linalg.norm(centres - middle, axis=1)))] = True
     for _ in range(count - 1):
-        candidates = np.where(inside, np.inf, nearest)
-        bone = int(np.argmin(candidates))
-        parents[bone] = nearest_bone[bone]
+        reach = np.where(inside, np.inf, gaps[inside].min(axis=0))
+        bone = int(np.argmin(reach))
+        near = np.flatnonzero(inside & (gaps[:, bone] <= reach[bone] + cell))
+        parents[bone] = near[np.argmax(bulk[near])]
         inside[bone] = True
-        closer = distances[bone] < nearest
-        nearest[closer] = distances[bone][closer]
-        nearest_bone[closer] = bone
     return parents
 
 
