@@ -14,7 +14,7 @@ from app.export.gltf import export_gltf
 from app.physics.autosetup import auto_setup
 from app.physics.bake import Shot, bake, record
 from app.physics.profile import capsule_dimensions
-from app.physics.ragdoll import TIME_STEP, Ragdoll, pb
+from app.physics.ragdoll import TIME_STEP, Ragdoll, pb, principal_moments
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests import synthetic
@@ -429,16 +429,49 @@ def test_an_all_capsule_ragdoll_falls_and_rests_on_the_ground(demo, profile):
         assert (frames[:, up, 3] - radii > world.floor - 0.02 / world.scale).all()
 
 
+def sampled_moments(size, capsule: bool, step: float = 0.002) -> np.ndarray:
+    """(3,) moments of inertia about the box's axes of a 1 kg solid box of edges ``size``, or of the
+    capsule along its longest edge (radius half the shortest edge), from points on a grid filling it."""
+    size = np.asarray(size, float)
+    axes = [np.arange(-edge / 2 + step / 2, edge / 2, step) for edge in size]
+    points = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+    if capsule:
+        long = int(np.argmax(size))
+        radius = np.sort(size)[0] / 2
+        middle = size[long] / 2 - radius
+        along = np.clip(points[:, long], -middle, middle)
+        nearest = np.zeros_like(points)
+        nearest[:, long] = along
+        points = points[np.linalg.norm(points - nearest, axis=1) <= radius]
+    squares = points ** 2
+    return (squares.sum(axis=1, keepdims=True) - squares).mean(axis=0)
+
+
+@pytest.mark.parametrize("size, capsule", [((0.1, 0.4, 0.12), False), ((0.1, 0.4, 0.12), True),
+                                           ((0.3, 0.1, 0.1), True), ((0.12, 0.2, 0.12), True)])
+def test_principal_moments_of_solid_boxes_and_capsules(size, capsule):
+    np.testing.assert_allclose(principal_moments(np.array(size), 2.5, capsule),
+                               2.5 * sampled_moments(size, capsule), rtol=0.01)
+
+
 def test_every_part_turns_as_easily_about_each_axis(ragdoll, profile):
-    """Principal moments rounded up to the largest: a thin forearm is as hard to spin about its length
-    as across it, so a shot cannot whirl it past its limits. The largest is at least the solid box's
-    (pybullet takes the box's bounds in the link's frame, no smaller than the box). Rolling friction
-    stops a capsule rolling on the ground for ever; boxes, which do not roll, are spared its cost."""
-    for part, half in enumerate(ragdoll.rig.half_extents * ragdoll.scale):
+    """Each part gets its solid box's or capsule's largest moment of inertia about every axis (the
+    principal moments rounded up to the largest): a thin forearm is as hard to spin about its length
+    as across it, so a shot cannot whirl it past its limits. Rolling friction stops a capsule rolling
+    on the ground for ever; boxes, which do not roll, are spared its cost."""
+    for part, size in enumerate(ragdoll.rig.half_extents * 2 * ragdoll.scale):
         body, link = ragdoll._where(0, part)
         info = pb.getDynamicsInfo(body, link, physicsClientId=ragdoll.client)
-        inertia = np.array(info[2])
-        assert (info[6] > 0) == bool(ragdoll.rig.capsules[part]) and info[7] == 0
-        assert inertia == pytest.approx(np.full(3, inertia[0]), rel=1e-9)
-        largest = profile.parts[part].mass / 3 * ((half ** 2).sum() - (half ** 2).min())
-        assert inertia[0] >= largest * (1 - 1e-6)
+        capsule = bool(ragdoll.rig.capsules[part])
+        assert (info[6] > 0) == capsule and info[7] == 0
+        mass = profile.parts[part].mass
+        if capsule:
+            radius = np.sort(size)[0] / 2
+            middle = size.max() - 2 * radius
+            rod = mass * middle / (middle + 4 / 3 * radius)
+            caps = mass - rod
+            largest = (rod * (radius ** 2 / 4 + middle ** 2 / 12)
+                       + caps * (0.4 * radius ** 2 + middle ** 2 / 4 + 3 / 8 * middle * radius))
+        else:
+            largest = mass / 12 * ((size ** 2).sum() - (size ** 2).min())
+        np.testing.assert_allclose(info[2], np.full(3, largest), rtol=1e-6)

@@ -259,7 +259,7 @@ class Ragdoll:
         for index, link in enumerate(links):
             pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
                               jointUpperLimit=float(link.upper), physicsClientId=self.client)
-        self._steady_parts(body_id, [body.base] + [link.part for link in links])
+        self._steady_parts(body_id, [body.base] + [link.part for link in links], link_to_part)
         # Its own call: pybullet drops the limits given in a call that also sets maxJointVelocity.
         pb.changeDynamics(body_id, -1, maxJointVelocity=MAX_JOINT_SPEED, physicsClientId=self.client)
         if links:
@@ -278,26 +278,28 @@ class Ragdoll:
                                com_to_part=np.array(com_to_part))
         return body_id, readout
 
-    def _steady_parts(self, body_id: int, parts: list[int]) -> None:
-        """Raise each part's principal moments toward its largest (INERTIA_SHARE), as ragdoll setups do
-        for stability: a thin part's tiny moment about its length lets a shot spin it past its limits
-        (the C3DE dog: 107° past them without this). A little rolling friction stops a capsule limb,
-        so rounded, rolling on the ground for ever. ``parts``: the part of the base, then of each link
-        (−1: a link with no part)."""
+    def _steady_parts(self, body_id: int, parts: list[int], link_to_part: dict[int, np.ndarray]) -> None:
+        """Give each part the inertia of its solid box or capsule (``link_inertia``), its moments
+        raised toward the largest (INERTIA_SHARE), as ragdoll setups do for stability: a thin part's
+        tiny moment about its length lets a shot spin it past its limits (the C3DE dog: 107° past
+        them without this). A little rolling friction stops a capsule limb, so rounded, rolling on
+        the ground for ever. ``parts``: the part of the base, then of each link (−1: a link with no
+        part); ``link_to_part``: each part's frame in its link's frame."""
+        rig = self.rig
         for index, part in enumerate(parts, start=-1):
-            inertia = np.array(pb.getDynamicsInfo(body_id, index, physicsClientId=self.client)[2])
-            if inertia.max() > 0:
-                if part >= 0 and self.rig.capsules[part]:
-                    pb.changeDynamics(body_id, index, rollingFriction=ROLLING_FRICTION,
-                                      physicsClientId=self.client)
-                rounded = np.maximum(inertia, INERTIA_SHARE * inertia.max())
-                pb.changeDynamics(body_id, index, localInertiaDiagonal=rounded.tolist(),
-                                  physicsClientId=self.client)
+            if part < 0:
+                continue
+            turn = link_to_part[part][:3, :3] @ rig.box_rotations[part][:3, :3]
+            inertia = link_inertia(rig.half_extents[part] * 2 * self.scale, rig.masses[part],
+                                   bool(rig.capsules[part]), turn)
+            rolling = ROLLING_FRICTION if rig.capsules[part] else 0.0
+            pb.changeDynamics(body_id, index, localInertiaDiagonal=inertia.tolist(), rollingFriction=rolling,
+                              physicsClientId=self.client)
 
     def _link_shape(self, part: int, link_to_part: np.ndarray) -> int:
         """A box or capsule placed in its link's frame: the part's frame there, turned by the box
         rotation (and for a capsule, which pybullet lays along Z, by ``CAPSULE_TURNS`` of its axis).
-        pybullet derives the inertia from the shape."""
+        pybullet's own inertia for it is replaced (``_steady_parts``)."""
         frame = link_to_part @ self.rig.box_rotations[part]
         size = self.rig.half_extents[part] * 2 * self.scale
         if self.rig.capsules[part]:
@@ -707,6 +709,34 @@ class Ragdoll:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
             pass
+
+
+def principal_moments(size: np.ndarray, mass: float, capsule: bool) -> np.ndarray:
+    """(3,) a solid part's moments of inertia (kg m²) about its box's axes through its centre: the box
+    of edges ``size`` (metres), or the capsule inside it (``capsule_dimensions``), of ``mass`` kg."""
+    size = np.asarray(size, dtype=np.float64)
+    if not capsule:
+        squares = size ** 2
+        return mass / 12.0 * (squares.sum() - squares)
+    axis, radius, length = capsule_dimensions(size)
+    middle = max(length - 2 * radius, 0.0)
+    cylinder, ball = np.pi * radius ** 2 * middle, 4.0 / 3.0 * np.pi * radius ** 3
+    rod, caps = mass * cylinder / (cylinder + ball), mass * ball / (cylinder + ball)
+    across = (rod * (radius ** 2 / 4 + middle ** 2 / 12)
+              + caps * (2 * radius ** 2 / 5 + middle ** 2 / 4 + 3 * middle * radius / 8))
+    moments = np.full(3, across)
+    moments[axis] = rod * radius ** 2 / 2 + caps * 2 * radius ** 2 / 5
+    return moments
+
+
+def link_inertia(size: np.ndarray, mass: float, capsule: bool, turn: np.ndarray) -> np.ndarray:
+    """(3,) the diagonal pybullet is given for a part (its inertial frame has its link's axes): the
+    solid shape's tensor (``principal_moments``) turned by ``turn`` (3, 3, the box's axes in the
+    link's frame), each moment then raised to INERTIA_SHARE of the largest principal moment. At
+    INERTIA_SHARE 1 that is the largest moment about every axis, whatever the turn."""
+    moments = principal_moments(size, mass, capsule)
+    diagonal = np.einsum("ij,j,ij->i", turn, moments, turn)
+    return np.maximum(diagonal, INERTIA_SHARE * moments.max())
 
 
 def _angular_velocity(before: np.ndarray, after: np.ndarray, interval: float) -> np.ndarray:
