@@ -222,3 +222,24 @@ def test_capsule_lines_lie_on_the_capsule_inside_the_box():
     assert local[:, 1].min() == pytest.approx(-0.5) and local[:, 1].max() == pytest.approx(0.5)
     segments, owners = part_lines(np.stack([frame, frame]), np.stack([half, half]), np.array([False, True]))
     assert list(np.bincount(owners)) == [12, 4 * CAPSULE_SEGMENTS + 4]
+
+
+def test_capsule_triangles_cover_the_capsule_inside_the_box():
+    from app.render.gizmos import CAPSULE_SEGMENTS, capsule_triangles
+
+    frame = np.eye(4)
+    frame[:3, 3] = (1.0, 2.0, 3.0)
+    half = np.array([0.1, 0.5, 0.05])  # long axis Y, radius 0.05
+    triangles = capsule_triangles(frame[None], half[None])
+    rings = CAPSULE_SEGMENTS // 4
+    assert triangles.shape == (1, 2 * CAPSULE_SEGMENTS * (2 * rings + 1), 3, 3)
+    local = triangles.reshape(-1, 3) - frame[:3, 3]
+    nearest = np.clip(local[:, 1], -0.45, 0.45)
+    distance = np.linalg.norm(local - np.column_stack([0 * nearest, nearest, 0 * nearest]), axis=1)
+    np.testing.assert_allclose(distance, 0.05, atol=1e-12)
+    assert local[:, 1].min() == pytest.approx(-0.5) and local[:, 1].max() == pytest.approx(0.5)
+    # Closed: the areas of the triangles add up to the capsule's area (a sphere and a cylinder), to
+    # within what the facets cut off.
+    edges = triangles[0, :, 1:] - triangles[0, :, :1]
+    area = 0.5 * np.linalg.norm(np.cross(edges[:, 0], edges[:, 1]), axis=1).sum()
+    assert area == pytest.approx(4 * np.pi * 0.05 ** 2 + 2 * np.pi * 0.05 * 0.9, rel=0.03)

@@ -301,6 +301,9 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
     scene = window.viewport.gizmo_scene
     selected = np.all(np.isclose(scene.line_colors, gizmos.SELECTED_BOX_COLOR), axis=1)
     assert selected.sum() == 2 * (4 * gizmos.CAPSULE_SEGMENTS + 4), "the shin's capsule outline alone"
+    fill = np.all(np.isclose(scene.triangle_colors, gizmos.SELECTED_FILL_COLOR), axis=1)
+    rings = gizmos.CAPSULE_SEGMENTS // 4
+    assert fill.sum() == 3 * 2 * gizmos.CAPSULE_SEGMENTS * (2 * rings + 1), "the capsule filled, not its box"
 
 
 @_gui
@@ -586,3 +589,16 @@ def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
     hinge = np.array(gizmos.HINGE_COLOR[:3]) * 255
     arcs = [np.abs(image[..., :3].astype(float) - hinge).max(axis=-1) <= 40 for image in (before, after)]
     assert (arcs[0] != arcs[1]).sum() > 40, "the knee's hinge arcs are drawn turned"
+
+
+@_gui
+def test_every_tab_shows_its_buttons_without_scrolling(window, qtbot):
+    from PySide6.QtWidgets import QPushButton
+
+    panel = window.ragdoll_panel
+    for index, tab in enumerate((panel.parts_tab, panel.joints_tab, panel.collisions_tab)):
+        panel.tabs.setCurrentIndex(index)
+        qtbot.wait(50)
+        assert panel.widget().verticalScrollBar().maximum() == 0
+        buttons = tab.findChildren(QPushButton)
+        assert len(buttons) == 2 and all(not button.visibleRegion().isEmpty() for button in buttons)

@@ -155,6 +155,42 @@ def capsule_lines(frames: np.ndarray, half_extents: np.ndarray,
     return _in_frames(frames, local.reshape(len(frames), -1, 3)).reshape(len(frames), count, 2, 3)
 
 
+def capsule_triangles(frames: np.ndarray, half_extents: np.ndarray,
+                      segments: int = CAPSULE_SEGMENTS) -> np.ndarray:
+    """(N, T, 3, 3) the surface of the capsule inside each box (as ``capsule_lines`` outlines it): a
+    surface of revolution about its long axis, from pole to pole through both caps and the straight
+    middle between them, ``segments`` around and ``segments // 4`` rings on each cap."""
+    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
+    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
+    axis = np.argmax(half, axis=1)
+    across = np.array([[1, 2], [0, 2], [0, 1]])[axis]
+    order = np.column_stack([across, axis])
+    radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
+    middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
+    rings = max(segments // 4, 1)
+    # The profile from the bottom pole to the top one: latitude and which cap's centre it turns about.
+    latitude = np.concatenate([np.linspace(-np.pi / 2, 0.0, rings + 1),
+                               np.linspace(0.0, np.pi / 2, rings + 1)])
+    cap = np.repeat([-1.0, 1.0], rings + 1)
+    around = np.linspace(0.0, 2 * np.pi, segments + 1)
+    reach = np.cos(latitude)[None, :, None] * radius[:, :, None]  # (N, K, 1)
+    height = np.sin(latitude)[None] * radius + cap[None] * middle  # (N, K)
+    canonical = np.stack(np.broadcast_arrays(reach * np.cos(around), reach * np.sin(around),
+                                             height[:, :, None]), axis=-1)  # (N, K, S + 1, 3)
+    count, width = len(latitude), segments + 1
+    k, j = np.meshgrid(np.arange(count - 1), np.arange(segments), indexing="ij")
+    corner = (k * width + j).reshape(-1)
+    faces = np.concatenate([np.stack([corner, corner + width, corner + width + 1], axis=1),
+                            np.stack([corner, corner + width + 1, corner + 1], axis=1)])
+    local = np.einsum("nksj,nji->nksi", canonical, np.eye(3)[order]).reshape(len(frames), -1, 3)
+    return _in_frames(frames, local)[:, faces]
+
+
+def part_triangles(frames: np.ndarray, half_extents: np.ndarray, capsule: bool) -> np.ndarray:
+    """(T, 3, 3) one part's surface: its box's faces, or its capsule's."""
+    return (capsule_triangles if capsule else box_triangles)(frames, half_extents).reshape(-1, 3, 3)
+
+
 def part_lines(frames: np.ndarray, half_extents: np.ndarray,
                capsules: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each part's outline, a box's edges or its capsule's lines: segments (K, 2, 3) and the part of
@@ -301,7 +337,7 @@ def ragdoll_scene(box_world: np.ndarray, half_extents: np.ndarray, *, extent: fl
     (J, 2, 4, 4) (frames carried by part a and part b), ``hinge`` (J,) and ``joint_limits`` (J, 3)
     radians (hinge: low, high, 0; cone-twist: swing1, swing2, twist), sized from the model's
     ``extent``; and the boxes of other copies (C, P, 4, 4), plain. Parts flagged in ``capsules`` (P,)
-    are drawn as the capsule inside their box (the selected one's box is still filled)."""
+    are drawn (and filled when selected) as the capsule inside their box."""
     builder = _Builder()
     half_extents = np.asarray(half_extents, np.float64).reshape(-1, 3)
     if copy_box_world is not None and len(copy_box_world):
@@ -314,7 +350,8 @@ def ragdoll_scene(box_world: np.ndarray, half_extents: np.ndarray, *, extent: fl
         colors = np.tile(BOX_COLOR, (len(box_world), 1))
         if selected_part is not None and 0 <= selected_part < len(box_world):
             colors[selected_part] = SELECTED_BOX_COLOR
-            builder.triangles(box_triangles(box_world[selected_part], half_extents[selected_part]),
+            capsule = capsules is not None and bool(capsules[selected_part])
+            builder.triangles(part_triangles(box_world[selected_part], half_extents[selected_part], capsule),
                               SELECTED_FILL_COLOR)
         segments, owners = part_lines(box_world, half_extents, capsules)
         builder.lines(segments, colors[owners])

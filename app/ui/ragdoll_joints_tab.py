@@ -5,8 +5,8 @@ joint's editor (parts, offsets, orientation as Euler angles, type, limits). A vi
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
-                               QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout,
+                               QHeaderView, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QWidget)
 
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll_document import RagdollDocument
@@ -39,7 +39,12 @@ class JointsTab(QSplitter):
         with_buttons(holder, table, ("Add Joint…", self.add_joint_dialog),
                      ("Remove Joint", self.remove_joint))
         self.addWidget(holder)
-        self.addWidget(self._form())
+        # Scrolled, so the long form does not make every tab (and so the panel) at least its height.
+        form = QScrollArea()
+        form.setWidget(self._form())
+        form.setWidgetResizable(True)
+        form.setFrameShape(QFrame.Shape.NoFrame)
+        self.addWidget(form)
         document.events.subscribe("profile", self._fill)
         document.events.subscribe("selection", self._show_selection)
         self._fill()

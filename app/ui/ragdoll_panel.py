@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QScrollArea, QSizePolicy, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from app.ui.ragdoll_collisions_tab import CollisionsTab
 from app.ui.ragdoll_joints_tab import JointsTab
@@ -64,6 +65,9 @@ class RagdollPanel(QDockWidget):
         self.tabs.addTab(self.parts_tab, "Parts")
         self.tabs.addTab(self.joints_tab, "Joints")
         self.tabs.addTab(self.collisions_tab, "Collisions")
+        # The tabs take the room left, down to their minimum, rather than asking for their tables' full
+        # height: the panel scrolls only when even that does not fit, and the tabs' buttons stay in view.
+        self.tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         layout.addWidget(self.tabs, stretch=1)
         # Scrolled, so the panel never sets a minimum size on the window (it shares the left area).
         scroll = QScrollArea(self)
