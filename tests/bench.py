@@ -138,6 +138,8 @@ GOALS = (
     Goal("skinned_vs_static", "gpu", lambda r: r.get("lbs_ratio"), "<=", 1.3),
     Goal("window_fps_vs_offscreen_draw", "window", lambda r: r.get("window_fps_vs_offscreen_draw"),
          ">=", 0.8),
+    Goal("window_fps_vs_offscreen_draw_100k", "window", lambda r: r.get("window_fps_vs_offscreen_draw_100k"),
+         ">=", 0.8),
     Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
     Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
     Goal("c3de_load_mb_per_s", "binary", lambda r: r.get("c3de", {}).get("mb_per_s"), ">=", 200),

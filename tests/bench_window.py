@@ -1,26 +1,35 @@
-"""The real window's speed: ``python -m tests.bench_window`` (or ``python -m tests.bench window``).
+"""The real window's speed: ``python -m tests.bench_window [MODEL…]`` (or ``python -m tests.bench window``).
 
-Two child processes, because Mesa cannot hold Qt's GLX context and a headless EGL one in the same
-process:
+Child processes, because Mesa cannot hold Qt's GLX context and a headless EGL one in the same process:
 
 - ``window``: the app's MainWindow on the demo (or a model given on the command line) at 1280×800,
-  playing its first clip; the viewport's swapped frames are counted for a few seconds. Then the ragdoll
+  playing its first clip; the frames the viewport draws are counted for a few seconds (not Qt's
+  ``frameSwapped``, which also fires when another widget makes Qt compose the window). Then the ragdoll
   goes (Go Ragdoll from the current frame) and the simulated seconds are compared with the wall clock.
-- ``offscreen``: the same model, the same clip advancing by the wall clock and the same viewport size,
-  drawn with the EGL renderer as fast as it goes (pose evaluated, bones uploaded, drawn, finished).
+- ``offscreen``: the same model, the same clip advancing by the wall clock, in the window's view (its
+  size, camera and display options, which the window child reports), drawn with the EGL renderer as
+  fast as it goes (pose evaluated, bones uploaded, drawn, resolved to a single-sample picture as the
+  window resolves into Qt's framebuffer, finished). It runs while the window waits
+  between the two halves of its count, and the window's rate is the mean of the halves, so a load
+  that comes or goes during the run weighs on both sides.
 
 ``window_fps_vs_offscreen_draw`` is the window's frames per second over the offscreen draws per second:
-what the window adds to drawing (event loop, widgets, per-frame Python, the swap). The window needs a
-display; without one the children run under ``xvfb-run``.
+what the window adds to drawing (event loop, widgets, per-frame Python, the swap). Without models on
+the command line the same is measured again on the largest model the benchmarks draw, the 100k-vertex,
+64-bone tube of ``bench_render`` playing a waving clip (written to a temporary glTF),
+``window_fps_vs_offscreen_draw_100k``. The window needs a display; without one the children run under
+``xvfb-run``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,7 +46,7 @@ def _load(paths: list[str]):
     return formats.load([Path(p) for p in paths] or demo_paths())
 
 
-def _window(paths: list[str]) -> dict:
+def _window(paths: list[str], ragdoll: bool = True) -> dict:
     from PySide6.QtWidgets import QApplication
 
     from app.ui.application import _surface_format
@@ -51,8 +60,6 @@ def _window(paths: list[str]) -> dict:
     window.resize(*SIZE)
     window.show()
     window.set_model(_load(paths))
-    frames = [0]
-    window.viewport.frameSwapped.connect(lambda: frames.__setitem__(0, frames[0] + 1))
 
     def pump(seconds: float) -> None:
         end = time.perf_counter() + seconds
@@ -63,14 +70,21 @@ def _window(paths: list[str]) -> dict:
     if window.playback is not None and not window.playback.playing:
         window.playback.set_playing(True)
     viewport = window.viewport
-    size = (viewport.width(), viewport.height())
-    frames[0] = 0
-    started = time.perf_counter()
-    pump(PLAY_SECONDS)
-    fps = frames[0] / (time.perf_counter() - started)
+
+    def frame_rate() -> float:
+        drawn, started = viewport.frames_drawn, time.perf_counter()
+        pump(PLAY_SECONDS / 2)
+        return (viewport.frames_drawn - drawn) / (time.perf_counter() - started)
+
+    first = frame_rate()
+    # The parent draws the same view offscreen between the two halves, then says go on.
+    print(json.dumps(_view(viewport)), flush=True)
+    sys.stdin.readline()
+    pump(0.2)
+    second = frame_rate()
 
     ragdoll_speed = None
-    if window.set_ragdoll_running(True):
+    if ragdoll and window.set_ragdoll_running(True):
         world = window.ragdoll.ragdoll
         pump(0.25)
         simulated, started = world.time, time.perf_counter()
@@ -78,65 +92,130 @@ def _window(paths: list[str]) -> dict:
         ragdoll_speed = (world.time - simulated) / (time.perf_counter() - started)
         window.set_ragdoll_running(False)
     window.close()
-    return {"window_fps": fps, "viewport": size, "ragdoll_speed": ragdoll_speed}
+    return {"window_fps": [first, second], "ragdoll_speed": ragdoll_speed}
 
 
-def _offscreen(paths: list[str], size: tuple[int, int]) -> dict:
+def _view(viewport) -> dict:
+    """What the viewport shows, as JSON: its size in pixels, its camera and its display options."""
+    ratio = viewport.devicePixelRatioF()
+    size = [max(int(viewport.width() * ratio), 1), max(int(viewport.height() * ratio), 1)]
+    camera = dataclasses.asdict(viewport.camera)
+    camera["target"] = [float(value) for value in camera["target"]]
+    return {"size": size, "camera": camera, "options": dataclasses.asdict(viewport.options)}
+
+
+def _offscreen(paths: list[str], view: dict) -> dict:
+    """Draws per second of ``paths``' first clip (the wall clock its time) in ``view`` (``_view``'s)."""
     from app.pose import evaluate
-    from app.render.camera import camera_for
-    from app.render.offscreen import OffscreenRenderer
+    from app.render.camera import Camera
+    from app.render.offscreen import ImageTargets, OffscreenRenderer
     from app.render.renderer import DisplayOptions
 
     model = _load(paths)
     clip = model.clips[0] if model.clips else None
-    with OffscreenRenderer() as offscreen:
+    size = tuple(view["size"])
+    camera = Camera(**view["camera"])
+    options = DisplayOptions(**{key: tuple(value) if isinstance(value, list) else value
+                                for key, value in view["options"].items()})
+    with OffscreenRenderer() as offscreen, ImageTargets.create(offscreen.ctx, size) as targets:
         renderer = offscreen.renderer
         renderer.set_model(model, evaluate(model, clip, 0.0) if clip else None)
-        camera = camera_for(*renderer.bounds(), up_axis=model.up_axis, view="iso", aspect=size[0] / size[1])
-        target = offscreen.draw_target(size)
-        options = DisplayOptions()
         draws, started = 0, time.perf_counter()
         while (elapsed := time.perf_counter() - started) < PLAY_SECONDS:
             if clip is not None:
                 renderer.set_pose(evaluate(model, clip, elapsed % max(clip.duration, 1e-6)))
-            renderer.draw(target, camera, options)
+            renderer.draw(targets.draw_target, camera, options)
+            # Resolved into a single-sample picture, as the window resolves into Qt's framebuffer.
+            offscreen.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
             offscreen.ctx.finish()
             draws += 1
     return {"offscreen_fps": draws / (time.perf_counter() - started)}
 
 
-def _child(mode: str, paths: list[str], size: tuple[int, int] | None = None) -> dict:
+def _command(mode: str, paths: list[str], view: dict | None = None) -> list[str]:
     command = [sys.executable, "-m", "tests.bench_window", "--child", mode, *paths]
-    if size:
-        command[5:5] = ["--size", f"{size[0]}x{size[1]}"]
-    if mode == "window" and not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+    if view:
+        command[5:5] = ["--view", json.dumps(view)]
+    if mode.startswith("window") and not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
         command = ["xvfb-run", "-a", "-s", f"-screen 0 {SIZE[0] + 320}x{SIZE[1] + 200}x24", *command]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if result.returncode:
-        raise RuntimeError(f"{mode} child failed: {result.stderr.strip()[-2000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return command
+
+
+def _result(mode: str, returncode: int, stdout: str, stderr: str) -> dict:
+    if returncode:
+        raise RuntimeError(f"{mode} child failed: {stderr.strip()[-2000:]}")
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def window_vs_offscreen(paths: list[str], ragdoll: bool = True) -> dict:
+    """The window's frame rate on ``paths`` (the demo when empty), in two halves with the offscreen
+    draw rate of the same view and size measured between them; with ``ragdoll``, the window's ragdoll
+    speed too."""
+    mode = "window" if ragdoll else "window-play"
+    with tempfile.TemporaryFile("w+") as errors:
+        window = subprocess.Popen(_command(mode, paths), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=errors, text=True)
+        try:
+            first_line = window.stdout.readline()
+            if not first_line:
+                window.wait(timeout=60)
+                errors.seek(0)
+                _result(mode, window.returncode or 1, "", errors.read())
+            view = json.loads(first_line)
+            offscreen_run = subprocess.run(_command("offscreen", paths, view), capture_output=True, text=True,
+                                           timeout=600)
+            window.stdin.write("go\n")
+            window.stdin.flush()
+            stdout, _ = window.communicate(timeout=600)
+        finally:
+            if window.poll() is None:
+                window.kill()
+                window.wait()
+        errors.seek(0)
+        played = _result(mode, window.returncode, stdout, errors.read())
+    offscreen = _result("offscreen", offscreen_run.returncode, offscreen_run.stdout, offscreen_run.stderr)
+    window_fps = sum(played["window_fps"]) / 2
+    return {"viewport": "x".join(map(str, view["size"])),
+            "window frames/s": window_fps,
+            "window frames/s, each half": ", ".join(f"{fps:.3g}" for fps in played["window_fps"]),
+            "offscreen draws/s, same view and size": offscreen["offscreen_fps"],
+            "window_fps_vs_offscreen_draw": window_fps / offscreen["offscreen_fps"],
+            "window_ragdoll_speed_vs_realtime": played["ragdoll_speed"]}
+
+
+def _large_model(folder: Path) -> str:
+    """The 100k-vertex tube with its waving clip, written as a glTF in ``folder``."""
+    from app.export.gltf import export_gltf
+    from tests.bench_render import skinned_tube, waving_clip
+
+    tube = skinned_tube()
+    tube.clips.append(waving_clip(tube))
+    path = folder / "tube_100k.glb"
+    export_gltf(tube, path, clips=tube.clips)
+    return str(path)
 
 
 def run(paths: list[str] | None = None) -> dict:
-    """{window_fps, offscreen_fps, window_fps_vs_offscreen_draw, window_ragdoll_speed_vs_realtime}."""
-    paths = paths or []
-    window = _child("window", paths)
-    offscreen = _child("offscreen", paths, tuple(window["viewport"]))
-    return {"viewport": "x".join(map(str, window["viewport"])),
-            "window frames/s": window["window_fps"],
-            "offscreen draws/s, same view and size": offscreen["offscreen_fps"],
-            "window_fps_vs_offscreen_draw": window["window_fps"] / offscreen["offscreen_fps"],
-            "window_ragdoll_speed_vs_realtime": window["ragdoll_speed"]}
+    """The demo's (or ``paths``') window figures; without ``paths`` also the 100k tube's frame rates."""
+    result = window_vs_offscreen(paths or [])
+    if not paths:
+        with tempfile.TemporaryDirectory() as folder:
+            large = window_vs_offscreen([_large_model(Path(folder))], ragdoll=False)
+        result.update({f"100k tube: {key}": value for key, value in large.items()
+                       if key not in ("window_fps_vs_offscreen_draw", "window_ragdoll_speed_vs_realtime")})
+        result["window_fps_vs_offscreen_draw_100k"] = large["window_fps_vs_offscreen_draw"]
+    return result
 
 
 def _child_main(argv: list[str]) -> int:
-    mode = argv[0]
-    size = None
-    if len(argv) > 2 and argv[1] == "--size":
-        size = tuple(int(v) for v in argv[2].split("x"))
-        argv = [mode, *argv[3:]]
-    paths = argv[1:]
-    result = _window(paths) if mode == "window" else _offscreen(paths, size or SIZE)
+    mode, *paths = argv
+    view = None
+    if paths[:1] == ["--view"]:
+        view, paths = json.loads(paths[1]), paths[2:]
+    if mode.startswith("window"):
+        result = _window(paths, ragdoll=mode == "window")
+    else:
+        result = _offscreen(paths, view)
     print(json.dumps(result))
     return 0
 

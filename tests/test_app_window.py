@@ -129,6 +129,35 @@ def test_bone_names_are_drawn_over_the_view(window, qtbot):
     assert changed_pixels(before, image_array(window.viewport.grab())) < 20
 
 
+def test_each_frame_is_composed_once_with_its_labels_and_overlay(window, qtbot):
+    """The bone names and the overlay over the view are painted with each frame, and the window is
+    composed once per frame: asking for their repaint from the frame's own painting made Qt compose
+    the whole window a second time (half the window's frame rate on a software rasteriser)."""
+    view = window.viewport
+    window.frame_timer.stop()  # the status bar's frame rate would compose the window too
+    window.display_actions["names"].setChecked(True)
+    qtbot.wait(100)
+    paints = {"labels": 0, "overlay": 0}
+    for name in paints:
+        widget = getattr(view, name)
+
+        def counted(event, name=name, paint=widget.paintEvent):
+            paints[name] += 1
+            paint(event)
+        widget.paintEvent = counted
+    swaps = []
+    view.frameSwapped.connect(lambda: swaps.append(1))
+    drawn = view.frames_drawn
+    for frame in range(1, 7):
+        view.update()
+        qtbot.waitUntil(lambda frame=frame: view.frames_drawn == drawn + frame, timeout=10_000)
+        qtbot.wait(50)
+    qtbot.wait(200)
+    assert view.frames_drawn == drawn + 6
+    assert paints == {"labels": 6, "overlay": 6}
+    assert 6 <= len(swaps) <= 7, "composed once a frame (once more at most, for another widget)"
+
+
 def test_heat_map_follows_the_selected_bone(window, qtbot):
     names = window.model.skeleton.names
     window.display_actions["heatmap"].setChecked(True)

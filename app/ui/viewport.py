@@ -75,6 +75,14 @@ class Viewport(QOpenGLWidget):
         self._tool_dragging = False
         self._view_targets: ImageTargets | None = None
 
+    def update(self, *args) -> None:
+        """Repaint the view, its bone names and its overlay in one pass. Asked for from ``paintGL``,
+        the labels' and overlay's repaint made Qt compose the whole window a second time each frame."""
+        super().update(*args)
+        self.overlay.update()
+        if self.labels.isVisible():
+            self.labels.update()
+
     # --- model and pose ---------------------------------------------------------------------------
 
     def set_model(self, model: Model, pose: Pose, keep_camera: bool = False) -> None:
@@ -182,9 +190,6 @@ class Viewport(QOpenGLWidget):
         for warning in self.renderer.take_warnings():
             self.warned.emit(warning)
         self.frames_drawn += 1
-        if self.labels.isVisible():
-            self.labels.update()
-        self.overlay.update()
         if self.model is not None and not self._announced:
             self._announced = True
             self.first_frame_drawn.emit()
