@@ -318,3 +318,14 @@ def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
     qtbot.waitUntil(lambda: window.viewport.gizmo_scene is None, timeout=5_000)
     without = image_array(window.capture(800, 600))
     assert changed_pixels(with_gizmos, without) > 500
+
+
+def test_the_timer_only_tells_the_state_how_much_time_passed(window, qtbot, monkeypatch):
+    from app.ui.main_window import TICK_MS
+
+    elapsed = []
+    monkeypatch.setattr(window.state, "tick", elapsed.append)
+    window.timer.start()
+    qtbot.waitUntil(lambda: len(elapsed) >= 3, timeout=5_000)
+    window.timer.stop()
+    assert all(0 < seconds < 5 for seconds in elapsed) and sum(elapsed) >= 2 * TICK_MS / 1000

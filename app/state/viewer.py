@@ -165,7 +165,7 @@ class ViewerState:
 
     def _use_remembered_up_axis(self, model: Model) -> None:
         """The up axis chosen for this file before, unless the command line gave one."""
-        remembered = self.up_axes.get(model.files[0]) if self.up_axes and model.files else None
+        remembered = self.up_axes.get(model.files[0]) if self.up_axes is not None and model.files else None
         if remembered and model.up_source != "option":
             model.up_axis, model.up_source = remembered, "option"
 
