@@ -22,9 +22,7 @@ def image_array(qimage) -> np.ndarray:
 
 
 def view_image(window, qtbot) -> np.ndarray:
-    """The main window's viewport as drawn after a repaint, (H, W, 4) RGBA."""
-    window.viewport.update()
-    qtbot.wait(60)
+    """The main window's viewport drawn now, (H, W, 4) RGBA (``grabFramebuffer`` paints it afresh)."""
     return image_array(window.viewport.grabFramebuffer())
 
 

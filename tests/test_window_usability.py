@@ -62,9 +62,7 @@ def frame_key_reframes(window, qtbot) -> bool:
 
 
 def grab(window, qtbot) -> np.ndarray:
-    """The viewport with the marks painted over it, (H, W, 4) RGBA."""
-    window.viewport.update()
-    qtbot.wait(80)
+    """The viewport with the marks painted over it, (H, W, 4) RGBA (``grab`` paints it afresh)."""
     return image_array(window.viewport.grab())
 
 
