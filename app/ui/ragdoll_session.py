@@ -11,8 +11,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, Signal
 from PySide6.QtGui import QAction
 
-from app.model import Clip, Model
-from app.pose import Pose
 from app.render.gizmos import GizmoScene
 from app.resources import demo_paths
 from app.state.handles import HandleDrag, handles, pick_handle
@@ -26,13 +24,13 @@ class RagdollSession(QObject):
     """What the ragdoll panel edits and the viewport shows.
 
     Signals: ``profile_changed`` (a new or edited profile, also after undo/redo), ``state_changed``
-    (running, paused, settings), ``pose_changed`` (the simulation moved), ``selection_changed``.
-    ``editing``: the ragdoll panel shows (gizmos drawn, clicks pick parts).
+    (running, paused, settings, a handle drag begun or ended), ``selection_changed``. ``editing``: the
+    ragdoll panel shows (gizmos and handles drawn, clicks pick parts). The viewer state drives the
+    simulation itself (``ViewerState``); this adapter is what the window's Qt pieces connect to.
     """
 
     profile_changed = Signal()
     state_changed = Signal()
-    pose_changed = Signal()
     selection_changed = Signal()
 
     def __init__(self, parent=None, data_dir: str | Path | None = None):
@@ -48,13 +46,8 @@ class RagdollSession(QObject):
         self.document.events.subscribe("selection", self.selection_changed.emit)
         for name in ("running", "settings"):
             self.simulation.events.subscribe(name, self.state_changed.emit)
-        self.simulation.events.subscribe("pose", self.pose_changed.emit)
 
     # --- what the window reads -------------------------------------------------------------------------
-
-    @property
-    def running(self) -> bool:
-        return self.simulation.running
 
     @property
     def ragdoll(self):
@@ -62,37 +55,8 @@ class RagdollSession(QObject):
         return self.simulation.ragdoll
 
     @property
-    def copies(self) -> int:
-        return self.simulation.copies
-
-    @property
     def selected_part(self) -> int | None:
         return self.document.selected_part
-
-    @property
-    def dirty(self) -> bool:
-        return self.document.dirty
-
-    def set_model(self, model: Model | None, keep_profile: bool = False) -> None:
-        self.document.set_model(model, keep_profile)
-
-    def tick(self, elapsed: float) -> int:
-        return self.simulation.tick(elapsed)
-
-    def go(self, clip: Clip | None, time: float) -> None:
-        self.simulation.go(clip, time)
-
-    def stop(self) -> None:
-        self.simulation.stop()
-
-    def baked_clip(self) -> Clip | None:
-        return self.simulation.baked_clip()
-
-    def pose(self, copy: int = 0) -> Pose:
-        return self.simulation.pose(copy)
-
-    def set_clip_pose(self, pose: Pose) -> None:
-        self.simulation.set_clip_pose(pose)
 
     def gizmo_scene(self) -> GizmoScene | None:
         active = self.handle_drag.handle if self.handle_drag is not None else None
