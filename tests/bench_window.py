@@ -3,22 +3,22 @@
 Child processes, because Mesa cannot hold Qt's GLX context and a headless EGL one in the same process:
 
 - ``window``: the app's MainWindow on the demo (or a model given on the command line) at 1280×800,
-  playing its first clip; the frames the viewport draws are counted for a few seconds (not Qt's
+  playing its first clip; the frames the viewport draws are counted over three 2 s spans (not Qt's
   ``frameSwapped``, which also fires when another widget makes Qt compose the window). Then the ragdoll
   goes (Go Ragdoll from the current frame) and the simulated seconds are compared with the wall clock.
 - ``offscreen``: the same model, the same clip advancing by the wall clock, in the window's view (its
   size, camera and display options, which the window child reports), drawn with the EGL renderer as
-  fast as it goes (pose evaluated, bones uploaded, drawn, resolved to a single-sample picture as the
-  window resolves into Qt's framebuffer, finished). It runs while the window waits
-  between the two halves of its count, and the window's rate is the mean of the halves, so a load
-  that comes or goes during the run weighs on both sides.
+  fast as it goes for 3 s (pose evaluated, bones uploaded, drawn, resolved to a single-sample picture
+  as the window resolves into Qt's framebuffer, finished). It runs twice, while the window waits
+  between its spans, so a load that comes or goes during the run weighs on both sides.
 
-``window_fps_vs_offscreen_draw`` is the window's frames per second over the offscreen draws per second:
-what the window adds to drawing (event loop, widgets, per-frame Python, the swap). Without models on
-the command line the same is measured again on the largest model the benchmarks draw, the 100k-vertex,
-64-bone tube of ``bench_render`` playing a waving clip (written to a temporary glTF),
-``window_fps_vs_offscreen_draw_100k``. The window needs a display; without one the children run under
-``xvfb-run``.
+``window_fps_vs_offscreen_draw`` is the window's mean frames per second over the offscreen runs' mean
+draws per second: what the window adds to drawing (event loop, widgets, per-frame Python, Qt composing
+the window, the swap); the CPU time per frame of each side is printed beside it, a cross-check that
+other processes' load does not sway. Without models on the command line the same is measured again on
+the largest model the benchmarks draw, the 100k-vertex, 64-bone tube of ``bench_render`` playing a
+waving clip (written to a temporary glTF): ``window_fps_vs_offscreen_draw_100k``. The window needs a
+display; without one the children run under ``xvfb-run``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 SIZE = (1280, 800)
-PLAY_SECONDS = 4.0
+#: The window's count: SEGMENTS spans of SEGMENT_SECONDS, an offscreen run of PLAY_SECONDS between each two.
+SEGMENTS = 3
+SEGMENT_SECONDS = 2.0
+PLAY_SECONDS = 3.0
 WARM_UP_SECONDS = 1.0
 RAGDOLL_SECONDS = 3.0
 
@@ -47,13 +52,14 @@ def _load(paths: list[str]):
 
 
 def _window(paths: list[str], ragdoll: bool = True) -> dict:
+    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from app.ui.application import _surface_format
     from PySide6.QtGui import QSurfaceFormat
 
     QSurfaceFormat.setDefaultFormat(_surface_format())
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    _application = QApplication.instance() or QApplication(sys.argv[:1])  # alive while the window runs
     from app.ui.main_window import MainWindow
 
     window = MainWindow()
@@ -62,26 +68,30 @@ def _window(paths: list[str], ragdoll: bool = True) -> dict:
     window.set_model(_load(paths))
 
     def pump(seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            app.processEvents()
+        """Run the event loop as the app does, blocking between events (a loop spinning on
+        processEvents would take a core from the software rasteriser)."""
+        loop = QEventLoop()
+        QTimer.singleShot(round(seconds * 1000), loop.quit)
+        loop.exec()
 
     pump(WARM_UP_SECONDS)
     if window.playback is not None and not window.playback.playing:
         window.playback.set_playing(True)
     viewport = window.viewport
 
-    def frame_rate() -> float:
-        drawn, started = viewport.frames_drawn, time.perf_counter()
-        pump(PLAY_SECONDS / 2)
-        return (viewport.frames_drawn - drawn) / (time.perf_counter() - started)
-
-    first = frame_rate()
-    # The parent draws the same view offscreen between the two halves, then says go on.
-    print(json.dumps(_view(viewport)), flush=True)
-    sys.stdin.readline()
-    pump(0.2)
-    second = frame_rate()
+    rates, cpu = [], []
+    for segment in range(SEGMENTS):
+        if segment:
+            sys.stdin.readline()
+            pump(0.2)
+        drawn, started, cpu_started = viewport.frames_drawn, time.perf_counter(), time.process_time()
+        pump(SEGMENT_SECONDS)
+        frames = viewport.frames_drawn - drawn
+        rates.append(frames / (time.perf_counter() - started))
+        cpu.append((time.process_time() - cpu_started) / max(frames, 1))
+        if segment < SEGMENTS - 1:
+            # The parent draws the same view offscreen now, then says go on.
+            print(json.dumps(_view(viewport)), flush=True)
 
     ragdoll_speed = None
     if ragdoll and window.set_ragdoll_running(True):
@@ -92,7 +102,7 @@ def _window(paths: list[str], ragdoll: bool = True) -> dict:
         ragdoll_speed = (world.time - simulated) / (time.perf_counter() - started)
         window.set_ragdoll_running(False)
     window.close()
-    return {"window_fps": [first, second], "ragdoll_speed": ragdoll_speed}
+    return {"window_fps": rates, "window_cpu_s": cpu, "ragdoll_speed": ragdoll_speed}
 
 
 def _view(viewport) -> dict:
@@ -120,7 +130,7 @@ def _offscreen(paths: list[str], view: dict) -> dict:
     with OffscreenRenderer() as offscreen, ImageTargets.create(offscreen.ctx, size) as targets:
         renderer = offscreen.renderer
         renderer.set_model(model, evaluate(model, clip, 0.0) if clip else None)
-        draws, started = 0, time.perf_counter()
+        draws, started, cpu_started = 0, time.perf_counter(), time.process_time()
         while (elapsed := time.perf_counter() - started) < PLAY_SECONDS:
             if clip is not None:
                 renderer.set_pose(evaluate(model, clip, elapsed % max(clip.duration, 1e-6)))
@@ -129,7 +139,8 @@ def _offscreen(paths: list[str], view: dict) -> dict:
             offscreen.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
             offscreen.ctx.finish()
             draws += 1
-    return {"offscreen_fps": draws / (time.perf_counter() - started)}
+    return {"offscreen_fps": draws / (time.perf_counter() - started),
+            "offscreen_cpu_s": (time.process_time() - cpu_started) / max(draws, 1)}
 
 
 def _command(mode: str, paths: list[str], view: dict | None = None) -> list[str]:
@@ -148,24 +159,25 @@ def _result(mode: str, returncode: int, stdout: str, stderr: str) -> dict:
 
 
 def window_vs_offscreen(paths: list[str], ragdoll: bool = True) -> dict:
-    """The window's frame rate on ``paths`` (the demo when empty), in two halves with the offscreen
-    draw rate of the same view and size measured between them; with ``ragdoll``, the window's ragdoll
-    speed too."""
+    """The window's frame rate on ``paths`` (the demo when empty) over SEGMENTS spans, with the
+    offscreen draw rate of the same view measured between each two; with ``ragdoll``, the window's
+    ragdoll speed too."""
     mode = "window" if ragdoll else "window-play"
+    offscreen = []
     with tempfile.TemporaryFile("w+") as errors:
         window = subprocess.Popen(_command(mode, paths), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=errors, text=True)
         try:
-            first_line = window.stdout.readline()
-            if not first_line:
-                window.wait(timeout=60)
-                errors.seek(0)
-                _result(mode, window.returncode or 1, "", errors.read())
-            view = json.loads(first_line)
-            offscreen_run = subprocess.run(_command("offscreen", paths, view), capture_output=True, text=True,
-                                           timeout=600)
-            window.stdin.write("go\n")
-            window.stdin.flush()
+            for _ in range(SEGMENTS - 1):
+                line = window.stdout.readline()
+                if not line:
+                    break
+                view = json.loads(line)
+                run = subprocess.run(_command("offscreen", paths, view), capture_output=True, text=True,
+                                     timeout=600)
+                offscreen.append(_result("offscreen", run.returncode, run.stdout, run.stderr))
+                window.stdin.write("go\n")
+                window.stdin.flush()
             stdout, _ = window.communicate(timeout=600)
         finally:
             if window.poll() is None:
@@ -173,13 +185,17 @@ def window_vs_offscreen(paths: list[str], ragdoll: bool = True) -> dict:
                 window.wait()
         errors.seek(0)
         played = _result(mode, window.returncode, stdout, errors.read())
-    offscreen = _result("offscreen", offscreen_run.returncode, offscreen_run.stdout, offscreen_run.stderr)
-    window_fps = sum(played["window_fps"]) / 2
+    window_fps = float(np.mean(played["window_fps"]))
+    offscreen_fps = float(np.mean([run["offscreen_fps"] for run in offscreen]))
+    offscreen_cpu = float(np.mean([run["offscreen_cpu_s"] for run in offscreen]))
     return {"viewport": "x".join(map(str, view["size"])),
             "window frames/s": window_fps,
-            "window frames/s, each half": ", ".join(f"{fps:.3g}" for fps in played["window_fps"]),
-            "offscreen draws/s, same view and size": offscreen["offscreen_fps"],
-            "window_fps_vs_offscreen_draw": window_fps / offscreen["offscreen_fps"],
+            "window frames/s, each span": ", ".join(f"{fps:.3g}" for fps in played["window_fps"]),
+            "offscreen draws/s, same view and size": offscreen_fps,
+            "offscreen draws/s, each run": ", ".join(f"{run['offscreen_fps']:.3g}" for run in offscreen),
+            "window_fps_vs_offscreen_draw": window_fps / offscreen_fps,
+            "CPU ms per frame, window / offscreen": f"{np.mean(played['window_cpu_s']) * 1e3:.1f} / "
+                                                     f"{offscreen_cpu * 1e3:.1f}",
             "window_ragdoll_speed_vs_realtime": played["ragdoll_speed"]}
 
 
