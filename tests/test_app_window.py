@@ -155,7 +155,7 @@ def test_each_frame_is_composed_once_with_its_labels_and_overlay(window, qtbot):
     qtbot.wait(200)
     assert view.frames_drawn == drawn + 6
     assert paints == {"labels": 6, "overlay": 6}
-    assert 6 <= len(swaps) <= 7, "composed once a frame (once more at most, for another widget)"
+    assert 6 <= len(swaps) <= 8, "composed once a frame (another widget may compose it now and then)"
 
 
 def test_heat_map_follows_the_selected_bone(window, qtbot):
