@@ -92,6 +92,11 @@ def test_a_ray_picks_the_handle_it_passes(doc, sim):
     again = pick_handle(handles(doc, sim), *seen_from(near, side))
     assert (again.kind, again.axis) == ("move", 0)
     assert pick_handle(handles(doc, sim), *seen_from(point + [0.0, 0.5, 0.0], side)) is None
+    # From far away (a zoomed-out view) the reach grows with the distance, as a few pixels on screen do.
+    beside = point - np.array([0.0, 0.6 * handle_module.PICK_ANGLE * 40.0, 0.0])  # below: no knob there
+    assert pick_handle(handles(doc, sim), *seen_from(beside, side, distance=3.0)) is None
+    far = pick_handle(handles(doc, sim), *seen_from(beside, side, distance=40.0))
+    assert (far.kind, far.axis) == ("move", 0)
     knob = the(handles(doc, sim), "size", 1)
     picked = pick_handle(handles(doc, sim), *seen_from(knob.origin, [0.3, 0.2, 1.0]))
     assert (picked.kind, picked.axis) == ("size", 1)

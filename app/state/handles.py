@@ -29,9 +29,12 @@ from app.state.simulation import Simulation
 ARROW_LENGTH = 0.14
 KNOB_SIZE = 0.012
 RING_RADIUS = 0.11
-#: How near (fraction of the arrow length or ring radius, or knob sizes) a ray must pass to pick.
+#: How near (fraction of the arrow length or ring radius, or knob sizes) a ray must pass to pick; or,
+#: for a handle far along the ray (a zoomed-out view), within this angle (radians, some 8 pixels of a
+#: typical view) of it, so handles stay as easy to hit on screen however far the camera is.
 PICK_SHARE = 0.12
 KNOB_PICK = 2.0
+PICK_ANGLE = 0.012
 #: The smallest size a knob drag leaves (fraction of the extent).
 MIN_SIZE = 0.002
 
@@ -82,32 +85,32 @@ def handles(document: RagdollDocument, simulation: Simulation) -> list[Handle]:
 
 
 def pick_handle(found: list[Handle], origin, direction) -> Handle | None:
-    """The handle a view ray passes nearest its start (within each handle's pick distance), or None."""
+    """The handle a view ray passes within reach of, the one it passes nearest as seen from the ray's
+    start (the smallest angle: the nearest on screen) when several are; None when none is."""
     origin = np.asarray(origin, np.float64)
     direction = _unit(np.asarray(direction, np.float64))
-    best, best_distance = None, np.inf
+    best, best_angle = None, np.inf
     for handle in found:
-        distance = _ray_distance(handle, origin, direction)
-        if distance is not None and distance < best_distance:
-            best, best_distance = handle, distance
+        along_ray, gap = _ray_gap(handle, origin, direction)
+        reach = KNOB_PICK * handle.length if handle.kind == "size" else PICK_SHARE * handle.length
+        if along_ray > 0 and gap <= max(reach, PICK_ANGLE * along_ray) and gap / along_ray < best_angle:
+            best, best_angle = handle, gap / along_ray
     return best
 
 
-def _ray_distance(handle: Handle, origin: np.ndarray, direction: np.ndarray) -> float | None:
-    """How far along the ray it picks ``handle``, or None when it passes too far from it."""
+def _ray_gap(handle: Handle, origin: np.ndarray, direction: np.ndarray) -> tuple[float, float]:
+    """(how far along the ray, how far from the handle) where the ray passes ``handle`` nearest;
+    (-inf, inf) when it does not pass it (beside an arrow's ends, parallel to a ring)."""
     if handle.kind == "move":
         along_ray, along_axis, gap = _closest(origin, direction, handle.origin, handle.direction)
-        inside = 0.0 <= along_axis <= handle.length
-        return along_ray if inside and along_ray > 0 and gap <= PICK_SHARE * handle.length else None
+        return (along_ray, gap) if 0.0 <= along_axis <= handle.length else (-np.inf, np.inf)
     if handle.kind == "size":
         along_ray = float((handle.origin - origin) @ direction)
-        gap = np.linalg.norm(origin + direction * along_ray - handle.origin)
-        return along_ray if along_ray > 0 and gap <= KNOB_PICK * handle.length else None
+        return along_ray, float(np.linalg.norm(origin + direction * along_ray - handle.origin))
     point, along_ray = _on_plane(origin, direction, handle.origin, handle.direction)
     if point is None:
-        return None
-    off_ring = abs(np.linalg.norm(point - handle.origin) - handle.length)
-    return along_ray if off_ring <= PICK_SHARE * handle.length else None
+        return -np.inf, np.inf
+    return along_ray, abs(float(np.linalg.norm(point - handle.origin)) - handle.length)
 
 
 class HandleDrag:
