@@ -329,3 +329,18 @@ def test_the_timer_only_tells_the_state_how_much_time_passed(window, qtbot, monk
     qtbot.waitUntil(lambda: len(elapsed) >= 3, timeout=5_000)
     window.timer.stop()
     assert all(0 < seconds < 5 for seconds in elapsed) and sum(elapsed) >= 2 * TICK_MS / 1000
+
+
+def test_each_display_action_sets_its_option_in_the_state_and_follows_it(window):
+    from app.ui.main_window import DISPLAY_ACTIONS
+
+    display = window.state.display
+    for key, _, option, _ in DISPLAY_ACTIONS:
+        action, before = window.display_actions[key], getattr(display, option)
+        action.trigger()
+        assert getattr(display, option) != before, f"{key} sets {option}"
+        action.trigger()
+        assert getattr(display, option) == before
+    window.state.set_display(wireframe=True, skinning="dqs")
+    assert window.display_actions["wireframe"].isChecked() and window.display_actions["dqs"].isChecked()
+    assert window.viewport.options.wireframe and window.viewport.options.skinning == "dqs"
