@@ -602,3 +602,28 @@ def test_every_tab_shows_its_buttons_without_scrolling(window, qtbot):
         assert panel.widget().verticalScrollBar().maximum() == 0
         buttons = tab.findChildren(QPushButton)
         assert len(buttons) == 2 and all(not button.visibleRegion().isEmpty() for button in buttons)
+
+
+@_gui
+def test_ctrl_z_undoes_a_handle_drag_whatever_widget_has_focus(window, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    document = window.ragdoll.document
+    chest = document.profile.part_index("chest")
+    document.select_part(chest)
+    panel = window.ragdoll_panel
+    arrow = the_handle(window, "move", 1)
+    grab = arrow.origin + arrow.direction * 0.7 * arrow.length
+    widgets = (window.viewport, panel.parts_tab.table, panel.simulation_box.impulse_box,
+               panel.profile_box.total_mass_box)
+    for widget in widgets:
+        offset = document.profile.parts[chest].offset
+        drag_in_view(window, qtbot, pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.05))
+        assert document.profile.parts[chest].offset != offset
+        widget.setFocus()
+        qtbot.waitUntil(lambda w=widget: QApplication.focusWidget() in (w, w.focusProxy()) or
+                        w.isAncestorOf(QApplication.focusWidget()), timeout=5_000)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        assert document.profile.parts[chest].offset == offset, type(widget).__name__
