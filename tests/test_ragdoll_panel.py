@@ -627,3 +627,20 @@ def test_ctrl_z_undoes_a_handle_drag_whatever_widget_has_focus(window, qtbot):
                         w.isAncestorOf(QApplication.focusWidget()), timeout=5_000)
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
         assert document.profile.parts[chest].offset == offset, type(widget).__name__
+
+
+@_gui
+def test_the_handle_under_the_pointer_lights_up(window, qtbot):
+    document = window.ragdoll.document
+    document.select_part(document.profile.part_index("chest"))
+    arrow = the_handle(window, "move", 0)
+    lit = gizmos.ACTIVE_HANDLE_COLOR
+
+    def lit_lines() -> int:
+        return int(np.all(np.isclose(window.viewport.gizmo_scene.line_colors, lit), axis=1).sum())
+
+    assert lit_lines() == 0
+    qtbot.mouseMove(window.viewport, pixel_of(window, arrow.origin + arrow.direction * 0.8 * arrow.length))
+    qtbot.waitUntil(lambda: lit_lines() == 2, timeout=5_000)  # the X arrow's shaft
+    qtbot.mouseMove(window.viewport, QPoint(5, 5))
+    qtbot.waitUntil(lambda: lit_lines() == 0, timeout=5_000)

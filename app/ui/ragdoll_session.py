@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction
 
 from app.render.gizmos import GizmoScene
 from app.resources import demo_paths
-from app.state.handles import HandleDrag, handles, pick_handle
+from app.state.handles import Handle, HandleDrag, handles, pick_handle
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
 from app.state.simulation import Simulation
@@ -40,9 +40,11 @@ class RagdollSession(QObject):
         self.document = RagdollDocument(data_dir, builtin_files=tuple(demo_paths()))
         self.simulation = Simulation(self.document)
         self.editing = False
-        #: The handle being dragged in the view (app.state.handles), if any.
+        #: The handle being dragged in the view (app.state.handles), if any, and the one under the pointer.
         self.handle_drag: HandleDrag | None = None
+        self.hovered: Handle | None = None
         self.document.events.subscribe("profile", lambda _why="": self.profile_changed.emit())
+        self.document.events.subscribe("selection", self._forget_hover)  # before the views redraw
         self.document.events.subscribe("selection", self.selection_changed.emit)
         for name in ("running", "settings"):
             self.simulation.events.subscribe(name, self.state_changed.emit)
@@ -59,7 +61,7 @@ class RagdollSession(QObject):
         return self.document.selected_part
 
     def gizmo_scene(self) -> GizmoScene | None:
-        active = self.handle_drag.handle if self.handle_drag is not None else None
+        active = self.handle_drag.handle if self.handle_drag is not None else self.hovered
         return ragdoll_gizmos(self.document, self.simulation, self.editing, active)
 
     def close(self) -> None:
@@ -103,6 +105,17 @@ class RagdollSession(QObject):
                 return True
         return self.simulation.begin_drag_ray(origin, direction, forward, forced)
 
+    def _forget_hover(self) -> None:
+        self.hovered = None
+
+    def hover_ray(self, origin, direction) -> None:
+        """The pointer moved over the view with no button down: light up the handle under it."""
+        shown = handles(self.document, self.simulation) if self.editing else []
+        handle = pick_handle(shown, origin, direction) if shown else None
+        if _handle_key(handle) != _handle_key(self.hovered):
+            self.hovered = handle
+            self.state_changed.emit()
+
     def drag_ray(self, origin, direction) -> None:
         if self.handle_drag is not None:
             self.handle_drag.move(origin, direction)
@@ -123,3 +136,7 @@ class RagdollSession(QObject):
         if not simulation.running:
             return ViewMarks()
         return ViewMarks(shot=simulation.last_shot, spring=simulation.drag_spring())
+
+
+def _handle_key(handle: Handle | None) -> tuple | None:
+    return (handle.kind, handle.axis, handle.target) if handle is not None else None

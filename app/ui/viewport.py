@@ -73,6 +73,7 @@ class Viewport(QOpenGLWidget):
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
+        self.setMouseTracking(True)  # the ray tool's hover (a handle lights up under the pointer)
         self._view_targets: ImageTargets | None = None
 
     def update(self, *args) -> None:
@@ -300,6 +301,8 @@ class Viewport(QOpenGLWidget):
             self.ray_tool.drag_ray(*self.ray_at(event.position()))
             return
         if self._last_mouse is None:
+            if self.ray_tool is not None and self.model is not None:
+                self.ray_tool.hover_ray(*self.ray_at(event.position()))
             return
         delta = event.position() - self._last_mouse
         self._last_mouse = event.position()
