@@ -10,7 +10,7 @@ import pytest
 from app import formats
 from app.export.gltf import export_gltf
 from app.model import Mesh, Model, Skeleton
-from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
+from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits, twin_bones
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.physics.rig import bind_rig, rigid_inverse
 from tests import synthetic
@@ -314,3 +314,57 @@ def test_a_flat_skeleton_joins_the_pieces_whose_skins_touch():
     the chest's and the hips' lines run across the body 31 cm apart, the feet's 4 cm)."""
     profile = auto_setup(flat_model(DOG))
     assert {frozenset((j.part_a, j.part_b)) for j in profile.joints} == DOG_JOINTS
+
+
+# --- left and right ------------------------------------------------------------------------------
+
+def widened(names: tuple[str, ...], factor: float) -> Model:
+    """synthetic.humanoid (Z up, symmetric about x = 0) with the named bones' boxes ``factor`` times
+    as wide and deep around their bones."""
+    model = synthetic.humanoid("Z")
+    skeleton, mesh = model.skeleton, model.meshes[0]
+    owner = mesh.joints[:, 0]
+    chosen = np.isin(owner, [skeleton.index(name) for name in names])
+    head, tail = skeleton.heads[owner[chosen]], skeleton.tails[owner[chosen]]
+    axis = (tail - head) / np.linalg.norm(tail - head, axis=1, keepdims=True)
+    offset = mesh.positions[chosen] - head
+    along = np.einsum("vk,vk->v", offset, axis)[:, None] * axis
+    positions = mesh.positions.copy()
+    positions[chosen] = head + along + factor * (offset - along)
+    mesh.positions = positions
+    return model
+
+
+def test_twins_get_one_mirrored_shape_fitted_to_both():
+    """The right forearm 1.6 times as thick as the left (it holds something): both forearms get the
+    same box, mirrored about x = 0, fitted to both forearms' vertices (each box-shaped forearm's
+    corners: the union is as thick as the thicker, as when both are thick), and weigh the same."""
+    model = widened(("forearm.R",), 1.6)
+    profile = auto_setup(model)
+    parts = {part.name: part for part in profile.parts}
+    thin = {part.name: part for part in auto_setup(synthetic.humanoid("Z")).parts}["forearm_l"]
+    both = widened(("forearm.L", "forearm.R"), 1.6)
+    thick = {part.name: part for part in auto_setup(both).parts}["forearm_l"]
+    left, right = parts["forearm_l"], parts["forearm_r"]
+    assert left.size == right.size and left.mass == right.mass and left.shape == right.shape
+    assert left.size == pytest.approx(thick.size) and thin.size != pytest.approx(thick.size)
+    np.testing.assert_allclose(right.offset, np.array(left.offset) * [-1, 1, 1], atol=1e-6)
+    rig = bind_rig(model, profile)
+    left_box, right_box = (rig.box_bind[rig.part_names.index(name)] for name in ("forearm_l", "forearm_r"))
+    mirror = np.diag([-1.0, 1.0, 1.0])
+    np.testing.assert_allclose(right_box[:3, 3], mirror @ left_box[:3, 3], atol=1e-6)
+    np.testing.assert_allclose(np.abs(right_box[:3, :3]), np.abs(mirror @ left_box[:3, :3]), atol=1e-6)
+
+
+def test_twin_bones_by_name_whatever_the_case_and_numbering():
+    names = ["Lbicep_g", "Rbicep_g", "b_LeftUpperArm_09", "b_RightUpperArm_06", "EttinLforearm",
+             "Ettin_Rforearm", "LwingpieceA", "RwingpieceA", "Bip01 L Thigh", "Bip01 R Thigh", "torso_g",
+             "lhand", "rhand", "rib"]
+    count = len(names)
+    bind = np.repeat(np.eye(4)[None], count, axis=0)
+    heads = np.zeros((count, 3))
+    skeleton = Skeleton(names=names, parents=np.full(count, -1), bind_world=bind, heads=heads,
+                        tails=heads + [0.0, 0.0, 0.1], derived_tails=np.zeros(count, bool))
+    twins = twin_bones(Model(name="names", skeleton=skeleton, meshes=[], up_axis="Z"))
+    expected = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, -1, 12, 11, -1]
+    assert twins.tolist() == expected

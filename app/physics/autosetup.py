@@ -32,7 +32,7 @@ from app import maths
 from app.model import Model
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
-from app.physics.symmetry import FUSED_SIDE, SIDE_WORDS
+from app.physics.symmetry import AXIS_SNAP, FUSED_SIDE, SIDE_WORDS, mirror_bones
 
 #: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
 MIN_BONE_FRACTION = 0.07
@@ -173,14 +173,15 @@ def body_mass(size: float) -> float:
 class _Shape:
     """What the setup reads from a skeleton. parents: the skeleton's, or inferred when it is flat;
     directions (B, 3) unit vectors along each bone; spans (B, 2) the bone's reach along its
-    direction from its head (bone and owned vertices); owned: bind positions of the vertices
-    weighted mostly to each bone."""
+    direction from its head (bone and owned vertices), bone_spans the bone's alone; owned: bind
+    positions of the vertices weighted mostly to each bone."""
 
     parents: np.ndarray
     flat: bool
     directions: np.ndarray
     spans: np.ndarray
     owned: dict[int, np.ndarray]
+    bone_spans: np.ndarray
 
     @classmethod
     def of(cls, model: Model) -> _Shape:
@@ -196,12 +197,21 @@ class _Shape:
                                for bone in range(len(skeleton))])
         offsets = skeleton.tails - skeleton.heads
         lengths = np.zeros(len(skeleton)) if flat else np.einsum("bi,bi->b", offsets, directions)
-        spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
+        bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
+        shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
+                    bone_spans=bone_spans)
         for bone, points in owned.items():
-            if len(points) >= MIN_OWNED_VERTICES:
-                reach = np.percentile((points - skeleton.heads[bone]) @ directions[bone], PERCENTILES)
-                spans[bone] = min(spans[bone, 0], reach[0]), max(spans[bone, 1], reach[1])
-        return cls(parents=parents, flat=flat, directions=directions, spans=spans, owned=owned)
+            shape.spans[bone] = shape.reach(skeleton.heads[bone], bone, points)
+        return shape
+
+    def reach(self, head: np.ndarray, bone: int, points: np.ndarray | None) -> np.ndarray:
+        """(2,) the bone's reach along its direction from its ``head``: the bone, and the 5th–95th
+        percentiles of ``points`` when there are enough of them."""
+        span = self.bone_spans[bone].copy()
+        if points is not None and len(points) >= MIN_OWNED_VERTICES:
+            low, high = np.percentile((points - head) @ self.directions[bone], PERCENTILES)
+            span = np.array([min(span[0], low), max(span[1], high)])
+        return span
 
     def length(self, bone: int) -> float:
         return float(self.spans[bone, 1] - self.spans[bone, 0])
@@ -404,7 +414,7 @@ def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProf
     """Parts on the slots' bones and RagdollDemo-like joints between them (see ``LIMITS``)."""
     skeleton = model.skeleton
     names = [name for name in HUMANOID_PARTS if name in slots]
-    parts = [_fit_part(model, shape, name, slots[name]) for name in names]
+    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, slots[name]) for name in names])
     frames = _part_frames(model, parts)
     up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
     lateral = np.mean([skeleton.heads[slots[f"{s}_l"]] - skeleton.heads[slots[f"{s}_r"]]
@@ -441,7 +451,8 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]
     names = _unique_names([skeleton.names[b] for b in bones])
-    parts = [_fit_part(model, shape, name, bone, hubs.get(bone)) for name, bone in zip(names, bones)]
+    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, bone, hubs.get(bone))
+                                       for name, bone in zip(names, bones)])
     frames = _part_frames(model, parts)
     joints = []
     for child, bone in enumerate(bones):
@@ -532,10 +543,13 @@ def balance_masses(masses: np.ndarray, pairs: np.ndarray, ratio: float = MASS_RA
 
 # --- boxes ---------------------------------------------------------------------------------------
 
-def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray | None = None) -> Part:
-    """A box along the bone over its span, across it over its vertices' spread; a hub's box spans
-    the heads of the bones in ``hub`` instead."""
+def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray | None = None,
+              owned: np.ndarray | None = None) -> Part:
+    """A box along the bone over its span, across it over its vertices' spread (``owned``, default
+    the vertices the bone owns); a hub's box spans the heads of the bones in ``hub`` instead."""
     skeleton = model.skeleton
+    owned = shape.owned.get(bone) if owned is None else owned
+    span = shape.reach(skeleton.heads[bone], bone, owned)
     frame = rigid(skeleton.bind_world[bone])
     frame[:3, 3] += (skeleton.tails[bone] - skeleton.heads[bone]) / 2
     along = frame[:3, :3].T @ shape.directions[bone]
@@ -547,9 +561,8 @@ def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray
     # In the box's frame the bone runs along ±axis from its head (the turn maps that axis onto it).
     head = maths.transform_points(rigid_inverse(box_frame), skeleton.heads[bone])
     low, high = np.zeros(3), np.zeros(3)
-    low[axis], high[axis] = np.sort(head[axis] + np.sign(along[axis]) * shape.spans[bone])
+    low[axis], high[axis] = np.sort(head[axis] + np.sign(along[axis]) * span)
     across = [k for k in range(3) if k != axis]
-    owned = shape.owned.get(bone)
     if owned is not None and len(owned) >= MIN_OWNED_VERTICES:
         local = maths.transform_points(rigid_inverse(box_frame), owned)
         low[across], high[across] = np.percentile(local[:, across], PERCENTILES, axis=0)
@@ -559,7 +572,7 @@ def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray
         middle, thickness = (low + high) / 2, (high - low).max() / 4
         low, high = np.minimum(low, middle - thickness), np.maximum(high, middle + thickness)
     else:
-        eighth = shape.length(bone) / 8
+        eighth = (span[1] - span[0]) / 8
         low[across], high[across] = head[across] - eighth, head[across] + eighth
     size = high - low
     size = np.maximum(size, max(0.15 * size.max(), 1e-3 * model.extent()))
@@ -568,6 +581,95 @@ def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray
     return Part(name=name, bone=skeleton.names[bone], size=_rounded(size, quantum),
                 offset=_rounded(centre, quantum), rotation=_rounded(maths.quat_from_matrix(turn)),
                 shape=shape_for(size))
+
+
+def _twin_parts(model: Model, shape: _Shape, parts: list[Part]) -> list[Part]:
+    """``parts`` with each left/right pair (bones that are twins, ``mirror_bones``) given one shape:
+    the first twin's box is fitted over its own vertices and its twin's reflected onto its side,
+    and the second twin's box is that box reflected (``_reflected_part``), so twins whose skins
+    differ a little (a satyr's arms, one holding a bow) still get the same size and mass."""
+    skeleton = model.skeleton
+    twins = twin_bones(model)
+    placed = {skeleton.index(part.bone): index for index, part in enumerate(parts)}
+    result = list(parts)
+    for bone, index in placed.items():
+        twin = int(twins[bone])
+        if twin not in placed or twin < bone:
+            continue
+        mirror = _reflection(skeleton.heads[bone], skeleton.heads[twin])
+        own, other = shape.owned.get(bone), shape.owned.get(twin)
+        clouds = [points for points in (own, None if other is None else maths.transform_points(mirror, other))
+                  if points is not None]
+        union = np.concatenate(clouds) if clouds else None
+        result[index] = _fit_part(model, shape, parts[index].name, bone, owned=union)
+        result[placed[twin]] = _reflected_part(model, result[index], twin, mirror, parts[placed[twin]].name)
+    return result
+
+
+def twin_bones(model: Model) -> np.ndarray:
+    """(B,) each bone's twin on the other side (−1: none): symmetric editing's (``mirror_bones``),
+    else the one bone whose name is the same once its side is taken out, in any case and with any
+    trailing number (NWN ``Lbicep_g``/``Rbicep_g``, ``Ettin_Lcalf``/``Ettin_Rcalf``, the Fox's
+    ``b_LeftUpperArm_09``/``b_RightUpperArm_06``, ``LwingpieceA``/``RwingpieceA``)."""
+    twins = mirror_bones(model).copy()
+    sides: dict[str, dict[str, list[int]]] = {}
+    for bone, name in enumerate(model.skeleton.names):
+        for side, key in _side_keys(name):
+            sides.setdefault(key, {}).setdefault(side, []).append(bone)
+    for found in sides.values():
+        left, right = found.get("l", []), found.get("r", [])
+        if len(left) == 1 and len(right) == 1 and left[0] != right[0]:
+            for bone, twin in ((left[0], right[0]), (right[0], left[0])):
+                if twins[bone] < 0:
+                    twins[bone] = twin
+    return twins
+
+
+def _side_keys(name: str) -> list[tuple[str, str]]:
+    """(side, the name without it) for each way ``name`` may say a side: a word of its own (``Left``,
+    ``R``), else a leading l or r on a word (``Lbicep``); lower case, a trailing number dropped."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"[_ ]*\d+$", "", words)) if w]
+    sided = [i for i, w in enumerate(words) if w in SIDE_WORDS]
+    if sided:
+        i = sided[0]
+        return [(SIDE_WORDS[words[i]], " ".join(words[:i] + ["*"] + words[i + 1:]))]
+    return [(w[0], " ".join(words[:i] + ["*" + w[1:]] + words[i + 1:]))
+            for i, w in enumerate(words) if len(w) > 2 and w[0] in "lr"]
+
+
+def _reflection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(4, 4) the reflection swapping points ``a`` and ``b``: across the plane through their
+    midpoint square to the line between them (snapped to a model axis within 20°, as symmetric
+    editing does)."""
+    normal, valid = maths.normalize(a - b)
+    if not valid:
+        normal = np.array([1.0, 0.0, 0.0])
+    axis = int(np.argmax(np.abs(normal)))
+    if abs(normal[axis]) >= AXIS_SNAP:
+        normal = np.eye(3)[axis]
+    result = np.eye(4)
+    result[:3, :3] -= 2.0 * np.outer(normal, normal)
+    result[:3, 3] = 2.0 * normal * np.dot(normal, (a + b) / 2)
+    return result
+
+
+def _reflected_part(model: Model, part: Part, bone: int, mirror: np.ndarray, name: str) -> Part:
+    """``part``'s box reflected by ``mirror`` (4, 4), as a part on ``bone``: the same size, its centre
+    and axes reflected (one axis turned back so they stay a rotation: of the four ways, the one
+    nearest the bone's own frame, so mirrored bone frames give an unturned box)."""
+    skeleton = model.skeleton
+    source = bind_rig(model, RagdollProfile(parts=[part])).box_bind[0]
+    frame = rigid(skeleton.bind_world[bone])
+    frame[:3, 3] += (skeleton.tails[bone] - skeleton.heads[bone]) / 2
+    axes = frame[:3, :3].T @ mirror[:3, :3] @ source[:3, :3]
+    flips = [np.diag(signs) for signs in ((-1.0, 1, 1), (1, -1.0, 1), (1, 1, -1.0), (-1.0, -1, -1))]
+    turn = np.eye(4)
+    turn[:3, :3] = max((axes @ flip for flip in flips), key=np.trace)
+    centre = maths.transform_points(mirror, source[:3, 3]) - frame[:3, 3]
+    quantum = _quantum(model)
+    return replace(part, name=name, bone=skeleton.names[bone], offset=_rounded(centre, quantum),
+                   rotation=_rounded(maths.quat_from_matrix(turn)))
 
 
 def shape_for(size) -> str:
