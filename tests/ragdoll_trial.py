@@ -6,7 +6,8 @@ model's automatic setup falls from its bind pose and takes a random shot of 1–
 steps (at a random part's centre, from a random side) until 10 s before the end, then settles. One
 line per model: parts, total mass, the worst joint overshoot past its limits (degrees, from the parts'
 frames) and the joints that reached it, whether everything stayed finite, the fastest part (m/s), the
-deepest any box went below the ground (cm) and where it ended, and the fastest part at the end.
+deepest any part (box or capsule) went below the ground (cm) and where it ended, and the fastest part
+at the end.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from app import formats
 from app.physics.autosetup import auto_setup
+from app.physics.profile import capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.resources import demo_paths
 
@@ -35,10 +37,15 @@ def limit_excess(ragdoll: Ragdoll) -> np.ndarray:
 
 
 def depth_below_ground(ragdoll: Ragdoll) -> float:
-    """Metres the lowest box corner is below the ground (negative when under it)."""
+    """Metres the lowest point of any part's shape is below the ground (negative when under it): a
+    box's lowest corner, a capsule's lowest cap."""
     up = {"Y": 1, "Z": 2}[ragdoll.model.up_axis]
     boxes = ragdoll.box_world()
-    reach = np.einsum("pk,pk->p", np.abs(boxes[:, up, :3]), ragdoll.half_extents)
+    half = ragdoll.half_extents
+    reach = np.einsum("pk,pk->p", np.abs(boxes[:, up, :3]), half)
+    for part in np.flatnonzero(ragdoll.rig.capsules):
+        axis, radius, length = capsule_dimensions(2 * half[part])
+        reach[part] = abs(boxes[part, up, axis]) * (length / 2 - radius) + radius
     return float((boxes[:, up, 3] - reach - ragdoll.floor).min() * ragdoll.scale)
 
 
