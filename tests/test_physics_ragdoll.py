@@ -14,7 +14,7 @@ from app.export.gltf import export_gltf
 from app.physics.autosetup import auto_setup
 from app.physics.bake import Shot, bake, record
 from app.physics.profile import capsule_dimensions
-from app.physics.ragdoll import TIME_STEP, Ragdoll, pb, principal_moments
+from app.physics.ragdoll import SLEEP_THRESHOLD, TIME_STEP, Ragdoll, pb, principal_moments
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests import synthetic
@@ -230,6 +230,37 @@ def test_auto_setup_falls_and_settles_on_the_ground(tmp_path, make):
         # 40° cone keeps a T-posed arm raised when the body rests on its side).
         assert heights.min() > 0 and np.median(heights) < 0.25 and heights.max() < 0.75
         assert parts[:, up, 3].mean() < start
+
+
+def motion(ragdoll: Ragdoll) -> float:
+    """Bullet's sleep measure of copy 0: its summed squared base velocities and joint speeds."""
+    body = ragdoll._bodies[0][0]
+    linear, angular = pb.getBaseVelocity(body, physicsClientId=ragdoll.client)
+    joints = pb.getJointStates(body, range(pb.getNumJoints(body, physicsClientId=ragdoll.client)),
+                               physicsClientId=ragdoll.client)
+    return float(np.sum(np.square(linear)) + np.sum(np.square(angular)) + sum(j[1] ** 2 for j in joints))
+
+
+def test_a_resting_ragdoll_sleeps_soon_after_it_stops_and_wakes_for_a_shot(ragdoll):
+    """Bullet puts a multibody to sleep 2 s after its motion drops under the threshold; Boneyard does
+    it within a second (a sleeping ragdoll costs almost nothing to step). Sleeping, nothing moves;
+    a shot still lands."""
+    quiet_since = None
+    for _ in range(int(8 / (12 * TIME_STEP))):
+        ragdoll.step(12)
+        now = motion(ragdoll)
+        if now == 0.0:
+            break
+        quiet_since = None if now >= SLEEP_THRESHOLD else (quiet_since or ragdoll.time)
+    assert now == 0.0 and quiet_since is not None, "asleep"
+    assert ragdoll.time - quiet_since < 1.0
+    resting = ragdoll.part_world().copy()
+    ragdoll.step(60)
+    assert np.array_equal(ragdoll.part_world(), resting)
+    head = ragdoll.rig.part_names.index("head")
+    assert ragdoll.shoot(resting[head, :3, 3] + [0, 0, 2.0], [0, 0, -1.0], 40.0) is not None
+    ragdoll.step(12)
+    assert np.linalg.norm(ragdoll.part_world()[head, :3, 3] - resting[head, :3, 3]) > 0.01
 
 
 # --- interaction ---------------------------------------------------------------------------------

@@ -64,6 +64,11 @@ DRAG_WEIGHTS = 3.0
 COST_SMOOTHING = 0.1
 #: A ragdoll falls asleep after 2 s with the sum of its squared velocities (base and joints) below this.
 SLEEP_THRESHOLD = 0.01
+#: Steps between looks for resting ragdolls to put to sleep sooner than Bullet does (``_sleep_resting``).
+REST_CHECK_STEPS = 12
+#: Seconds a ragdoll's motion stays under SLEEP_THRESHOLD, not growing REST_GROWTH times, before it sleeps.
+REST_SECONDS = 0.5
+REST_GROWTH = 4.0
 UP_AXES = {"Y": 1, "Z": 2}
 # Split impulses are off (pybullet turns them on): with them a multibody joint pushed more than
 # 0.04 rad past its limit is never pulled back (that correction goes to a pass multibodies skip), and
@@ -182,6 +187,9 @@ class Ragdoll:
                                      contactERP=CONTACT_ERP, physicsClientId=self.client)
         self._up = np.eye(3)[UP_AXES[self.model.up_axis]]
         self._bodies: list[list[int]] = []
+        self._joints: dict[int, list[int]] = {}
+        self._quiet: dict[int, tuple[float, float]] = {}
+        self._asleep: set[int] = set()
         self._readouts: list[list[_BodyReadout]] = []
         self._owners: dict[tuple[int, int], tuple[int, int]] = {}
         self._loops: list[list[int]] = []
@@ -211,6 +219,7 @@ class Ragdoll:
         ids, readouts = [], []
         for body in self.layout:
             body_id, readout = self._create_body(body, self._offset(copy))
+            self._joints[body_id] = list(range(len(body.links)))
             ids.append(body_id)
             readouts.append(readout)
             for part, link in body.part_links.items():
@@ -381,6 +390,7 @@ class Ragdoll:
                 pb.removeConstraint(constraint, physicsClientId=self.client)
             for body_id in self._bodies.pop():
                 pb.removeBody(body_id, physicsClientId=self.client)
+                self._forget(body_id)
             self._readouts.pop()
         self._frames.clear()
         while len(self._bodies) < count:
@@ -502,6 +512,51 @@ class Ragdoll:
         for body_id in bodies if bodies is not None else [b for copy in self._bodies for b in copy]:
             pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP,
                               physicsClientId=self.client)
+            self._quiet.pop(body_id, None)
+            self._asleep.discard(body_id)
+
+    def _forget(self, body_id: int) -> None:
+        self._joints.pop(body_id, None)
+        self._quiet.pop(body_id, None)
+        self._asleep.discard(body_id)
+
+    def _motion(self, body_id: int) -> float:
+        """Bullet's measure of a multibody's motion: the sum of its squared base velocities (m/s,
+        rad/s) and joint speeds (rad/s). 0 while it sleeps."""
+        linear, angular = pb.getBaseVelocity(body_id, physicsClientId=self.client)
+        motion = float(np.dot(linear, linear) + np.dot(angular, angular))
+        joints = self._joints[body_id]
+        if joints:
+            states = pb.getJointStates(body_id, joints, physicsClientId=self.client)
+            motion += sum(state[1] * state[1] for state in states)
+        return motion
+
+    def _sleep_resting(self) -> None:
+        """Put to sleep each multibody whose motion has stayed under SLEEP_THRESHOLD, without growing
+        more than REST_GROWTH times, for REST_SECONDS (Bullet's own timeout is 2 s, and a resting
+        ragdoll costs as much as a falling one until then). Growth restarts the wait: a body
+        balancing on its feet tips over slowly, its motion growing from almost nothing. The
+        dragged body and bodies about to be shot stay awake."""
+        held = {self._where(self._drag[1].copy, self._drag[1].part)[0]} if self._drag is not None else set()
+        held |= {push.body for push in self._pushes + self._waking}
+        for body_id in self._joints:
+            if body_id in held:
+                continue
+            motion = self._motion(body_id)
+            if body_id in self._asleep:
+                if motion == 0.0:
+                    continue
+                self._asleep.discard(body_id)
+            since, first = self._quiet.get(body_id, (None, 0.0))
+            if motion >= SLEEP_THRESHOLD:
+                self._quiet.pop(body_id, None)
+            elif since is None or motion > REST_GROWTH * first:
+                self._quiet[body_id] = (self.time, motion)
+            elif self.time - since >= REST_SECONDS:
+                pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_SLEEP,
+                                  physicsClientId=self.client)
+                self._asleep.add(body_id)
+                self._quiet.pop(body_id, None)
 
     def step(self, count: int = 1) -> None:
         """Simulate ``count`` fixed steps of TIME_STEP seconds."""
@@ -514,9 +569,11 @@ class Ragdoll:
                                       physicsClientId=self.client)
             self._pushes, self._waking = self._waking, []
             pb.stepSimulation(physicsClientId=self.client)
+            self.steps += 1
+            self.time = self.steps * TIME_STEP
+            if self.steps % REST_CHECK_STEPS == 0:
+                self._sleep_resting()
         self._frames.clear()
-        self.steps += count
-        self.time = self.steps * TIME_STEP
         if count:
             cost = (_time.perf_counter() - started) / count
             self.step_seconds = cost if not self.step_seconds else (
