@@ -57,12 +57,12 @@ class Handle:
 def handles(document: RagdollDocument, simulation: Simulation) -> list[Handle]:
     """The handles the view shows now: none while running or without a selection."""
     rig = document.rig
-    if rig is None or simulation.running:
-        return []
+    part, joint = document.selected_part, document.selected_joint
+    if rig is None or simulation.running or (part is None and joint is None):
+        return []  # (asked on every pointer move over the view: nothing to work out)
     extent = document.model.extent()
     frames = simulation.part_frames()[0]
     found = []
-    part = document.selected_part
     if part is not None and part < len(frames):
         frame = frames[part]
         centre = frame[:3, 3]
@@ -75,7 +75,6 @@ def handles(document: RagdollDocument, simulation: Simulation) -> list[Handle]:
             outward = _unit(box[:3, axis])
             knob = centre + outward * half[axis]
             found.append(Handle("size", axis, part, knob, outward, KNOB_SIZE * extent))
-    joint = document.selected_joint
     if joint is not None and joint < len(rig.joint_parts):
         frame = rig.joint_world(frames)[joint, 0]
         for axis in range(3):
