@@ -50,8 +50,10 @@ pb = _import_pybullet()
 
 TIME_STEP = 1.0 / 240.0
 #: Solver iterations (pybullet: 50). 10 let a part driven deep into the ground push its joint 40° past
-#: its limit (C3DE ninja); 20 with CONTACT_ERP held it to 7° (docs/ragdoll.md).
-SOLVER_ITERATIONS = 20
+#: its limit (C3DE ninja); 20 with CONTACT_ERP held it to 7° there, but a shot at a spider's leg tip,
+#: passed up a chain of light parts, still carried joints 13–15° past their limits over a few steps;
+#: 30 hold every joint to one step of MAX_JOINT_SPEED (docs/ragdoll.md).
+SOLVER_ITERATIONS = 30
 #: How much of a contact's penetration is undone per step (pybullet: 0.2). Without split impulses a
 #: part shot 24 cm into the ground came out at 11 m/s and fought its joint limits; 0.1 halves that.
 CONTACT_ERP = 0.1
