@@ -293,19 +293,27 @@ DOG_JOINTS = {frozenset(pair) for pair in [
                                  for end in ("front", "rear") for side in "lr"]}
 
 
-def flat_model(pieces: dict[str, np.ndarray]) -> Model:
+def flat_model(pieces: dict[str, np.ndarray], blends: tuple = (), up_axis: str = "Y") -> Model:
     """A flat skeleton (no parents, identity bind frames at each piece's centre, as C3DE 2009 files
-    have) over rigid pieces of vertices, Y up."""
+    have) over rigid pieces of vertices, and ``blends``: (points, {bone name: weight}) of vertices
+    weighted to up to three bones."""
     names = list(pieces)
     centres = np.array([points.mean(axis=0) for points in pieces.values()])
     bind = np.repeat(np.eye(4)[None], len(names), axis=0)
     bind[:, :3, 3] = centres
     skeleton = Skeleton(names=names, parents=np.full(len(names), -1), bind_world=bind, heads=centres,
                         tails=centres + [0.0, 0.1, 0.0], derived_tails=np.ones(len(names), bool))
-    positions = np.concatenate(list(pieces.values()))
-    owners = np.repeat(np.arange(len(names)), [len(points) for points in pieces.values()])
-    mesh = Mesh(name="body", positions=positions, joints=owners[:, None], weights=np.ones((len(owners), 1)))
-    return Model(name="dog", skeleton=skeleton, meshes=[mesh], up_axis="Y")
+    positions = [*pieces.values()]
+    joints = [np.repeat([[bone, 0, 0]], len(points), axis=0) for bone, points in enumerate(pieces.values())]
+    weights = [np.repeat([[1.0, 0.0, 0.0]], len(points), axis=0) for points in pieces.values()]
+    for points, shares in blends:
+        lanes = [names.index(name) for name in shares] + [0] * (3 - len(shares))
+        positions.append(points)
+        joints.append(np.repeat([lanes], len(points), axis=0))
+        weights.append(np.repeat([list(shares.values()) + [0.0] * (3 - len(shares))], len(points), axis=0))
+    mesh = Mesh(name="body", positions=np.concatenate(positions), joints=np.concatenate(joints),
+                weights=np.concatenate(weights))
+    return Model(name="flat", skeleton=skeleton, meshes=[mesh], up_axis=up_axis)
 
 
 def test_a_flat_skeleton_joins_the_pieces_whose_skins_touch():
@@ -368,3 +376,26 @@ def test_twin_bones_by_name_whatever_the_case_and_numbering():
     twins = twin_bones(Model(name="names", skeleton=skeleton, meshes=[], up_axis="Z"))
     expected = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, -1, 12, 11, -1]
     assert twins.tolist() == expected
+
+
+def test_bones_blended_into_each_other_in_the_skin_join_across_the_blend():
+    """A swimmer's thighs own no vertex within 14 cm of the hips (the hip vertices are split 45/45/10
+    between the hips, the thigh and the chest, so no bone owns them), while a hand hanging at its
+    side comes within 7 cm of a thigh: the thighs still join the hips, through the vertices they
+    share, not the hand."""
+    pieces = {
+        "hips": solid((-0.15, -0.1, 0.9), (0.15, 0.1, 1.1)),
+        "chest": solid((-0.17, -0.1, 1.12), (0.17, 0.1, 1.42)),
+        "upperarm": solid((0.2, -0.04, 1.06), (0.28, 0.04, 1.38)),
+        "forearm": solid((0.2, -0.04, 0.76), (0.28, 0.04, 1.04)),
+        "hand": solid((0.2, -0.04, 0.6), (0.28, 0.04, 0.74)),
+        "thigh_r": solid((0.03, -0.05, 0.4), (0.13, 0.05, 0.76)),
+        "thigh_l": solid((-0.13, -0.05, 0.4), (-0.03, 0.05, 0.76)),
+    }
+    blends = [(solid((x, -0.05, 0.78), (x + 0.1, 0.05, 0.88)), {"hips": 0.45, thigh: 0.45, "chest": 0.1})
+              for x, thigh in ((0.03, "thigh_r"), (-0.13, "thigh_l"))]
+    profile = auto_setup(flat_model(pieces, blends, up_axis="Z"))
+    joints = {frozenset((j.part_a, j.part_b)) for j in profile.joints}
+    assert joints == {frozenset(pair) for pair in [("hips", "chest"), ("chest", "upperarm"),
+                                                   ("upperarm", "forearm"), ("forearm", "hand"),
+                                                   ("hips", "thigh_r"), ("hips", "thigh_l")]}
