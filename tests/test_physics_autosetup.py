@@ -10,7 +10,8 @@ import pytest
 from app import formats
 from app.export.gltf import export_gltf
 from app.model import Mesh, Model, Skeleton
-from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits, twin_bones
+from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
+from app.physics.symmetry import mirror_bones
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.physics.rig import bind_rig, rigid_inverse
 from tests import synthetic
@@ -364,7 +365,7 @@ def test_twins_get_one_mirrored_shape_fitted_to_both():
     np.testing.assert_allclose(np.abs(right_box[:3, :3]), np.abs(mirror @ left_box[:3, :3]), atol=1e-6)
 
 
-def test_twin_bones_by_name_whatever_the_case_and_numbering():
+def test_mirror_bones_by_name_whatever_the_case_and_numbering():
     names = ["Lbicep_g", "Rbicep_g", "b_LeftUpperArm_09", "b_RightUpperArm_06", "EttinLforearm",
              "Ettin_Rforearm", "LwingpieceA", "RwingpieceA", "Bip01 L Thigh", "Bip01 R Thigh", "torso_g",
              "lhand", "rhand", "rib"]
@@ -373,7 +374,7 @@ def test_twin_bones_by_name_whatever_the_case_and_numbering():
     heads = np.zeros((count, 3))
     skeleton = Skeleton(names=names, parents=np.full(count, -1), bind_world=bind, heads=heads,
                         tails=heads + [0.0, 0.0, 0.1], derived_tails=np.zeros(count, bool))
-    twins = twin_bones(Model(name="names", skeleton=skeleton, meshes=[], up_axis="Z"))
+    twins = mirror_bones(Model(name="names", skeleton=skeleton, meshes=[], up_axis="Z"))
     expected = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, -1, 12, 11, -1]
     assert twins.tolist() == expected
 

@@ -96,6 +96,28 @@ def test_prm_mirror_extras_pair_bones_without_side_names(tmp_path):
     assert part(doc, twin).mass == 3.25
 
 
+def test_symmetric_editing_pairs_nwn_style_fused_side_letters(tmp_path):
+    """NWN's ``Lbicep_g``/``Rbicep_g`` (side letter fused to the limb, any case): the automatic setup
+    and symmetric editing find the same twins."""
+    figure = synthetic.humanoid()
+    skeleton = figure.skeleton
+    nwn = {"arm.L": "Lbicep_g", "arm.R": "Rbicep_g", "thigh.L": "Ettin_Lthighx", "thigh.R": "Ettin_Rthighx"}
+    names = [nwn.get(name, name) for name in skeleton.names]
+    renamed = Skeleton(names=names, parents=skeleton.parents, bind_world=skeleton.bind_world,
+                       heads=skeleton.heads, tails=skeleton.tails, derived_tails=skeleton.derived_tails)
+    model = Model(name="nwn", skeleton=renamed, meshes=figure.meshes, up_axis=figure.up_axis)
+    twins = mirror_bones(model)
+    assert twins[names.index("Lbicep_g")] == names.index("Rbicep_g")
+    assert twins[names.index("Ettin_Rthighx")] == names.index("Ettin_Lthighx")
+    doc = RagdollDocument(tmp_path)
+    doc.set_model(model)
+    left = next(p.name for p in doc.profile.parts if p.bone == "Lbicep_g")
+    right = next(p.name for p in doc.profile.parts if p.bone == "Rbicep_g")
+    assert part_mirrors(model, doc.profile)[left] == right
+    doc.edit_part(left, mass=2.5)
+    assert part(doc, right).mass == 2.5
+
+
 def test_symmetric_edits_are_one_undo_step(doc):
     before = doc.profile
     doc.edit_part("thigh_l", offset=(0.03, 0.01, 0.0), size=(0.2, 0.4, 0.2))

@@ -589,7 +589,7 @@ def _twin_parts(model: Model, shape: _Shape, parts: list[Part]) -> list[Part]:
     and the second twin's box is that box reflected (``_reflected_part``), so twins whose skins
     differ a little (a satyr's arms, one holding a bow) still get the same size and mass."""
     skeleton = model.skeleton
-    twins = twin_bones(model)
+    twins = mirror_bones(model)
     placed = {skeleton.index(part.bone): index for index, part in enumerate(parts)}
     result = list(parts)
     for bone, index in placed.items():
@@ -604,38 +604,6 @@ def _twin_parts(model: Model, shape: _Shape, parts: list[Part]) -> list[Part]:
         result[index] = _fit_part(model, shape, parts[index].name, bone, owned=union)
         result[placed[twin]] = _reflected_part(model, result[index], twin, mirror, parts[placed[twin]].name)
     return result
-
-
-def twin_bones(model: Model) -> np.ndarray:
-    """(B,) each bone's twin on the other side (−1: none): symmetric editing's (``mirror_bones``),
-    else the one bone whose name is the same once its side is taken out, in any case and with any
-    trailing number (NWN ``Lbicep_g``/``Rbicep_g``, ``Ettin_Lcalf``/``Ettin_Rcalf``, the Fox's
-    ``b_LeftUpperArm_09``/``b_RightUpperArm_06``, ``LwingpieceA``/``RwingpieceA``)."""
-    twins = mirror_bones(model).copy()
-    sides: dict[str, dict[str, list[int]]] = {}
-    for bone, name in enumerate(model.skeleton.names):
-        for side, key in _side_keys(name):
-            sides.setdefault(key, {}).setdefault(side, []).append(bone)
-    for found in sides.values():
-        left, right = found.get("l", []), found.get("r", [])
-        if len(left) == 1 and len(right) == 1 and left[0] != right[0]:
-            for bone, twin in ((left[0], right[0]), (right[0], left[0])):
-                if twins[bone] < 0:
-                    twins[bone] = twin
-    return twins
-
-
-def _side_keys(name: str) -> list[tuple[str, str]]:
-    """(side, the name without it) for each way ``name`` may say a side: a word of its own (``Left``,
-    ``R``), else a leading l or r on a word (``Lbicep``); lower case, a trailing number dropped."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
-    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"[_ ]*\d+$", "", words)) if w]
-    sided = [i for i, w in enumerate(words) if w in SIDE_WORDS]
-    if sided:
-        i = sided[0]
-        return [(SIDE_WORDS[words[i]], " ".join(words[:i] + ["*"] + words[i + 1:]))]
-    return [(w[0], " ".join(words[:i] + ["*" + w[1:]] + words[i + 1:]))
-            for i, w in enumerate(words) if len(w) > 2 and w[0] in "lr"]
 
 
 def _reflection(a: np.ndarray, b: np.ndarray) -> np.ndarray:

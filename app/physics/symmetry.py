@@ -42,7 +42,10 @@ def mirror_name(name: str) -> str | None:
 
 def mirror_bones(model: Model) -> np.ndarray:
     """(B,) each bone's twin on the other side (−1: none): a ``.prm`` ``mirror`` extra when the file
-    gave one, else the bone named as its mirror (``mirror_name``)."""
+    gave one, else the bone named as its mirror (``mirror_name``), else the one bone whose name is the
+    same once its side is taken out, in any case and with any trailing number (NWN ``Lbicep_g``/
+    ``Rbicep_g``, ``Ettin_Lcalf``/``Ettin_Rcalf``, the Fox's ``b_LeftUpperArm_09``/
+    ``b_RightUpperArm_06``, ``LwingpieceA``/``RwingpieceA``)."""
     skeleton = model.skeleton
     names = {name: index for index, name in enumerate(skeleton.names)}
     twins = np.full(len(skeleton), -1, dtype=np.intp)
@@ -54,7 +57,35 @@ def mirror_bones(model: Model) -> np.ndarray:
         other = mirror_name(name)
         if other is not None and other in names:
             twins[bone] = names[other]
+    _pair_by_side_keys(skeleton.names, twins)
     return twins
+
+
+def _pair_by_side_keys(names: list[str], twins: np.ndarray) -> None:
+    """Fill the −1 entries of ``twins`` where exactly one bone of each side shares a ``_side_keys`` key."""
+    sides: dict[str, dict[str, list[int]]] = {}
+    for bone, name in enumerate(names):
+        for side, key in _side_keys(name):
+            sides.setdefault(key, {}).setdefault(side, []).append(bone)
+    for found in sides.values():
+        left, right = found.get("l", []), found.get("r", [])
+        if len(left) == 1 and len(right) == 1 and left[0] != right[0]:
+            for bone, twin in ((left[0], right[0]), (right[0], left[0])):
+                if twins[bone] < 0:
+                    twins[bone] = twin
+
+
+def _side_keys(name: str) -> list[tuple[str, str]]:
+    """(side, the name without it) for each way ``name`` may say a side: a word of its own (``Left``,
+    ``R``), else a leading l or r on a word (``Lbicep``); lower case, a trailing number dropped."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"[_ ]*\d+$", "", words)) if w]
+    sided = [i for i, w in enumerate(words) if w in SIDE_WORDS]
+    if sided:
+        i = sided[0]
+        return [(SIDE_WORDS[words[i]], " ".join(words[:i] + ["*"] + words[i + 1:]))]
+    return [(w[0], " ".join(words[:i] + ["*" + w[1:]] + words[i + 1:]))
+            for i, w in enumerate(words) if len(w) > 2 and w[0] in "lr"]
 
 
 def part_mirrors(model: Model, profile: RagdollProfile) -> dict[str, str]:
