@@ -9,10 +9,11 @@ import pytest
 from app import formats, maths
 from app.physics.autosetup import auto_setup
 from app.physics.rig import bind_rig
-from app.render import gizmos
+from app.render import gizmo_scene
 from app.render.camera import Camera, project
-from app.render.gizmos import (GizmoScene, Gizmos, axis_lines, box_lines, box_triangles, cone_directions,
-                               hinge_arcs, pick_box, ragdoll_scene, swing_cones, twist_arcs)
+from app.render.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triangles, cone_directions,
+                                    hinge_arcs, pick_box, ragdoll_scene, swing_cones, twist_arcs)
+from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
 from app.render.renderer import DisplayOptions, Renderer
 from app.resources import demo_paths
@@ -93,7 +94,7 @@ def test_twist_arc_turns_y_about_x():
     segments = twist_arcs(np.eye(4)[None], np.radians([45.0]), 1.0)[0]
     arc = segments[:-2]
     points = np.concatenate([arc[:, 0], arc[-1:, 1]])
-    np.testing.assert_allclose(points[:, 0], gizmos.TWIST_OFFSET)
+    np.testing.assert_allclose(points[:, 0], gizmo_scene.TWIST_OFFSET)
     angles = np.degrees(np.arctan2(points[:, 2], points[:, 1]))
     np.testing.assert_allclose([angles[0], angles[-1]], [-45.0, 45.0])
 
@@ -137,7 +138,7 @@ def test_demo_scene_has_every_box_and_joint_gizmo(demo_rig):
     boxes = scene.lines[: 24 * parts].reshape(parts, 24, 3)
     centres = rig.part_bind[:, :3, 3]
     np.testing.assert_allclose(boxes.mean(axis=1), centres, atol=1e-5)
-    assert np.allclose(scene.line_colors[: 24 * parts], gizmos.BOX_COLOR)
+    assert np.allclose(scene.line_colors[: 24 * parts], gizmo_scene.BOX_COLOR)
 
 
 def test_selection_is_highlighted_and_filled(demo_rig):
@@ -145,8 +146,8 @@ def test_selection_is_highlighted_and_filled(demo_rig):
     scene = demo_scene(model, rig, selected_part=3, selected_joint=1)
     parts = len(rig.part_bones)
     colors = scene.line_colors[: 24 * parts].reshape(parts, 24, 4)
-    assert np.allclose(colors[3], gizmos.SELECTED_BOX_COLOR)
-    assert np.allclose(np.delete(colors, 3, axis=0), gizmos.BOX_COLOR)
+    assert np.allclose(colors[3], gizmo_scene.SELECTED_BOX_COLOR)
+    assert np.allclose(np.delete(colors, 3, axis=0), gizmo_scene.BOX_COLOR)
     assert len(scene.triangles) == 36
     np.testing.assert_allclose(scene.triangles.mean(axis=0), rig.part_bind[3, :3, 3], atol=1e-5)
     # Other joints are dimmed; the selected joint's gizmos are drawn larger.
@@ -162,7 +163,7 @@ def test_copies_draw_plain_boxes_only(demo_rig):
     scene = ragdoll_scene(None, rig.half_extents, extent=model.extent(),
                           copy_box_world=copies.reshape(-1, 4, 4), show_joints=False)
     assert scene.line_count == 2 * 12 * len(rig.part_bones)
-    assert np.allclose(scene.line_colors, gizmos.COPY_BOX_COLOR)
+    assert np.allclose(scene.line_colors, gizmo_scene.COPY_BOX_COLOR)
 
 
 # --- drawing -------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
     changed = np.abs(drawn[..., :3].astype(int) - plain[..., :3].astype(int)).max(axis=-1) > 40
     assert changed.sum() > 100, "the box lines should show, even over the skin"
     # The changed pixels lie on the pelvis box's outline: near its projected corners' hull.
-    corners = gizmos.box_corners((rig.part_bind @ rig.box_rotations)[:1], rig.half_extents[:1])[0]
+    corners = gizmo_scene.box_corners((rig.part_bind @ rig.box_rotations)[:1], rig.half_extents[:1])[0]
     pixels, visible = project(camera, corners, *size)
     assert visible.all()
     rows, cols = np.nonzero(changed)
@@ -207,7 +208,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
 
 
 def test_capsule_lines_lie_on_the_capsule_inside_the_box():
-    from app.render.gizmos import CAPSULE_SEGMENTS, capsule_lines, part_lines
+    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_lines, part_lines
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)
@@ -225,7 +226,7 @@ def test_capsule_lines_lie_on_the_capsule_inside_the_box():
 
 
 def test_capsule_triangles_cover_the_capsule_inside_the_box():
-    from app.render.gizmos import CAPSULE_SEGMENTS, capsule_triangles
+    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_triangles
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)

@@ -2,13 +2,16 @@
 
 model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
 those four never import one another, nor anything above them (commands, state, ui); state (the Qt-free
-application state) imports anything but ui; only ui imports Qt; no module imports another module's
+application state) imports anything but ui, and from render only its GL-free modules, so importing
+the state loads neither Qt nor moderngl; only ui imports Qt; no module imports another module's
 private names.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,10 @@ APP = Path(__file__).resolve().parent.parent / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation"}
 SIBLINGS = ("formats", "render", "physics", "export")
 QT = ("PySide6", "shiboken6")
+#: The render modules that hold data and geometry only (numpy, no GL): all the state may use of render.
+GL_FREE_RENDER = {"app.render.gizmo_scene"}
+STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
+                       if path.stem != "__init__")
 
 
 def _module_name(path: Path) -> str:
@@ -72,5 +79,19 @@ def test_imports_follow_the_layers(path):
                 f"{where}: {layer}/ imports only itself and the core"
         if layer == "state":
             assert target != "ui", f"{where}: the state knows nothing of its views"
+            assert target != "render" or module in GL_FREE_RENDER, \
+                f"{where}: the state uses only render's GL-free modules {sorted(GL_FREE_RENDER)}"
         private = [name for name in names if name.startswith("_") and not name.startswith("__")]
         assert not private or module == importer, f"{where}: private names {private}"
+
+
+def test_importing_the_state_loads_neither_qt_nor_gl():
+    """Every state module, imported in a fresh interpreter, leaves moderngl and Qt unloaded."""
+    heavy = ("moderngl", *QT)
+    script = (f"import sys\nimport {', '.join(STATE_MODULES)}\n"
+              f"print(' '.join(name for name in {heavy!r} if name in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=APP.parent, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll_gizmos" in STATE_MODULES
+    assert done.stdout.split() == [], f"importing app.state loads {done.stdout.split()}"

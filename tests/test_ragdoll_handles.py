@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app import formats
-from app.render import gizmos
+from app.render import gizmo_scene
 from app.resources import demo_paths
 from app.state import handles as handle_module
 from app.state.handles import HandleDrag, handles, pick_handle
@@ -161,7 +161,7 @@ def test_turning_a_ring_turns_the_joint_frame_and_its_limit_arcs(doc, sim):
     frame_before = doc.rig.joint_world(sim.part_frames()[0])[index, 0].copy()
     scene_before = ragdoll_gizmos(doc, sim, editing=True)
     ring = the(handles(doc, sim), "rotate", 2)
-    first, second = gizmos.perpendiculars(ring.direction[None])
+    first, second = gizmo_scene.perpendiculars(ring.direction[None])
     first, second = first[0], second[0]
     angle = np.radians(25.0)
     drag = HandleDrag(doc, ring, *seen_from(ring.origin + first * ring.length, ring.direction + 0.2 * first))
@@ -175,8 +175,8 @@ def test_turning_a_ring_turns_the_joint_frame_and_its_limit_arcs(doc, sim):
     np.testing.assert_allclose(frame_after[:3, 3], frame_before[:3, 3], atol=1e-9)
     assert doc.undo_text == "Edit elbow_l and elbow_r rotation"
     scene_after = ragdoll_gizmos(doc, sim, editing=True)
-    hinge_before = np.all(np.isclose(scene_before.line_colors, gizmos.HINGE_COLOR), axis=1)
-    hinge_after = np.all(np.isclose(scene_after.line_colors, gizmos.HINGE_COLOR), axis=1)
+    hinge_before = np.all(np.isclose(scene_before.line_colors, gizmo_scene.HINGE_COLOR), axis=1)
+    hinge_after = np.all(np.isclose(scene_after.line_colors, gizmo_scene.HINGE_COLOR), axis=1)
     assert not np.allclose(scene_before.lines[hinge_before], scene_after.lines[hinge_after])
 
 
@@ -185,25 +185,25 @@ def test_the_dragged_handle_is_drawn_highlighted(doc, sim):
     found = handles(doc, sim)
     plain = ragdoll_gizmos(doc, sim, editing=True)
     active = ragdoll_gizmos(doc, sim, editing=True, active=the(found, "move", 0))
-    highlighted = np.all(np.isclose(active.line_colors, gizmos.ACTIVE_HANDLE_COLOR), axis=1)
-    assert not np.all(np.isclose(plain.line_colors, gizmos.ACTIVE_HANDLE_COLOR), axis=1).any()
+    highlighted = np.all(np.isclose(active.line_colors, gizmo_scene.ACTIVE_HANDLE_COLOR), axis=1)
+    assert not np.all(np.isclose(plain.line_colors, gizmo_scene.ACTIVE_HANDLE_COLOR), axis=1).any()
     assert highlighted.sum() == 2, "the arrow's shaft, two ends"
-    arrow_heads = np.all(np.isclose(active.triangle_colors, gizmos.ACTIVE_HANDLE_COLOR), axis=1)
-    assert arrow_heads.sum() == 3 * 2 * gizmos.ARROW_SIDES
+    arrow_heads = np.all(np.isclose(active.triangle_colors, gizmo_scene.ACTIVE_HANDLE_COLOR), axis=1)
+    assert arrow_heads.sum() == 3 * 2 * gizmo_scene.ARROW_SIDES
 
 
 def test_handle_shapes_sit_where_their_handles_are():
     origins = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.5]])
     directions = np.array([[0.0, 0.0, 1.0], [0.6, 0.8, 0.0]])
-    shafts, heads = gizmos.arrow_shapes(origins, directions, np.array([0.5, 2.0]))
+    shafts, heads = gizmo_scene.arrow_shapes(origins, directions, np.array([0.5, 2.0]))
     np.testing.assert_allclose(heads[:, 0, 0], origins + directions * [[0.5], [2.0]])  # the cones' tips
     np.testing.assert_allclose(shafts[:, 0], origins)
-    rims = heads[:, :gizmos.ARROW_SIDES, 1] - shafts[:, 1][:, None]  # the cones' rims, from their bases
+    rims = heads[:, :gizmo_scene.ARROW_SIDES, 1] - shafts[:, 1][:, None]  # the cones' rims, from their bases
     assert np.allclose(np.einsum("nsi,ni->ns", rims, directions), 0.0)
-    rings = gizmos.ring_lines(origins, directions, np.array([0.3, 0.7]))
+    rings = gizmo_scene.ring_lines(origins, directions, np.array([0.3, 0.7]))
     offsets = rings[:, :, 0] - origins[:, None]
     np.testing.assert_allclose(np.linalg.norm(offsets, axis=-1)[:, 0], [0.3, 0.7])
     np.testing.assert_allclose(np.ptp(np.linalg.norm(offsets, axis=-1), axis=1), 0.0, atol=1e-12)
     assert np.allclose(np.einsum("nsi,ni->ns", offsets, directions), 0.0)
-    knobs = gizmos.knob_triangles(origins, directions, np.array([0.1, 0.1]))
+    knobs = gizmo_scene.knob_triangles(origins, directions, np.array([0.1, 0.1]))
     np.testing.assert_allclose(knobs.reshape(2, -1, 3).mean(axis=1), origins, atol=1e-12)

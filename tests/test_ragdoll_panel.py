@@ -17,7 +17,8 @@ from app import formats
 from app.export.gltf import export_gltf
 from app.physics.profile import load_profile, to_dict
 from app.physics.symmetry import quaternion_to_euler
-from app.render import gizmos
+from app.render import gizmo_scene
+from app.render.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
 from app.resources import demo_paths
 from tests.gui_helpers import part_centre, pixel_of, needs_display, show_demo_window, view_image
 
@@ -64,7 +65,7 @@ def joint(session, name):
 def outline_lines(profile) -> int:
     """Lines in one copy's part outlines: 12 box edges, or a capsule's two rings, four sides and two
     half circles on each cap."""
-    return sum(12 if p.shape == "box" else 4 * gizmos.CAPSULE_SEGMENTS + 4 for p in profile.parts)
+    return sum(12 if p.shape == "box" else 4 * CAPSULE_SEGMENTS + 4 for p in profile.parts)
 
 
 def changed_pixels(first, second, threshold=30) -> int:
@@ -181,7 +182,7 @@ def test_simulation_controls(window, qtbot):
     assert not window.playback.playing, "the clip pauses while the ragdoll runs"
     assert session.simulation.ragdoll.copies == 3 and not session.simulation.ragdoll.gravity
     scene = window.viewport.gizmo_scene
-    copies = np.all(np.isclose(scene.line_colors, gizmos.COPY_BOX_COLOR), axis=1)
+    copies = np.all(np.isclose(scene.line_colors, gizmo_scene.COPY_BOX_COLOR), axis=1)
     assert copies.sum() == 4 * outline_lines(session.document.profile), "two other copies, two ends a line"
     panel.simulation_box.gravity_action.trigger()
     assert session.simulation.ragdoll.gravity and panel.simulation_box.gravity_box.isChecked()
@@ -237,7 +238,7 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
 def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     from PySide6.QtWidgets import QComboBox
 
-    from app.render.gizmos import CAPSULE_SEGMENTS
+    from app.render.gizmo_scene import CAPSULE_SEGMENTS
     from app.ui.ragdoll_parts_tab import SHAPE
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
@@ -293,17 +294,17 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
         row = session.document.profile.part_index(name)
         assert session.document.selected_part == row
         assert [index.row() for index in table.selectionModel().selectedRows()] == [row]
-    fill = np.all(np.isclose(window.viewport.gizmo_scene.triangle_colors, gizmos.SELECTED_FILL_COLOR), axis=1)
+    fill = np.all(np.isclose(window.viewport.gizmo_scene.triangle_colors, SELECTED_FILL_COLOR), axis=1)
     assert fill.sum() == 36, "the selected box's 12 faces"
     # Selecting a row highlights its box in the view.
     table.selectRow(session.document.profile.part_index("shin_l"))
     assert session.document.selected_part == session.document.profile.part_index("shin_l")
     scene = window.viewport.gizmo_scene
-    selected = np.all(np.isclose(scene.line_colors, gizmos.SELECTED_BOX_COLOR), axis=1)
-    assert selected.sum() == 2 * (4 * gizmos.CAPSULE_SEGMENTS + 4), "the shin's capsule outline alone"
-    fill = np.all(np.isclose(scene.triangle_colors, gizmos.SELECTED_FILL_COLOR), axis=1)
-    rings = gizmos.CAPSULE_SEGMENTS // 4
-    assert fill.sum() == 3 * 2 * gizmos.CAPSULE_SEGMENTS * (2 * rings + 1), "the capsule filled, not its box"
+    selected = np.all(np.isclose(scene.line_colors, SELECTED_BOX_COLOR), axis=1)
+    assert selected.sum() == 2 * (4 * CAPSULE_SEGMENTS + 4), "the shin's capsule outline alone"
+    fill = np.all(np.isclose(scene.triangle_colors, SELECTED_FILL_COLOR), axis=1)
+    rings = CAPSULE_SEGMENTS // 4
+    assert fill.sum() == 3 * 2 * CAPSULE_SEGMENTS * (2 * rings + 1), "the capsule filled, not its box"
 
 
 @_gui
@@ -507,7 +508,7 @@ def projected_bounds(window, part: int) -> np.ndarray:
 
     rig, viewport = window.ragdoll.document.rig, window.viewport
     box = window.ragdoll.simulation.part_frames()[0, part] @ rig.box_rotations[part]
-    corners = gizmos.box_corners(box[None], rig.half_extents[part][None])[0]
+    corners = gizmo_scene.box_corners(box[None], rig.half_extents[part][None])[0]
     pixels, _ = project(viewport.camera, corners, viewport.width(), viewport.height())
     return np.concatenate([pixels.min(axis=0), pixels.max(axis=0)])
 
@@ -537,7 +538,7 @@ def test_dragging_a_move_arrow_in_the_view_moves_the_part(window, qtbot):
     assert moved[0] == pytest.approx(0.12, abs=0.012) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
     after = view_image(window, qtbot)
     # The selected part's orange outline moved on screen as its box's corners project.
-    shift = colour_bounds(after, gizmos.SELECTED_BOX_COLOR) - colour_bounds(before, gizmos.SELECTED_BOX_COLOR)
+    shift = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
     expected = projected_bounds(window, chest) - drawn
     assert expected[0] > 10 and shift == pytest.approx(expected, abs=3)
     window.undo_action.trigger()
@@ -561,14 +562,14 @@ def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
     assert grown[1] == pytest.approx(0.1, abs=0.015) and grown[0] == grown[2] == 0.0
     after = view_image(window, qtbot)
     # The head's outline grew up and down about its centre, as its box's corners project.
-    grew = colour_bounds(after, gizmos.SELECTED_BOX_COLOR) - colour_bounds(before, gizmos.SELECTED_BOX_COLOR)
+    grew = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
     expected = projected_bounds(window, head) - drawn
     assert expected[1] < -10 and expected[3] > 10 and grew == pytest.approx(expected, abs=3)
 
 
 @_gui
 def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
-    from app.render.gizmos import perpendiculars
+    from app.render.gizmo_scene import perpendiculars
 
     session = window.ragdoll
     document = session.document
@@ -586,7 +587,7 @@ def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
     assert document.profile.joints[knee].rotation != rotation and len(document.steps) == 1
     assert document.undo_text == "Edit knee_l and knee_r rotation"
     after = view_image(window, qtbot)
-    hinge = np.array(gizmos.HINGE_COLOR[:3]) * 255
+    hinge = np.array(gizmo_scene.HINGE_COLOR[:3]) * 255
     arcs = [np.abs(image[..., :3].astype(float) - hinge).max(axis=-1) <= 40 for image in (before, after)]
     assert (arcs[0] != arcs[1]).sum() > 40, "the knee's hinge arcs are drawn turned"
 
@@ -634,7 +635,7 @@ def test_the_handle_under_the_pointer_lights_up(window, qtbot):
     document = window.ragdoll.document
     document.select_part(document.profile.part_index("chest"))
     arrow = the_handle(window, "move", 0)
-    lit = gizmos.ACTIVE_HANDLE_COLOR
+    lit = gizmo_scene.ACTIVE_HANDLE_COLOR
 
     def lit_lines() -> int:
         return int(np.all(np.isclose(window.viewport.gizmo_scene.line_colors, lit), axis=1).sum())

@@ -13,7 +13,7 @@ from app.physics.profile import load_profile
 from app.physics.ragdoll import TIME_STEP
 from app.physics.symmetry import (euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name, part_mirrors,
                                   quaternion_to_euler)
-from app.render import gizmos
+from app.render import gizmo_scene
 from app.resources import demo_paths
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
@@ -193,7 +193,7 @@ def test_bad_edits_raise_and_change_nothing(doc):
 def outline_lines(profile) -> int:
     """Lines in one copy's part outlines: 12 box edges, or a capsule's two rings, four sides and two
     half circles on each cap."""
-    return sum(12 if p.shape == "box" else 4 * gizmos.CAPSULE_SEGMENTS + 4 for p in profile.parts)
+    return sum(12 if p.shape == "box" else 4 * gizmo_scene.CAPSULE_SEGMENTS + 4 for p in profile.parts)
 
 
 def budgets_asked(sim) -> list:

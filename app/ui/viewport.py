@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QWidget
 from app.model import Model
 from app.pose import Pose, posed_bounds
 from app.render.camera import Camera, camera_for, project
-from app.render.gizmos import Gizmos, GizmoScene
+from app.render.gizmo_scene import GizmoScene
+from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
 from app.render.renderer import DisplayOptions, Renderer
