@@ -1,8 +1,14 @@
-"""Shared fixtures: one headless OpenGL context for the whole session."""
+"""Shared fixtures: one headless OpenGL context for the whole session; the demo's ragdoll document and
+simulation (Qt-free state) for the ragdoll tests."""
 
 from __future__ import annotations
 
 import pytest
+
+from app import formats
+from app.resources import demo_paths
+from app.state.ragdoll_document import RagdollDocument
+from app.state.simulation import Simulation
 
 
 @pytest.fixture(scope="session")
@@ -15,6 +21,27 @@ def gl_context():
         pytest.skip(f"no headless OpenGL context: {error}")
     yield ctx
     ctx.release()
+
+
+@pytest.fixture(scope="session")
+def demo():
+    return formats.load(demo_paths())
+
+
+@pytest.fixture
+def doc(demo, tmp_path):
+    """The demo's ragdoll document, its data folder a temporary one; it never writes beside the demo."""
+    document = RagdollDocument(tmp_path, builtin_files=tuple(demo_paths()))
+    document.set_model(demo)
+    document.path = None
+    return document
+
+
+@pytest.fixture
+def sim(doc):
+    simulation = Simulation(doc)
+    yield simulation
+    simulation.close()
 
 
 def pytest_collection_modifyitems(config, items):

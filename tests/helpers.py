@@ -54,3 +54,13 @@ def world_from_relative(relative, parents):
             current = parents[current]
         world[bone] = matrix
     return world
+
+
+def part(doc, name):
+    """The profile part called ``name`` of a ragdoll document."""
+    return doc.profile.parts[doc.profile.part_index(name)]
+
+
+def joint(doc, name):
+    """The profile joint called ``name`` of a ragdoll document."""
+    return doc.profile.joints[doc.profile.joint_index(name)]

@@ -8,41 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
 from app.render import gizmo_scene
-from app.resources import demo_paths
 from app.state import handles as handle_module
 from app.state.handles import HandleDrag, handles, pick_handle
-from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
-from app.state.simulation import Simulation
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return formats.load(demo_paths())
-
-
-@pytest.fixture
-def doc(demo, tmp_path):
-    document = RagdollDocument(tmp_path, builtin_files=tuple(demo_paths()))
-    document.set_model(demo)
-    return document
-
-
-@pytest.fixture
-def sim(doc):
-    simulation = Simulation(doc)
-    yield simulation
-    simulation.close()
-
-
-def part(doc, name):
-    return doc.profile.parts[doc.profile.part_index(name)]
-
-
-def joint(doc, name):
-    return doc.profile.joints[doc.profile.joint_index(name)]
+from tests.helpers import part
 
 
 def the(found, kind, axis):

@@ -7,46 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
 from app.model import Model, Skeleton
 from app.physics.profile import load_profile
 from app.physics.ragdoll import TIME_STEP
 from app.physics.symmetry import (euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name, part_mirrors,
                                   quaternion_to_euler)
 from app.render import gizmo_scene
-from app.resources import demo_paths
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
-from app.state.simulation import Simulation
 from tests import synthetic
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return formats.load(demo_paths())
-
-
-@pytest.fixture
-def doc(demo, tmp_path):
-    document = RagdollDocument(tmp_path, builtin_files=tuple(demo_paths()))
-    document.set_model(demo)
-    document.path = None  # never write beside the built-in demo
-    return document
-
-
-@pytest.fixture
-def sim(doc):
-    simulation = Simulation(doc)
-    yield simulation
-    simulation.close()
-
-
-def part(doc, name):
-    return doc.profile.parts[doc.profile.part_index(name)]
-
-
-def joint(doc, name):
-    return doc.profile.joints[doc.profile.joint_index(name)]
+from tests.helpers import joint, part
 
 
 @pytest.mark.parametrize("name, twin", [("thigh_l", "thigh_r"), ("Bip01 L Thigh", "Bip01 R Thigh"),

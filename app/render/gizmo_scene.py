@@ -117,18 +117,24 @@ def box_triangles(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
     return box_corners(frames, half_extents)[:, BOX_TRIANGLES]
 
 
+def _capsule_layout(frames, half_extents) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Frames (N, 4, 4); each capsule's axis order (N, 3): the two across axes, then the long one; its
+    radius and the half length of its straight middle (N, 1), as ``capsule_dimensions`` fits them."""
+    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
+    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
+    axis = np.argmax(half, axis=1)
+    across = np.array([[1, 2], [0, 2], [0, 1]])[axis]
+    radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
+    middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
+    return frames, np.column_stack([across, axis]), radius, middle
+
+
 def capsule_lines(frames: np.ndarray, half_extents: np.ndarray,
                   segments: int = CAPSULE_SEGMENTS) -> np.ndarray:
     """(N, 4 S + 4, 2, 3) the outline of the capsule inside each box (frames (N, 4, 4), half extents
     (N, 3)) as ``capsule_dimensions`` fits it: the rings where its straight middle meets the caps,
     four side lines, and on each cap two half circles across it."""
-    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
-    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
-    axis = np.argmax(half, axis=1)
-    across = np.array([[1, 2], [0, 2], [0, 1]])[axis]
-    order = np.column_stack([across, axis])
-    radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
-    middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
+    frames, order, radius, middle = _capsule_layout(frames, half_extents)
     turn = np.linspace(0.0, 2 * np.pi, segments + 1)
     ring = np.stack([np.cos(turn), np.sin(turn), np.zeros_like(turn)], axis=1)
     arch = np.linspace(0.0, np.pi, segments // 2 + 1)
@@ -156,13 +162,7 @@ def capsule_triangles(frames: np.ndarray, half_extents: np.ndarray,
     """(N, T, 3, 3) the surface of the capsule inside each box (as ``capsule_lines`` outlines it): a
     surface of revolution about its long axis, from pole to pole through both caps and the straight
     middle between them, ``segments`` around and ``segments // 4`` rings on each cap."""
-    frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
-    half = np.asarray(half_extents, np.float64).reshape(-1, 3)
-    axis = np.argmax(half, axis=1)
-    across = np.array([[1, 2], [0, 2], [0, 1]])[axis]
-    order = np.column_stack([across, axis])
-    radius = np.take_along_axis(half, across, axis=1).min(axis=1)[:, None]
-    middle = np.take_along_axis(half, axis[:, None], axis=1) - radius
+    frames, order, radius, middle = _capsule_layout(frames, half_extents)
     rings = max(segments // 4, 1)
     # The profile from the bottom pole to the top one: latitude and which cap's centre it turns about.
     latitude = np.concatenate([np.linspace(-np.pi / 2, 0.0, rings + 1),
