@@ -111,7 +111,13 @@ class RagdollSession(QObject):
     def hover_ray(self, origin, direction) -> None:
         """The pointer moved over the view with no button down: light up the handle under it."""
         shown = handles(self.document, self.simulation) if self.editing else []
-        handle = pick_handle(shown, origin, direction) if shown else None
+        self._hover(pick_handle(shown, origin, direction) if shown else None)
+
+    def hover_away(self) -> None:
+        """The pointer left the view: no handle is under it."""
+        self._hover(None)
+
+    def _hover(self, handle: Handle | None) -> None:
         if _handle_key(handle) != _handle_key(self.hovered):
             self.hovered = handle
             self.state_changed.emit()

@@ -317,6 +317,12 @@ class Viewport(QOpenGLWidget):
             self.camera.orbit(-delta.x() * ORBIT_PER_PIXEL, delta.y() * ORBIT_PER_PIXEL)
         self.update()
 
+    def leaveEvent(self, event) -> None:
+        """The pointer left the view: the handle it hovered goes dark."""
+        if self.ray_tool is not None:
+            self.ray_tool.hover_away()
+        super().leaveEvent(event)
+
     def wheelEvent(self, event) -> None:
         notches = event.angleDelta().y() / 120.0
         if notches:
