@@ -179,6 +179,8 @@ def test_the_status_bar_shows_frames_per_second(window, qtbot):
     pattern = re.compile(r"[1-9]\d* fps · draw \d+\.\d ms")
     qtbot.waitUntil(lambda: bool(pattern.fullmatch(window.frame_label.text())), timeout=10_000)
     window.playback.set_playing(False)
+    still = re.compile(r"still · draw \d+\.\d ms")  # nothing drawn for a whole update: not "0 fps"
+    qtbot.waitUntil(lambda: bool(still.fullmatch(window.frame_label.text())), timeout=10_000)
 
 
 def test_open_recent_shows_the_folders(window, tmp_path):

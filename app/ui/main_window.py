@@ -605,13 +605,15 @@ class MainWindow(QMainWindow):
         self._tick_clock = time.perf_counter()
 
     def _show_frame_time(self) -> None:
-        """The frames painted per second since the last update, and the last frame's drawing time."""
+        """The frames painted per second since the last update, and the last frame's drawing time; a
+        view that drew nothing since then (nothing moves) says so rather than "0 fps"."""
         frames, since = self._frames_counted
         now = time.perf_counter()
         self._frames_counted = (self.viewport.frames_drawn, now)
         if self.model is not None:
-            rate = (self.viewport.frames_drawn - frames) / max(now - since, 1e-6)
-            self.frame_label.setText(f"{rate:.0f} fps · draw {self.viewport.frame_seconds * 1e3:.1f} ms")
+            drawn = self.viewport.frames_drawn - frames
+            rate = f"{drawn / max(now - since, 1e-6):.0f} fps" if drawn else "still"
+            self.frame_label.setText(f"{rate} · draw {self.viewport.frame_seconds * 1e3:.1f} ms")
 
     # --- images and exports ---------------------------------------------------------------------
 
