@@ -12,7 +12,7 @@ from app.render import gizmo_scene
 from app.state import handles as handle_module
 from app.state.handles import HandleDrag, handles, pick_handle
 from app.state.ragdoll_gizmos import ragdoll_gizmos
-from tests.helpers import part
+from tests.helpers import joint, part
 
 
 def the(found, kind, axis):
@@ -45,7 +45,7 @@ def test_handles_follow_the_selection_and_hide_while_running(doc, sim):
         knob = the(found, "size", axis)
         assert np.linalg.norm(knob.origin - centre) == pytest.approx(part(doc, "head").size[axis] / 2)
     doc.select_joint(doc.profile.joint_index("knee_l"))
-    assert len(handles(doc, sim)) == 9
+    assert len(handles(doc, sim)) == 12  # the part's six, the joint's three rings and three pivot arrows
     sim.go(None, 0.0)
     assert handles(doc, sim) == []
 
@@ -177,3 +177,52 @@ def test_handle_shapes_sit_where_their_handles_are():
     assert np.allclose(np.einsum("nsi,ni->ns", offsets, directions), 0.0)
     knobs = gizmo_scene.knob_triangles(origins, directions, np.array([0.1, 0.1]))
     np.testing.assert_allclose(knobs.reshape(2, -1, 3).mean(axis=1), origins, atol=1e-12)
+
+
+def pivots(doc, name):
+    """The joint's pivot at bind as each of its parts places it (part frame @ offset)."""
+    found = joint(doc, name)
+    frames = doc.rig.part_bind
+    names = doc.rig.part_names
+    return [frames[names.index(p)][:3, :3] @ np.asarray(o) + frames[names.index(p)][:3, 3]
+            for p, o in ((found.part_a, found.offset_a), (found.part_b, found.offset_b))]
+
+
+def test_a_pivot_arrow_moves_both_offsets_to_one_new_pivot_and_the_twin(doc, sim):
+    index = doc.profile.joint_index("elbow_l")
+    doc.select_joint(index)
+    before = np.mean(pivots(doc, "elbow_l"), axis=0)
+    twin_before = np.mean(pivots(doc, "elbow_r"), axis=0)
+    np.testing.assert_allclose(twin_before, before * (-1.0, 1.0, 1.0), atol=1e-6)  # the demo is symmetric
+    found = handles(doc, sim)
+    assert sorted(h.axis for h in found if h.kind == "pivot") == [0, 1, 2]
+    arrow = the(found, "pivot", 0)
+    np.testing.assert_allclose(arrow.origin, before, atol=1e-9)  # the demo stands in its bind pose
+    # A ray square to the arrow near its tip picks it, not the rings about the same centre.
+    side = np.cross(arrow.direction, [0.0, 0.0, 1.0])
+    tip = arrow.origin + arrow.direction * 0.95 * arrow.length
+    picked = pick_handle(found, *seen_from(tip, side))
+    assert (picked.kind, picked.axis) == ("pivot", 0)
+    scene_before = ragdoll_gizmos(doc, sim, editing=True)
+    drag = HandleDrag(doc, picked, *seen_from(tip, side))
+    for moved in (0.01, 0.025):
+        assert drag.move(*seen_from(tip + arrow.direction * moved + [0.0, 0.03, 0.0], side))
+    drag.finish()
+    # Both parts put the pivot at one point, 0.025 along model X; the twin's at its mirror image.
+    expected = before + (0.025, 0.0, 0.0)
+    for point in pivots(doc, "elbow_l"):
+        np.testing.assert_allclose(point, expected, atol=1e-9)
+    for point in pivots(doc, "elbow_r"):
+        np.testing.assert_allclose(point, expected * (-1.0, 1.0, 1.0), atol=1e-6)
+    assert len(doc.steps) == 1 and doc.undo_text == "Edit elbow_l and elbow_r offset_a, offset_b"
+    # The joint's frame and its limit arcs moved with it; the arrows now start at the new pivot.
+    frame = doc.rig.joint_world(sim.part_frames()[0])[index, 0]
+    np.testing.assert_allclose(frame[:3, 3], expected, atol=1e-9)
+    np.testing.assert_allclose(the(handles(doc, sim), "pivot", 0).origin, expected, atol=1e-9)
+    scene_after = ragdoll_gizmos(doc, sim, editing=True)
+    hinge_before = np.all(np.isclose(scene_before.line_colors, gizmo_scene.HINGE_COLOR), axis=1)
+    hinge_after = np.all(np.isclose(scene_after.line_colors, gizmo_scene.HINGE_COLOR), axis=1)
+    shift = scene_after.lines[hinge_after] - scene_before.lines[hinge_before]
+    np.testing.assert_allclose(shift, np.broadcast_to((0.025, 0.0, 0.0), shift.shape), atol=1e-6)
+    doc.undo()
+    np.testing.assert_allclose(np.mean(pivots(doc, "elbow_l"), axis=0), before, atol=1e-12)

@@ -593,6 +593,43 @@ def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
 
 
 @_gui
+def test_dragging_a_joint_pivot_arrow_in_the_view_moves_the_pivot(window, qtbot):
+    session = window.ragdoll
+    document = session.document
+    knee = document.profile.joint_index("knee_l")
+    document.select_joint(knee)
+    rig = document.rig
+    a, b = rig.joint_parts[knee]
+    arrow = the_handle(window, "pivot", 0)
+    # Near the tip: beyond the rings about the same centre, so the arrow is the nearest handle.
+    grab = arrow.origin + arrow.direction * 0.95 * arrow.length
+    press, release = pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.06)
+    pivot_pixels = [pixel_of(window, arrow.origin), pixel_of(window, arrow.origin + arrow.direction * 0.06)]
+    pivot = np.array(rig.joint_bind[knee, :3, 3])
+    before = view_image(window, qtbot)
+    drag_in_view(window, qtbot, press, release)
+    assert session.handle_drag is None and len(document.steps) == 1
+    assert document.undo_text == "Edit knee_l and knee_r offset_a, offset_b"
+    joint = document.profile.joints[knee]
+    # Both parts place the pivot at one point, moved about 0.06 along model X at bind.
+    placed = [rig.part_bind[p, :3, :3] @ np.asarray(o) + rig.part_bind[p, :3, 3]
+              for p, o in ((a, joint.offset_a), (b, joint.offset_b))]
+    np.testing.assert_allclose(placed[0], placed[1], atol=1e-9)
+    moved = placed[0] - pivot
+    assert moved[0] == pytest.approx(0.06, abs=0.01) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
+    after = view_image(window, qtbot)
+    # The knee's hinge arcs are drawn about the new pivot: shifted on screen as the pivot projects.
+    hinge = np.array(gizmo_scene.HINGE_COLOR[:3]) * 255
+    centres = []
+    for image in (before, after):
+        rows, columns = np.nonzero(np.abs(image[..., :3].astype(float) - hinge).max(axis=-1) <= 40)
+        assert len(columns) > 20
+        centres.append(np.array([columns.mean(), rows.mean()]))
+    expected = (pivot_pixels[1].x() - pivot_pixels[0].x()) * moved[0] / 0.06
+    assert abs(expected) > 10 and centres[1][0] - centres[0][0] == pytest.approx(expected, abs=4)
+
+
+@_gui
 def test_every_tab_shows_its_buttons_without_scrolling(window, qtbot):
     from PySide6.QtWidgets import QPushButton
 

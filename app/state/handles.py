@@ -1,8 +1,9 @@
 """Drag handles in the view for the ragdoll editor (Unreal's PhAT is the model): for the selected part,
 three arrows that move its offset and three knobs that size its box or capsule along each of its
-axes; for the selected joint, three rings that turn its frame. Plain geometry: a view ray picks a
-handle, and the rays of a drag become one edit of the document per mouse move (one undo step per drag
-through the document's gestures; the symmetric twin follows as it does for numeric edits).
+axes; for the selected joint, three rings that turn its frame and three arrows that move its pivot.
+Plain geometry: a view ray picks a handle, and the rays of a drag become one edit of the document per
+mouse move (one undo step per drag through the document's gestures; the symmetric twin follows as it
+does for numeric edits).
 
 Where the handles sit follows the pose on screen (the clip's, or the rest pose); what they edit is the
 profile, at the bind pose:
@@ -12,7 +13,10 @@ profile, at the bind pose:
 - size knob i sits on the face of the part's box along box axis i, and a drag of d outward grows
   ``size[i]`` by 2d (the box stays centred);
 - rotate ring i turns about the joint frame's own axis i (carried by part a), and a turn of θ makes
-  the joint's rotation ``R(rotation) @ R_i(θ)`` (a turn about a frame's own axis is the same at any pose).
+  the joint's rotation ``R(rotation) @ R_i(θ)`` (a turn about a frame's own axis is the same at any pose);
+- pivot arrow i starts at the joint's pivot and points along model axis i as part a carries it now; a
+  drag of d along it moves the pivot at bind by d along model axis i, and both ``offset_a`` and
+  ``offset_b`` become that new point in their parts' frames (so both parts agree on it).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
+from app.physics.rig import rigid_inverse
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 
@@ -41,7 +46,7 @@ MIN_SIZE = 0.002
 
 @dataclass(frozen=True, eq=False)
 class Handle:
-    """One handle: ``kind`` 'move', 'size' or 'rotate' along or about ``axis`` (0-2) of the part or
+    """One handle: ``kind`` 'move', 'size', 'rotate' or 'pivot' along or about ``axis`` (0-2) of the part or
     joint ``target`` (its index); ``origin`` (3,) where the arrow starts, the knob's centre or the
     ring's centre; ``direction`` (3,) unit: the arrow's or knob's outward axis, the ring's normal;
     ``length``: the arrow's length, the knob's half size, the ring's radius."""
@@ -80,6 +85,11 @@ def handles(document: RagdollDocument, simulation: Simulation) -> list[Handle]:
         for axis in range(3):
             found.append(Handle("rotate", axis, joint, frame[:3, 3], _unit(frame[:3, axis]),
                                 RING_RADIUS * extent))
+        part_a = rig.joint_parts[joint, 0]
+        carried = frames[part_a, :3, :3] @ rig.part_bind[part_a, :3, :3].T
+        for axis in range(3):
+            found.append(Handle("pivot", axis, joint, frame[:3, 3], _unit(carried[:, axis]),
+                                ARROW_LENGTH * extent))
     return found
 
 
@@ -100,7 +110,7 @@ def pick_handle(found: list[Handle], origin, direction) -> Handle | None:
 def _ray_gap(handle: Handle, origin: np.ndarray, direction: np.ndarray) -> tuple[float, float]:
     """(how far along the ray, how far from the handle) where the ray passes ``handle`` nearest;
     (-inf, inf) when it does not pass it (beside an arrow's ends, parallel to a ring)."""
-    if handle.kind == "move":
+    if handle.kind in ("move", "pivot"):
         along_ray, along_axis, gap = _closest(origin, direction, handle.origin, handle.direction)
         return (along_ray, gap) if 0.0 <= along_axis <= handle.length else (-np.inf, np.inf)
     if handle.kind == "size":
@@ -123,6 +133,11 @@ class HandleDrag:
         if handle.kind == "rotate":
             self.name = profile.joints[handle.target].name
             self.start = profile.joints[handle.target].rotation
+        elif handle.kind == "pivot":
+            rig = document.rig
+            self.name = profile.joints[handle.target].name
+            self.start = rig.joint_bind[handle.target, :3, 3].copy()
+            self.to_parts = [rigid_inverse(rig.part_bind[part]) for part in rig.joint_parts[handle.target]]
         else:
             part = profile.parts[handle.target]
             self.name = part.name
@@ -155,6 +170,11 @@ class HandleDrag:
             offset = np.array(self.start, np.float64)
             offset[axis] += now - self.grab
             return {"offset": offset}
+        if handle.kind == "pivot":
+            pivot = np.array(self.start, np.float64)
+            pivot[axis] += now - self.grab
+            return {key: maths.transform_points(to_part, pivot)
+                    for key, to_part in zip(("offset_a", "offset_b"), self.to_parts)}
         if handle.kind == "size":
             size = np.array(self.start, np.float64)
             size[axis] = max(size[axis] + 2.0 * (now - self.grab), MIN_SIZE * self.extent)
@@ -170,7 +190,8 @@ class HandleDrag:
         changes = self.change(origin, direction)
         if changes is None:
             return False
-        edit = self.document.edit_joint if self.handle.kind == "rotate" else self.document.edit_part
+        joint = self.handle.kind in ("rotate", "pivot")
+        edit = self.document.edit_joint if joint else self.document.edit_part
         try:
             edit(self.name, **changes)
         except ValueError:

@@ -13,7 +13,7 @@ from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 
 #: How each kind of handle is drawn (app.render.gizmo_scene.handle_scene).
-HANDLE_SHAPES = {"move": "arrow", "size": "knob", "rotate": "ring"}
+HANDLE_SHAPES = {"move": "arrow", "size": "knob", "rotate": "ring", "pivot": "arrow"}
 
 
 def ragdoll_gizmos(document: RagdollDocument, simulation: Simulation, editing: bool,
