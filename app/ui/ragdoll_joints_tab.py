@@ -10,8 +10,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
 
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, set_value, spin,
-                                    warn_on_error, with_buttons)
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, set_value,
+                                    show_selected_row, spin, warn_on_error, with_buttons)
 
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
 KIND_LABELS = {"hinge": "Hinge", "cone_twist": "Cone-twist"}
@@ -121,12 +121,7 @@ class JointsTab(QSplitter):
         self._show_selection()
 
     def _show_selection(self) -> None:
-        selected = self.document.selected_joint
-        with QSignalBlocker(self.table):
-            if selected is None:
-                self.table.clearSelection()
-            else:
-                self.table.selectRow(selected)
+        show_selected_row(self.table, self.document.selected_joint)
         self._show_joint()
 
     def _show_joint(self) -> None:

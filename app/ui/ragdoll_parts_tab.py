@@ -10,8 +10,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QStyle
 
 from app.physics.profile import SHAPES
 from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, spin, warn_on_error,
-                                    with_buttons)
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, show_selected_row, spin,
+                                    warn_on_error, with_buttons)
 
 PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
                 "Mass kg")
@@ -105,13 +105,7 @@ class PartsTab(QWidget):
         self._show_selection()
 
     def _show_selection(self) -> None:
-        selected = self.document.selected_part
-        with QSignalBlocker(self.table):
-            if selected is None:
-                self.table.clearSelection()
-            else:
-                self.table.selectRow(selected)
-                self.table.scrollToItem(self.table.item(selected, NAME))
+        show_selected_row(self.table, self.document.selected_part)
 
     def _row_selected(self) -> None:
         rows = {index.row() for index in self.table.selectedIndexes()}

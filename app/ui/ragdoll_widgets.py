@@ -110,3 +110,13 @@ def warn_on_error(parent, title: str, edit) -> bool:
         QMessageBox.warning(parent, title, str(error))
         return False
     return True
+
+
+def show_selected_row(table, row: int | None) -> None:
+    """Select ``row`` of a profile table (scrolled into view), or nothing, without signalling."""
+    with QSignalBlocker(table):
+        if row is None:
+            table.clearSelection()
+        else:
+            table.selectRow(row)
+            table.scrollToItem(table.item(row, 0))
