@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
-from app.export.gltf import GLTF_INFLUENCES, Z_UP_TO_Y_UP
+from app.export.gltf import GLTF_INFLUENCES, Z_UP_TO_Y_UP, is_written
 from app.model import Clip, Model
 from app.pose import Pose, evaluate, posed_positions
 
@@ -86,8 +86,8 @@ def _stored_times(clip: Clip, loaded: Clip | None) -> np.ndarray:
 
 
 def _written_vertices(model: Model, show_hidden: bool) -> np.ndarray:
-    """(N,) which of the model's vertices the exporter writes: those of its shown meshes."""
-    return np.concatenate([np.full(mesh.vertex_count, show_hidden or mesh.visible) for mesh in model.meshes]
+    """(N,) which of the model's vertices the exporter writes (``is_written``)."""
+    return np.concatenate([np.full(mesh.vertex_count, is_written(mesh, show_hidden)) for mesh in model.meshes]
                           or [np.zeros(0, bool)])
 
 

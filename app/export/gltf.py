@@ -195,6 +195,12 @@ def _animated_bones(model: Model, clips: list[Clip], plan: MotionPlan) -> set[in
     return {track.bone for clip in clips if clip.kind == "keyed" for track in clip.tracks}
 
 
+def is_written(mesh: Mesh, show_hidden: bool) -> bool:
+    """Whether the exporter writes ``mesh``: one with vertices, shown (hidden ones only with
+    ``show_hidden``)."""
+    return mesh.vertex_count > 0 and (show_hidden or mesh.visible)
+
+
 # --- nodes --------------------------------------------------------------------------------------
 
 def _add_nodes(gltf: gl.GLTF2, model: Model, plan: MotionPlan, animated: set[int],
@@ -277,7 +283,7 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
     for index, mesh in enumerate(model.meshes):
         if mesh.vertex_count == 0:
             warnings.append(f"mesh {mesh.name!r} has no vertices and was left out")
-        if mesh.vertex_count == 0 or not (show_hidden or mesh.visible):
+        if not is_written(mesh, show_hidden):
             nodes.append(None)
             continue
         skin = None
