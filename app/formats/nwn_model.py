@@ -93,10 +93,6 @@ class Parsed:
     format: str = "nwn_mdl"
 
     @property
-    def has_meshes(self) -> bool:
-        return any(node.drawn for node in self.nodes)
-
-    @property
     def supermodel_name(self) -> str:
         """The supermodel's name, empty when there is none (``NULL`` in any case)."""
         name = self.supermodel.strip()
