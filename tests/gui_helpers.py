@@ -41,7 +41,17 @@ def show_demo_window(qtbot, settings_dir):
     with qtbot.waitSignal(window.viewport.first_frame_drawn, timeout=30_000):
         window.show()
         window.state.set_model(formats.load(demo_paths()))
+    park_pointer(window)
     return window
+
+
+def park_pointer(window) -> None:
+    """Move the real pointer off ``window``: its motion over the view's native window reaches the view
+    (hover, or a drag a test is making with synthetic events)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QCursor
+
+    QCursor.setPos(window.frameGeometry().bottomRight() + QPoint(20, 20))
 
 
 def pixel_of(window, point):

@@ -129,33 +129,42 @@ def test_bone_names_are_drawn_over_the_view(window, qtbot):
     assert changed_pixels(before, image_array(window.viewport.grab())) < 20
 
 
-def test_each_frame_is_composed_once_with_its_labels_and_overlay(window, qtbot):
-    """The bone names and the overlay over the view are painted with each frame, and the window is
-    composed once per frame: asking for their repaint from the frame's own painting made Qt compose
-    the whole window a second time (half the window's frame rate on a software rasteriser)."""
-    view = window.viewport
-    window.frame_timer.stop()  # the status bar's frame rate would compose the window too
-    window.display_actions["names"].setChecked(True)
-    qtbot.wait(100)
-    paints = {"labels": 0, "overlay": 0}
-    for name in paints:
-        widget = getattr(view, name)
+def test_each_view_frame_paints_its_overlay_in_its_own_window(window, qtbot):
+    """The bone names and the overlay are painted with each frame of the view, in the view's own
+    native window: the main window around it gets no update for it (with a QOpenGLWidget Qt composed
+    the whole window again each frame, half the window's frame rate on a software rasteriser)."""
+    from PySide6.QtCore import QEvent, QObject
 
-        def counted(event, name=name, paint=widget.paintEvent):
-            paints[name] += 1
-            paint(event)
-        widget.paintEvent = counted
+    class UpdateCounter(QObject):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def eventFilter(self, watched, event):
+            self.count += event.type() == QEvent.Type.UpdateRequest
+            return False
+
+    view = window.viewport
+    window.frame_timer.stop()  # the status bar's frame rate would update the main window
+    window.display_actions["names"].setChecked(True)
+    qtbot.wait(200)
+    overlay_paints = []
+    paint = view.overlay.paint
+    view.overlay.paint = lambda painter: (overlay_paints.append(1), paint(painter))
     swaps = []
-    view.frameSwapped.connect(lambda: swaps.append(1))
+    view.surface.frameSwapped.connect(lambda: swaps.append(1))
+    main_window_updates = UpdateCounter()
+    window.windowHandle().installEventFilter(main_window_updates)
     drawn = view.frames_drawn
     for frame in range(1, 7):
         view.update()
         qtbot.waitUntil(lambda frame=frame: view.frames_drawn == drawn + frame, timeout=10_000)
         qtbot.wait(50)
     qtbot.wait(200)
+    window.windowHandle().removeEventFilter(main_window_updates)
     assert view.frames_drawn == drawn + 6
-    assert paints == {"labels": 6, "overlay": 6}
-    assert 6 <= len(swaps) <= 8, "composed once a frame (another widget may compose it now and then)"
+    assert len(overlay_paints) == 6 and len(swaps) == 6
+    assert main_window_updates.count == 0
 
 
 def test_heat_map_follows_the_selected_bone(window, qtbot):
@@ -172,6 +181,7 @@ def test_heat_map_follows_the_selected_bone(window, qtbot):
 
 
 def test_clicking_a_bone_selects_it(window, qtbot):
+    """Clicked in the view's native GL window, where real clicks land: it hands them to the view."""
     from PySide6.QtCore import QPoint, Qt
 
     window.display_actions["bones"].setChecked(True)
@@ -179,10 +189,33 @@ def test_clicking_a_bone_selects_it(window, qtbot):
     heads, tails, visible = viewport.bone_segments()
     bone = window.model.skeleton.names.index("chest")
     middle = 0.5 * (heads[bone] + tails[bone])
-    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=QPoint(int(middle[0]), int(middle[1])))
+    qtbot.mouseClick(viewport.surface, Qt.MouseButton.LeftButton, pos=QPoint(int(middle[0]), int(middle[1])))
     assert viewport.options.selected_bone == bone
-    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
+    qtbot.mouseClick(viewport.surface, Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
     assert viewport.options.selected_bone is None
+
+
+def test_dragging_and_wheeling_in_the_views_window_move_the_camera(window, qtbot):
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.viewport import ORBIT_PER_PIXEL, ZOOM_PER_NOTCH
+
+    viewport = window.viewport
+    surface = viewport.surface
+    yaw, distance = viewport.camera.yaw, viewport.camera.distance
+    start = QPoint(surface.width() // 2, surface.height() // 2)
+    qtbot.mousePress(surface, Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 5):
+        qtbot.mouseMove(surface, start + QPoint(20 * step, 0))
+    qtbot.mouseRelease(surface, Qt.MouseButton.LeftButton, pos=start + QPoint(80, 0))
+    assert viewport.camera.yaw == pytest.approx(yaw - 80 * ORBIT_PER_PIXEL)  # dragged 80 pixels right
+    wheel = QWheelEvent(QPointF(start), QPointF(surface.mapToGlobal(start)), QPoint(), QPoint(0, 120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                        False)
+    QApplication.sendEvent(surface, wheel)
+    assert viewport.camera.distance == pytest.approx(distance * ZOOM_PER_NOTCH)
 
 
 def test_screenshot_at_full_hd_and_transparent(window, qtbot, tmp_path):

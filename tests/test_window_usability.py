@@ -111,6 +111,17 @@ def test_a_field_the_user_clicked_gets_the_typing(window, qtbot):
     assert window.outliner.filter.text() == "f"
 
 
+def test_a_click_in_the_view_gives_it_the_keys_back(window, qtbot):
+    """Real clicks land in the view's native GL window, which never takes the focus itself: it hands
+    the focus to the view widget, so the view's single-key shortcuts work again after typing."""
+    qtbot.mouseClick(window.outliner.filter, Qt.MouseButton.LeftButton)
+    assert QApplication.focusWidget() is window.outliner.filter
+    qtbot.mouseClick(window.viewport.surface, Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.viewport, timeout=5_000)
+    assert frame_key_reframes(window, qtbot)
+    assert window.outliner.filter.text() == ""
+
+
 def test_ctrl_z_undoes_a_profile_edit_while_a_number_field_has_focus(window, qtbot):
     session = window.ragdoll
     window.ragdoll_panel.raise_()

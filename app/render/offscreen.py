@@ -83,11 +83,15 @@ class ImageTargets:
         """Run ``draw`` on the (multisampled) target, then read back as ``render`` does; for callers
         that draw more than the renderer (e.g. gizmos over the model)."""
         draw(self.draw_target)
-        if self.draw_target is not self.resolved:
-            self.ctx.copy_framebuffer(self.resolved, self.draw_target)
-        data = self.resolved.read(components=4, alignment=1)
+        data = self.resolve().read(components=4, alignment=1)
         image = np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 4)[::-1].copy()
         return unpremultiply(image) if transparent else image
+
+    def resolve(self) -> moderngl.Framebuffer:
+        """The single-sample framebuffer holding what was drawn (the multisampled one resolved)."""
+        if self.draw_target is not self.resolved:
+            self.ctx.copy_framebuffer(self.resolved, self.draw_target)
+        return self.resolved
 
     def release(self) -> None:
         for gl_object in reversed(self.objects):

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
@@ -320,8 +320,7 @@ class MainWindow(QMainWindow):
             setattr(options, name, getattr(display, name))
         options.selected_bone = self.state.selected_bone
         options.heatmap_bone = self.state.selected_bone if display.heatmap else None
-        self.viewport.labels.setVisible(display.bone_names)
-        self.viewport.labels.resize(self.viewport.size())
+        self.viewport.overlay.bone_names = display.bone_names
         self.viewport.update()
 
     def _show_display(self, name: str, value) -> None:
@@ -624,6 +623,15 @@ class MainWindow(QMainWindow):
         width = width or int(self.viewport.width() * ratio)
         height = height or int(self.viewport.height() * ratio)
         return _image_to_qimage(self.viewport.render_image(width, height, transparent))
+
+    def grab(self) -> QPixmap:
+        """The window as it looks. QWidget.grab leaves out the view, a native GL window, so the view's
+        picture is painted in where it sits."""
+        picture = super().grab()
+        painter = QPainter(picture)
+        painter.drawImage(self.viewport.mapTo(self, QPoint(0, 0)), self.viewport.grabFramebuffer())
+        painter.end()
+        return picture
 
     def save_screenshot_dialog(self) -> None:
         self.viewport.makeCurrent()

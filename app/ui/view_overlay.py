@@ -1,6 +1,6 @@
-"""Marks painted over the 3D view: the orientation gizmo in a corner, the last shot's ray and impact,
-and the spring of a part being dragged. Painted with QPainter from projected points, so they stay
-crisp at any size and cost nothing on the GPU."""
+"""What is painted over the 3D view: the orientation gizmo in a corner, the bone names, the last shot's
+ray and impact, and the spring of a part being dragged. Painted with QPainter from projected points on
+the view's own GL window after the scene, so they stay crisp at any size and show in its grabs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import QWidget
 
 from app.render.camera import project
 
@@ -43,29 +42,47 @@ def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
             for name, eye in sorted(axes, key=lambda axis: axis[1][2])]
 
 
-class ViewOverlay(QWidget):
-    """A transparent child of the viewport that paints the marks over it."""
+class ViewOverlay:
+    """Paints the marks, and the bone names while ``bone_names`` is on, over ``viewport``'s picture."""
 
     def __init__(self, viewport):
-        super().__init__(viewport)
         self.viewport = viewport
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.bone_names = False
 
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
+    def paint(self, painter: QPainter) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setFont(self.viewport.font())
+        if self.bone_names:
+            self._paint_bone_names(painter)
         self._paint_gizmo(painter)
         marks = self.viewport.marks()
         if marks.shot is not None:
             self._paint_shot(painter, *marks.shot)
         if marks.spring is not None:
             self._paint_spring(painter, *marks.spring)
-        painter.end()
+
+    def _paint_bone_names(self, painter: QPainter) -> None:
+        """Each bone's name at its posed midpoint, the selected bone's in orange."""
+        view = self.viewport
+        if view.model is None or view.pose is None or not len(view.model.skeleton):
+            return
+        heads, tails, visible = view.bone_segments()
+        middles = 0.5 * (heads + tails)
+        font = QFont(view.font())
+        font.setPointSizeF(max(font.pointSizeF() - 1.0, 7.0))
+        painter.setFont(font)
+        selected = view.options.selected_bone
+        for index in np.flatnonzero(visible):
+            x, y = middles[index]
+            name = view.model.skeleton.names[index]
+            painter.setPen(QColor(0, 0, 0, 180))
+            painter.drawText(QPointF(x + 5, y + 1), name)
+            painter.setPen(QColor(255, 170, 60) if index == selected else QColor(235, 235, 240))
+            painter.drawText(QPointF(x + 4, y), name)
 
     def _paint_gizmo(self, painter: QPainter) -> None:
-        centre = np.array([GIZMO_MARGIN, self.height() - GIZMO_MARGIN], np.float64)
-        font = QFont(self.font())
+        centre = np.array([GIZMO_MARGIN, self.viewport.height() - GIZMO_MARGIN], np.float64)
+        font = QFont(self.viewport.font())
         font.setBold(True)
         painter.setFont(font)
         for name, direction, _ in gizmo_axes(self.viewport.camera.view_matrix()):
@@ -76,7 +93,7 @@ class ViewOverlay(QWidget):
             painter.drawText(QPointF(label[0] - 4, label[1] + 5), name)
 
     def _pixels(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return project(self.viewport.camera, points, self.width(), self.height())
+        return project(self.viewport.camera, points, self.viewport.width(), self.viewport.height())
 
     def _paint_shot(self, painter: QPainter, origin, end, hit: bool, when: float) -> None:
         age = time.monotonic() - when

@@ -1,6 +1,12 @@
-"""The 3D view: a QOpenGLWidget hosting the shared moderngl Renderer, mouse → camera, bone picking,
-bone-name labels, editor gizmos, a ray tool (the ragdoll's shooting, dragging and part picking) and
-offscreen captures at any size."""
+"""The 3D view: the shared moderngl Renderer drawing in a native GL window, mouse → camera, bone
+picking, bone-name labels, editor gizmos, a ray tool (the ragdoll's shooting, dragging and part picking)
+and offscreen captures at any size.
+
+The view draws in a QOpenGLWindow held in a window container, not in a QOpenGLWidget: a QOpenGLWidget
+makes Qt compose the whole main window around it in every frame, which on a software rasteriser cost
+as much as drawing the model (docs/benchmarks.md). The native window is swapped on its own. Its mouse
+events are handed to the Viewport widget, which owns the camera and the tools; it takes no keyboard
+focus, so keys stay with the widgets and the window's shortcuts."""
 
 from __future__ import annotations
 
@@ -8,10 +14,10 @@ import time
 
 import moderngl
 import numpy as np
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter
-from PySide6.QtOpenGLWidgets import QOpenGLWidget
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtOpenGL import QOpenGLWindow
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.model import Model
 from app.pose import Pose, posed_bounds
@@ -23,6 +29,8 @@ from app.render.picking import nearest_segment
 from app.render.renderer import DisplayOptions, Renderer
 from app.ui.view_overlay import ViewMarks, ViewOverlay
 
+#: glPixelStorei's name for the row alignment of uploaded pixels.
+GL_UNPACK_ALIGNMENT = 0x0CF5
 #: Radians of orbit per pixel of mouse travel.
 ORBIT_PER_PIXEL = 0.01
 #: Zoom factor per wheel notch (120 units).
@@ -33,17 +41,19 @@ CLICK_SLOP = 4
 PICK_RADIUS = 10
 
 
-class Viewport(QOpenGLWidget):
-    """Draws the model with the headless path's Renderer. Emits ``first_frame_drawn`` once per
-    model, after the first frame that shows it, ``bone_picked`` (index or None) on a click, and
-    ``warned(message)`` for each problem the renderer met (an image too large for the driver).
+class Viewport(QWidget):
+    """Draws the model with the headless path's Renderer in its ``surface`` (a ViewSurface). Emits
+    ``first_frame_drawn`` once per model, after the first frame that shows it, ``bone_picked`` (index
+    or None) on a click, and ``warned(message)`` for each problem the renderer met (an image too
+    large for the driver).
 
     ``gizmo_scene`` (``set_gizmo_scene``) is drawn over the model in the overlay layer. ``ray_tool``,
     when set, sees the mouse first as view rays: ``click_ray(origin, direction)`` on a click (True:
     used, no bone is picked), ``begin_drag_ray(origin, direction, forward, forced)`` on a left press
     (``forced``: Ctrl held; True: it drags, the camera stays), then ``drag_ray(origin, direction)``
     and ``end_drag()``; its ``marks()`` (a ViewMarks) are painted over the view with the orientation
-    gizmo. ``frames_drawn`` counts the frames painted (the window's frame rate).
+    gizmo, and the bone names while ``overlay.bone_names`` is on. ``frames_drawn`` counts the frames
+    painted (the window's frame rate).
     """
 
     first_frame_drawn = Signal()
@@ -62,7 +72,6 @@ class Viewport(QOpenGLWidget):
         self.pose: Pose | None = None
         self.frame_seconds = 0.0
         self.frames_drawn = 0
-        self.labels = BoneLabels(self)
         self.overlay = ViewOverlay(self)
         self._pending_model = False
         self._reframe = True
@@ -74,16 +83,41 @@ class Viewport(QOpenGLWidget):
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
-        self.setMouseTracking(True)  # the ray tool's hover (a handle lights up under the pointer)
         self._view_targets: ImageTargets | None = None
+        self.surface = ViewSurface(self)
+        container = QWidget.createWindowContainer(self.surface, self)
+        # The container owns the surface, which PySide is not told: Python would delete it at exit
+        # before the container, and Qt's container reads its window while the top level goes (a crash).
+        # Setting the parent it already has (the container's) hands the surface over to C++.
+        QObject.setParent(self.surface, self.surface.parent())
+        container.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(container)
 
-    def update(self, *args) -> None:
-        """Repaint the view, its bone names and its overlay in one pass. Asked for from ``paintGL``,
-        the labels' and overlay's repaint made Qt compose the whole window a second time each frame."""
-        super().update(*args)
-        self.overlay.update()
-        if self.labels.isVisible():
-            self.labels.update()
+    def update(self) -> None:
+        """Draw a new frame (the GL window's next one)."""
+        self.surface.update()
+
+    def makeCurrent(self) -> None:
+        self.surface.makeCurrent()
+
+    def doneCurrent(self) -> None:
+        self.surface.doneCurrent()
+
+    def grabFramebuffer(self) -> QImage:
+        """The view drawn now, overlay included. The surface's own grab only reads its back buffer,
+        which holds nothing after a swap, so a frame is drawn into it first."""
+        self.surface.makeCurrent()
+        self.paint_gl()
+        return self.surface.grabFramebuffer()
+
+    def grab(self) -> QPixmap:
+        """The view as QWidget.grab would give it, which for a native GL window is only black."""
+        return QPixmap.fromImage(self.grabFramebuffer())
+
+    def devicePixelRatioF(self) -> float:
+        return self.surface.devicePixelRatio()
 
     # --- model and pose ---------------------------------------------------------------------------
 
@@ -143,25 +177,17 @@ class Viewport(QOpenGLWidget):
 
     # --- GL -----------------------------------------------------------------------------------------
 
-    def initializeGL(self) -> None:
+    def initialize_gl(self) -> None:
+        """The surface's context is current for the first time: make the GL objects in it."""
         self.ctx = moderngl.create_context()
         self.renderer = Renderer(self.ctx)
         self.gizmos = Gizmos(self.ctx)
-        self.context().aboutToBeDestroyed.connect(self._release_gl)
+        self.surface.context().aboutToBeDestroyed.connect(self._forget_gl)
 
-    def _release_gl(self) -> None:
-        """Free GL objects with the context current, before Qt destroys it."""
-        self.makeCurrent()
-        if self.renderer is not None:
-            self.renderer.release()
-            self.renderer = None
-        if self.gizmos is not None:
-            self.gizmos.release()
-            self.gizmos = None
-        if self._view_targets is not None:
-            self._view_targets.release()
-            self._view_targets = None
-        self.doneCurrent()
+    def _forget_gl(self) -> None:
+        """The surface's context is going, and every GL object in it goes too: let go of them (a new
+        context gets new ones in ``initialize_gl``)."""
+        self.renderer = self.gizmos = self._view_targets = None
 
     def _sync_renderer(self) -> None:
         """Upload a new model (once) or the current pose before drawing."""
@@ -176,18 +202,24 @@ class Viewport(QOpenGLWidget):
         elif self.pose is not None and self.pose is not self.renderer.pose:
             self.renderer.set_pose(self.pose)
 
-    def paintGL(self) -> None:
+    def paint_gl(self) -> None:
+        """Draw a frame in the surface (its context current): the scene, resolved into the window's
+        framebuffer, then the overlay painted over it."""
         if self.renderer is None:
             return
         start = time.perf_counter()
         self._sync_renderer()
         ratio = self.devicePixelRatioF()
-        size = (max(int(self.width() * ratio), 1), max(int(self.height() * ratio), 1))
+        size = (max(int(self.surface.width() * ratio), 1), max(int(self.surface.height() * ratio), 1))
         targets = self._targets_for(size)
         self._draw_scene(targets.draw_target, self.options)
-        framebuffer = self.ctx.detect_framebuffer(self.defaultFramebufferObject())
+        # Resolved first: a multisampled framebuffer can only be blitted into one of the same format,
+        # and the window's (RGB, no alpha) is not the target's.
+        picture = targets.resolve()
+        framebuffer = self.ctx.detect_framebuffer(self.surface.defaultFramebufferObject())
         framebuffer.viewport = (0, 0, *size)
-        self.ctx.copy_framebuffer(framebuffer, targets.draw_target)
+        self.ctx.copy_framebuffer(framebuffer, picture)
+        self._paint_overlay()
         self.frame_seconds = time.perf_counter() - start
         for warning in self.renderer.take_warnings():
             self.warned.emit(warning)
@@ -196,8 +228,20 @@ class Viewport(QOpenGLWidget):
             self._announced = True
             self.first_frame_drawn.emit()
 
+    def _paint_overlay(self) -> None:
+        """The overlay, with QPainter, over the picture in the window's framebuffer. Qt's GL paint
+        engine takes the GL state as it finds it: moderngl's last vertex array is unbound first (Qt
+        would set its own attributes in it) and the row alignment of Qt's glyph uploads is put back to
+        GL's default (moderngl's uploads leave it at 1)."""
+        functions = self.surface.context().extraFunctions()
+        functions.glBindVertexArray(0)
+        functions.glPixelStorei(GL_UNPACK_ALIGNMENT, 4)
+        painter = QPainter(self.surface)
+        self.overlay.paint(painter)
+        painter.end()
+
     def _targets_for(self, size: tuple[int, int]) -> ImageTargets:
-        """The multisampled target the view draws into before resolving into Qt's framebuffer, kept
+        """The multisampled target the view draws into before it is copied into the window, kept
         while the size stays."""
         if self._view_targets is None or self._view_targets.size != size:
             if self._view_targets is not None:
@@ -336,38 +380,37 @@ class Viewport(QOpenGLWidget):
         depth = self.camera.distance / max(float(direction @ forward), 1e-6)
         return origin + direction * depth
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.labels.resize(self.size())
-        self.overlay.resize(self.size())
 
 
-class BoneLabels(QWidget):
-    """Bone names drawn over the view at each posed bone's midpoint; hidden until asked for."""
+class ViewSurface(QOpenGLWindow):
+    """The native GL window a Viewport draws in: it asks the viewport to set up and to paint, hands
+    it the mouse, and never takes the keyboard focus (a click focuses the viewport widget instead)."""
 
     def __init__(self, viewport: Viewport):
-        super().__init__(viewport)
+        super().__init__(QOpenGLWindow.UpdateBehavior.NoPartialUpdate)
         self.viewport = viewport
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
-        self.hide()
+        self.setFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
 
-    def paintEvent(self, event) -> None:
-        view = self.viewport
-        if view.model is None or view.pose is None or not len(view.model.skeleton):
-            return
-        heads, tails, visible = view.bone_segments()
-        middles = 0.5 * (heads + tails)
-        painter = QPainter(self)
-        font = QFont(self.font())
-        font.setPointSizeF(max(font.pointSizeF() - 1.0, 7.0))
-        painter.setFont(font)
-        selected = view.options.selected_bone
-        for index in np.flatnonzero(visible):
-            x, y = middles[index]
-            name = view.model.skeleton.names[index]
-            painter.setPen(QColor(0, 0, 0, 180))
-            painter.drawText(QPointF(x + 5, y + 1), name)
-            painter.setPen(QColor(255, 170, 60) if index == selected else QColor(235, 235, 240))
-            painter.drawText(QPointF(x + 4, y), name)
-        painter.end()
+    def initializeGL(self) -> None:
+        self.viewport.initialize_gl()
+
+    def paintGL(self) -> None:
+        self.viewport.paint_gl()
+
+    def mousePressEvent(self, event) -> None:
+        self.viewport.setFocus(Qt.FocusReason.MouseFocusReason)
+        self.viewport.mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        self.viewport.mouseReleaseEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        self.viewport.mouseMoveEvent(event)
+
+    def wheelEvent(self, event) -> None:
+        self.viewport.wheelEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.Leave:
+            self.viewport.leaveEvent(event)
+        return super().event(event)
