@@ -14,7 +14,7 @@ import time
 
 import moderngl
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -96,8 +96,11 @@ class Viewport(QWidget):
         layout.addWidget(container)
 
     def update(self) -> None:
-        """Draw a new frame (the GL window's next one)."""
-        self.surface.update()
+        """Draw a new frame as soon as the event loop is free: the update request is posted to the
+        surface at once (Qt folds the requests of one pass into one frame). ``QWindow.requestUpdate``
+        waits for Qt's frame pacing instead, which on X11 without a compositor is a 5 ms timer, a
+        sixth of a frame here; a driver that waits for the display's refresh paces the swaps itself."""
+        QCoreApplication.postEvent(self.surface, QEvent(QEvent.Type.UpdateRequest))
 
     def makeCurrent(self) -> None:
         self.surface.makeCurrent()
