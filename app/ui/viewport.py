@@ -74,7 +74,7 @@ class Viewport(QWidget):
         self.frames_drawn = 0
         self.overlay = ViewOverlay(self)
         self._pending_model = False
-        self._reframe = True
+        self._framing_pose: Pose | None = None
         self._announced = False
         self._last_mouse = None
         self._press_position = None
@@ -125,10 +125,11 @@ class Viewport(QWidget):
     # --- model and pose ---------------------------------------------------------------------------
 
     def set_model(self, model: Model, pose: Pose, keep_camera: bool = False) -> None:
-        """Show ``model``; a new model is framed from the iso view unless ``keep_camera``."""
+        """Show ``model``; a new model is framed from the iso view unless ``keep_camera``, on ``pose``
+        (not on the pose at its first frame, which depends on how long the upload took)."""
         self.model, self.pose = model, pose
         self._pending_model = True
-        self._reframe = not keep_camera
+        self._framing_pose = None if keep_camera else pose
         self._announced = False
         self.update()
 
@@ -197,11 +198,13 @@ class Viewport(QWidget):
         if self._pending_model and self.model is not None:
             self.renderer.set_model(self.model, self.pose)
             self._pending_model = False
-            if self._reframe:
+            if self._framing_pose is not None:
                 orthographic = self.camera.orthographic
-                self.camera = camera_for(*self.renderer.bounds(), up_axis=self.model.up_axis, view="iso",
-                                         aspect=self._aspect(), forward=self.model.forward)
+                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose),
+                                         up_axis=self.model.up_axis, view="iso", aspect=self._aspect(),
+                                         forward=self.model.forward)
                 self.camera.orthographic = orthographic
+                self._framing_pose = None
         elif self.pose is not None and self.pose is not self.renderer.pose:
             self.renderer.set_pose(self.pose)
 
