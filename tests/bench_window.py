@@ -3,22 +3,23 @@
 Child processes, because Mesa cannot hold Qt's GLX context and a headless EGL one in the same process:
 
 - ``window``: the app's MainWindow on the demo (or a model given on the command line) at 1280×800,
-  playing its first clip; the frames the viewport draws are counted over three 2 s spans (not Qt's
-  ``frameSwapped``, which also fires when another widget makes Qt compose the window). Then the ragdoll
-  goes (Go Ragdoll from the current frame) and the simulated seconds are compared with the wall clock.
+  playing its first clip; the frames the viewport draws (its own count) are counted over three 2 s
+  spans. Then the ragdoll goes (Go Ragdoll from the current frame) and the simulated seconds are
+  compared with the wall clock.
 - ``offscreen``: the same model, the same clip advancing by the wall clock, in the window's view (its
   size, camera and display options, which the window child reports), drawn with the EGL renderer as
   fast as it goes for 3 s (pose evaluated, bones uploaded, drawn, resolved to a single-sample picture
-  as the window resolves into Qt's framebuffer, finished). It runs twice, while the window waits
-  between its spans, so a load that comes or goes during the run weighs on both sides.
+  as the window resolves before its copy into its GL window, finished). It runs twice, while the
+  window waits between its spans, so a load that comes or goes during the run weighs on both sides.
 
 ``window_fps_vs_offscreen_draw`` is the window's mean frames per second over the offscreen runs' mean
-draws per second: what the window adds to drawing (event loop, widgets, per-frame Python, Qt composing
-the window, the swap); the CPU time per frame of each side is printed beside it, a cross-check that
-other processes' load does not sway. Without models on the command line the same is measured again on
-the largest model the benchmarks draw, the 100k-vertex, 64-bone tube of ``bench_render`` playing a
-waving clip (written to a temporary glTF): ``window_fps_vs_offscreen_draw_100k``. The window needs a
-display; without one the children run under ``xvfb-run``.
+draws per second: what the window adds to drawing (event loop, widgets, per-frame Python, the overlay,
+the copy into the window and its swap); the CPU time per frame of each side is printed beside it, a
+cross-check that other processes' load does not sway. Without models on the command line the same is
+measured again on the largest model the benchmarks draw, the 100k-vertex, 64-bone tube of
+``bench_render`` playing a waving clip (written to a temporary glTF):
+``window_fps_vs_offscreen_draw_100k``. The window needs a display; without one the children run under
+``xvfb-run``.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def _offscreen(paths: list[str], view: dict) -> dict:
             if clip is not None:
                 renderer.set_pose(evaluate(model, clip, elapsed % max(clip.duration, 1e-6)))
             renderer.draw(targets.draw_target, camera, options)
-            # Resolved into a single-sample picture, as the window resolves into Qt's framebuffer.
+            # Resolved into a single-sample picture, as the window does before its copy into its window.
             offscreen.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
             offscreen.ctx.finish()
             draws += 1
