@@ -116,7 +116,7 @@ class Viewport(QWidget):
         return self.surface.grabFramebuffer()
 
     def grab(self) -> QPixmap:
-        """The view as QWidget.grab would give it, which for a native GL window is only black."""
+        """The view's picture, overlay included (QWidget.grab of a native GL window is only black)."""
         return QPixmap.fromImage(self.grabFramebuffer())
 
     def devicePixelRatioF(self) -> float:
