@@ -226,3 +226,25 @@ def test_a_pivot_arrow_moves_both_offsets_to_one_new_pivot_and_the_twin(doc, sim
     np.testing.assert_allclose(shift, np.broadcast_to((0.025, 0.0, 0.0), shift.shape), atol=1e-6)
     doc.undo()
     np.testing.assert_allclose(np.mean(pivots(doc, "elbow_l"), axis=0), before, atol=1e-12)
+
+
+def test_a_pivot_arrow_keeps_apart_the_offsets_the_user_set_apart(doc, sim):
+    """Offsets that place the pivot at two points (a gap the user chose) each move by the drag: the
+    gap stays, rather than both snapping to one point."""
+    index = doc.profile.joint_index("elbow_l")
+    elbow = joint(doc, "elbow_l")
+    a, b = doc.rig.joint_parts[index]
+    gap = np.array([0.0, 0.0, 0.02])  # in the demo's bind pose part b's frame is a translation
+    np.testing.assert_allclose(doc.rig.part_bind[b, :3, :3], np.eye(3), atol=1e-9)
+    doc.edit_joint("elbow_l", offset_b=np.asarray(elbow.offset_b) + gap)
+    doc.select_joint(index)
+    placed_before = pivots(doc, "elbow_l")
+    np.testing.assert_allclose(placed_before[1] - placed_before[0], gap, atol=1e-6)
+    arrow = the(handles(doc, sim), "pivot", 0)
+    side = np.cross(arrow.direction, [0.0, 0.0, 1.0])
+    tip = arrow.origin + arrow.direction * 0.95 * arrow.length
+    drag = HandleDrag(doc, arrow, *seen_from(tip, side))
+    assert drag.move(*seen_from(tip + arrow.direction * 0.03, side))
+    drag.finish()
+    for point, start in zip(pivots(doc, "elbow_l"), placed_before):
+        np.testing.assert_allclose(point, start + (0.03, 0.0, 0.0), atol=1e-6)

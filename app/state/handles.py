@@ -134,10 +134,15 @@ class HandleDrag:
             self.name = profile.joints[handle.target].name
             self.start = profile.joints[handle.target].rotation
         elif handle.kind == "pivot":
+            # Each part's own placing of the pivot (at bind) moves by the drag, so offsets the user set
+            # apart on purpose stay apart; where they meet, as usual, they move as one point.
             rig = document.rig
-            self.name = profile.joints[handle.target].name
-            self.start = rig.joint_bind[handle.target, :3, 3].copy()
-            self.to_parts = [rigid_inverse(rig.part_bind[part]) for part in rig.joint_parts[handle.target]]
+            joint = profile.joints[handle.target]
+            parts = rig.joint_parts[handle.target]
+            self.name = joint.name
+            self.start = [maths.transform_points(rig.part_bind[part], np.asarray(offset, np.float64))
+                          for part, offset in zip(parts, (joint.offset_a, joint.offset_b))]
+            self.to_parts = [rigid_inverse(rig.part_bind[part]) for part in parts]
         else:
             part = profile.parts[handle.target]
             self.name = part.name
@@ -171,10 +176,10 @@ class HandleDrag:
             offset[axis] += now - self.grab
             return {"offset": offset}
         if handle.kind == "pivot":
-            pivot = np.array(self.start, np.float64)
-            pivot[axis] += now - self.grab
-            return {key: maths.transform_points(to_part, pivot)
-                    for key, to_part in zip(("offset_a", "offset_b"), self.to_parts)}
+            shift = np.zeros(3)
+            shift[axis] = now - self.grab
+            return {key: maths.transform_points(to_part, placed + shift)
+                    for key, to_part, placed in zip(("offset_a", "offset_b"), self.to_parts, self.start)}
         if handle.kind == "size":
             size = np.array(self.start, np.float64)
             size[axis] = max(size[axis] + 2.0 * (now - self.grab), MIN_SIZE * self.extent)
