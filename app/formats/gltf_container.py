@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
+import functools
 import json
 import re
 import struct
-import warnings
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -323,12 +325,42 @@ def check_required_extensions(path: Path, document: dict) -> None:
 
 
 def to_gltf(path: Path, document: dict) -> GLTF2:
+    """pygltflib's classes for a document the schema check passed: what ``GLTF2.from_dict`` makes of
+    it (the same classes and defaults, unknown members left out, ``attributes`` left as dicts), built
+    directly from the type hints; from_dict's generic decoder took ~100 ms for a 20 kB document."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return GLTF2.from_dict(document)
-    except Exception as error:  # pygltflib raises whatever its decoder meets on a malformed document
+        return _built(GLTF2, document)
+    except (TypeError, ValueError) as error:
         raise ReadError(path, f"the JSON does not follow the glTF schema: {error}") from None
+
+
+@functools.cache
+def _field_kinds(cls) -> dict[str, object]:
+    """A pygltflib dataclass's constructor fields and their types."""
+    hints = typing.get_type_hints(cls)
+    return {item.name: hints[item.name] for item in dataclasses.fields(cls) if item.init}
+
+
+def _built(cls, members: dict):
+    kinds = _field_kinds(cls)
+    return cls(**{key: _decoded(kinds[key], value) for key, value in members.items() if key in kinds})
+
+
+def _decoded(kind, value):
+    """A JSON value as a field of type ``kind`` holds it: objects become the dataclass the type names
+    (in lists and optionals too); anything else stays as the JSON has it."""
+    if value is None:
+        return None
+    origin = typing.get_origin(kind)
+    if origin is typing.Union:
+        kinds = [option for option in typing.get_args(kind) if option is not type(None)]
+        return _decoded(kinds[0], value) if len(kinds) == 1 else value
+    if origin is list and isinstance(value, list):
+        (item,) = typing.get_args(kind)
+        return [_decoded(item, element) for element in value]
+    if dataclasses.is_dataclass(kind) and isinstance(value, dict):
+        return _built(kind, value)
+    return value
 
 
 def load_buffers(path: Path, gltf: GLTF2, binary: Buffer | None) -> list[Buffer]:
