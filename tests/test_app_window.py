@@ -343,6 +343,19 @@ def test_screenshot_option_saves_the_window(tmp_path):
     assert foreground(image[40:-120, 220:-20]).mean() > 0.02
 
 
+def test_screenshot_option_without_opengl_fails_at_once_with_the_reason(tmp_path):
+    """Qt's offscreen platform without a display makes no OpenGL context: the view cannot draw, so
+    --screenshot says why and exits 1 at once (it waited, and Qt's GL window crashed painting)."""
+    out = tmp_path / "window.png"
+    env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path), QT_QPA_PLATFORM="offscreen")
+    result = subprocess.run([sys.executable, "-m", "app", "--screenshot", str(out)],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 1, result.stderr
+    assert "error: the view cannot draw: no OpenGL context" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()
+
+
 def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
     window.ragdoll_panel.raise_()
     qtbot.waitUntil(lambda: window.viewport.gizmo_scene is not None, timeout=5_000)

@@ -355,3 +355,35 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
     assert session.simulation.message == ""
     assert "Dragging" not in window.ragdoll_panel.simulation_box.stats_label.text()
     assert session.marks().spring is None
+
+
+def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, monkeypatch):
+    """A display whose OpenGL cannot host the view (no context, or older than 3.3): the view's place
+    says why, the rest of the window works, and pictures are refused with the reason, not a crash."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QLabel
+
+    from app import formats
+    from app.resources import demo_paths
+    from app.ui import viewport
+    from app.ui.main_window import MainWindow
+
+    problem = "the display offers OpenGL 2.1; the view needs 3.3"
+    monkeypatch.setattr(viewport, "opengl_problem", lambda: problem)
+    refusals = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *rest: refusals.append(text))
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.state.set_model(formats.load(demo_paths()))
+    qtbot.wait(200)
+    labels = [label.text() for label in window.viewport.findChildren(QLabel)]
+    assert any(problem in text for text in labels)
+    assert window.outliner.isVisible() and window.model is not None
+    assert not window.save_screenshot(tmp_path / "shot.png") and problem in refusals[-1]
+    window.copy_image()
+    assert problem in refusals[-1] and len(refusals) == 2
+    picture = image_array(window.grab())
+    assert picture.shape[0] > 100  # the window's own widgets, the message in the view's place
+    window.close()

@@ -66,8 +66,13 @@ def run_app(args: Namespace) -> int:
 
 
 def _screenshot_when_drawn(app: QApplication, window, target: Path, result: dict) -> None:
-    """Once the viewport has drawn the model, save the window and quit; give up after a while."""
+    """Once the viewport has drawn the model, save the window and quit; give up after a while, or at
+    once when the view cannot draw here."""
     result["status"] = 1
+    if window.viewport.gl_problem:
+        print(f"error: the view cannot draw: {window.viewport.gl_problem}", file=sys.stderr)
+        QTimer.singleShot(0, app.quit)
+        return
 
     def save() -> None:
         if window.grab().save(str(target)):

@@ -663,7 +663,12 @@ class MainWindow(QMainWindow):
         return True
 
     def copy_image(self) -> None:
-        QApplication.clipboard().setImage(self.capture())
+        try:
+            image = self.capture()
+        except (ValueError, RuntimeError) as error:
+            QMessageBox.warning(self, "Copy image", f"Could not render the image: {error}")
+            return
+        QApplication.clipboard().setImage(image)
         self.statusBar().showMessage("Image copied to the clipboard", 3000)
 
     def _ask_save_path(self, title: str, suffix: str, file_filter: str) -> str:

@@ -15,9 +15,9 @@ import time
 import moderngl
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt, Signal
-from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtGui import QImage, QOpenGLContext, QPainter, QPixmap, QSurfaceFormat
 from PySide6.QtOpenGL import QOpenGLWindow
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.model import Model
 from app.pose import Pose, posed_bounds
@@ -84,16 +84,25 @@ class Viewport(QWidget):
         self.ray_tool = None
         self._tool_dragging = False
         self._view_targets: ImageTargets | None = None
+        #: Why the view cannot draw on this machine (None: it can); the rest of the window still works.
+        self.gl_problem = opengl_problem()
         self.surface = ViewSurface(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        if self.gl_problem is None:
+            layout.addWidget(self._container())
+        else:
+            layout.addWidget(_problem_label(self.gl_problem, self))
+
+    def _container(self) -> QWidget:
+        """The widget holding the surface in the layout."""
         container = QWidget.createWindowContainer(self.surface, self)
         # The container owns the surface, which PySide is not told: Python would delete it at exit
         # before the container, and Qt's container reads its window while the top level goes (a crash).
         # Setting the parent it already has (the container's) hands the surface over to C++.
         QObject.setParent(self.surface, self.surface.parent())
         container.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(container)
+        return container
 
     def update(self) -> None:
         """Draw a new frame as soon as the event loop is free: the update request is posted to the
@@ -183,7 +192,12 @@ class Viewport(QWidget):
 
     def initialize_gl(self) -> None:
         """The surface's context is current for the first time: make the GL objects in it."""
-        self.ctx = moderngl.create_context()
+        try:
+            self.ctx = moderngl.create_context()
+        except (moderngl.Error, RuntimeError) as error:
+            self.gl_problem = f"OpenGL does not work here: {error}"
+            self.warned.emit(self.gl_problem)
+            return
         self.renderer = Renderer(self.ctx)
         self.gizmos = Gizmos(self.ctx)
         self.surface.context().aboutToBeDestroyed.connect(self._forget_gl)
@@ -259,7 +273,7 @@ class Viewport(QWidget):
         """The current view (gizmos included) drawn offscreen at ``width`` × ``height``: (H, W, 4) uint8
         RGBA, straight alpha. Uses this widget's GL context, so the model is not uploaded again."""
         if self.renderer is None:
-            raise RuntimeError("the view has not been shown yet")
+            raise RuntimeError(self.gl_problem or "the view has not been shown yet")
         self.makeCurrent()
         try:
             self._sync_renderer()
@@ -386,6 +400,27 @@ class Viewport(QWidget):
         depth = self.camera.distance / max(float(direction @ forward), 1e-6)
         return origin + direction * depth
 
+
+
+def opengl_problem() -> str | None:
+    """Why this machine cannot give the view an OpenGL 3.3 context (None: it can). Asked before the
+    view's window is shown: Qt's QOpenGLWindow crashes painting a frame once its context has failed."""
+    context = QOpenGLContext()
+    context.setFormat(QSurfaceFormat.defaultFormat())
+    if not context.create():
+        return "no OpenGL context can be made on this display"
+    version = context.format().version()
+    if version < (3, 3):
+        return f"the display offers OpenGL {version[0]}.{version[1]}; the view needs 3.3"
+    return None
+
+
+def _problem_label(problem: str, parent: QWidget) -> QLabel:
+    label = QLabel(f"The 3D view cannot draw: {problem}.\n\nEverything else works, and the command line "
+                   "(boneyard render) draws without a display.", parent)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    return label
 
 
 class ViewSurface(QOpenGLWindow):
