@@ -294,6 +294,34 @@ def test_dropping_files_opens_or_attaches_them(window, qtbot, tmp_path):
     assert window.model.files == [str(structure), str(animation)], "an animation file attaches"
 
 
+def test_files_dropped_on_the_views_own_window_open(window, qtbot, tmp_path):
+    """A drag over the view reaches its native GL window, not the main window: it takes local files
+    (and nothing else) and opens them as a drop elsewhere on the window would."""
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    structure, _ = WRITERS["bonespro"](window.model, tmp_path)
+    surface = window.viewport.surface
+    text = QMimeData()
+    text.setText("not a file")
+    enter = QDragEnterEvent(QPoint(40, 40), Qt.DropAction.CopyAction, text, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(surface, enter)
+    assert not enter.isAccepted()
+    files = QMimeData()
+    files.setUrls([QUrl.fromLocalFile(str(structure))])
+    enter = QDragEnterEvent(QPoint(40, 40), Qt.DropAction.CopyAction, files, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(surface, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(40, 40), Qt.DropAction.CopyAction, files, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        QApplication.sendEvent(surface, drop)
+    assert drop.isAccepted() and window.model.files == [str(structure)]
+
+
 def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tmp_path):
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent

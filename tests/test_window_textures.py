@@ -114,9 +114,12 @@ def test_hidden_meshes_show_with_the_action_and_the_outliner_check_box(window, q
     assert np.array_equal(view_image(window, qtbot)[left], background)
 
 
-def test_dropped_image_goes_on_the_mesh_under_the_cursor(window, qtbot, tmp_path):
+@pytest.mark.parametrize("target", ["window", "view"])
+def test_dropped_image_goes_on_the_mesh_under_the_cursor(window, qtbot, tmp_path, target):
+    """Dropped on the main window (positions in its pixels) or on the view's own GL window."""
     from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
+    from PySide6.QtWidgets import QApplication
 
     left = quad(Material(base_color=WHITE), x=-0.5, half=0.45, name="left")
     right = quad(Material(base_color=WHITE), x=0.5, half=0.45, name="right")
@@ -126,11 +129,16 @@ def test_dropped_image_goes_on_the_mesh_under_the_cursor(window, qtbot, tmp_path
     path = write_png(tmp_path / "green.png", image)
     row, column = pixel_of(window, (0.5, 0.0, 0.0))
     ratio = window.viewport.devicePixelRatioF()
-    at = window.viewport.mapTo(window, QPoint(int(column / ratio), int(row / ratio)))
+    in_view = QPoint(int(column / ratio), int(row / ratio))
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(path))])
-    window.dropEvent(QDropEvent(QPointF(at), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
-                                Qt.KeyboardModifier.NoModifier))
+    at = window.viewport.mapTo(window, in_view) if target == "window" else in_view
+    drop = QDropEvent(QPointF(at), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    if target == "window":
+        window.dropEvent(drop)
+    else:
+        QApplication.sendEvent(window.viewport.surface, drop)
     assert window.model.meshes[0].material.image is None
     np.testing.assert_array_equal(window.model.meshes[1].material.image, image)
     picture = view_image(window, qtbot)

@@ -42,7 +42,7 @@ from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import TimelineDock
 from app.ui.up_axes import RememberedUpAxes
-from app.ui.viewport import Viewport
+from app.ui.viewport import Viewport, local_files
 from app.ui.warnings_dock import WarningsDock
 
 #: Saved dock layouts of another version are ignored (raise it when the docks change).
@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build_menus()
         self.viewport.bone_picked.connect(self.state.select_bone)
+        self.viewport.files_dropped.connect(self.drop_files)
         self.viewport.warned.connect(self.state.add_warning)
         self.outliner.attach(self.state)
         self.outliner.texture_requested.connect(self.assign_texture_dialog)
@@ -531,22 +532,23 @@ class MainWindow(QMainWindow):
     # --- drag and drop --------------------------------------------------------------------------
 
     def dragEnterEvent(self, event) -> None:
-        if any(url.isLocalFile() for url in event.mimeData().urls()):
+        if local_files(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
+        paths = local_files(event.mimeData())
+        if paths:
+            event.acceptProposedAction()
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.drop_files(paths, shift, self.viewport.mapFrom(self, event.position().toPoint()))
+
+    def drop_files(self, paths: list[str], shift: bool, position: QPoint) -> None:
         """Dropped files (any number) open as a new model; with Shift held, or when every file only
         adds animations to the current model, they are attached to it instead. One image dropped on a
-        model is its texture (``drop_image``)."""
-        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
-        if not paths:
-            return
-        event.acceptProposedAction()
+        model is its texture (``drop_image``, ``position`` in viewport pixels)."""
         if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
-            self.drop_image(paths[0], self.viewport.mapFrom(self, event.position().toPoint()))
-            return
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if self.state.attaches(paths, forced=shift):
+            self.drop_image(paths[0], position)
+        elif self.state.attaches(paths, forced=shift):
             self.attach_files(paths)
         else:
             self.open_files(paths)

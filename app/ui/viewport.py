@@ -14,7 +14,7 @@ import time
 
 import moderngl
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QImage, QOpenGLContext, QPainter, QPixmap, QSurfaceFormat
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -44,8 +44,9 @@ PICK_RADIUS = 10
 class Viewport(QWidget):
     """Draws the model with the headless path's Renderer in its ``surface`` (a ViewSurface). Emits
     ``first_frame_drawn`` once per model, after the first frame that shows it, ``bone_picked`` (index
-    or None) on a click, and ``warned(message)`` for each problem the renderer met (an image too
-    large for the driver).
+    or None) on a click, ``warned(message)`` for each problem the renderer met (an image too large
+    for the driver), and ``files_dropped(paths, shift held, position)`` for local files dropped on
+    the view (drags over a native window go to it, not to the main window).
 
     ``gizmo_scene`` (``set_gizmo_scene``) is drawn over the model in the overlay layer. ``ray_tool``,
     when set, sees the mouse first as view rays: ``click_ray(origin, direction)`` on a click (True:
@@ -59,6 +60,7 @@ class Viewport(QWidget):
     first_frame_drawn = Signal()
     bone_picked = Signal(object)
     warned = Signal(str)
+    files_dropped = Signal(list, bool, QPoint)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -402,6 +404,11 @@ class Viewport(QWidget):
 
 
 
+def local_files(data) -> list[str]:
+    """The local file paths a drag's QMimeData carries."""
+    return [url.toLocalFile() for url in data.urls() if url.isLocalFile()]
+
+
 def opengl_problem() -> str | None:
     """Why this machine cannot give the view an OpenGL 3.3 context (None: it can). Asked before the
     view's window is shown: Qt's QOpenGLWindow crashes painting a frame once its context has failed."""
@@ -452,6 +459,21 @@ class ViewSurface(QOpenGLWindow):
         self.viewport.wheelEvent(event)
 
     def event(self, event) -> bool:
-        if event.type() == QEvent.Type.Leave:
+        kind = event.type()
+        if kind == QEvent.Type.Leave:
             self.viewport.leaveEvent(event)
+        elif kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            self._drag(event)
+            return True
         return super().event(event)
+
+    def _drag(self, event) -> None:
+        """Local files may be dropped on the view; a drop hands them to the viewport."""
+        paths = local_files(event.mimeData())
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        if event.type() == QEvent.Type.Drop:
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.viewport.files_dropped.emit(paths, shift, event.position().toPoint())
