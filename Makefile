@@ -10,6 +10,9 @@ NODE_DIR := .node
 export NODE_PATH := $(CURDIR)/$(NODE_DIR)/node_modules
 # `make package` installs the package extra (PyInstaller) on top of the test install.
 PACKAGE_STAMP := $(VENV)/.installed-package
+# `make bench` installs the bench extra (f3d, the baseline of render_vs_f3d); where it cannot, that
+# benchmark reports itself skipped.
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: run test bench fuzz system-deps node-deps demo clean package package-test
 
@@ -39,7 +42,11 @@ test: $(STAMP) system-deps node-deps
 		$(XVFB) $(PY) -m pytest $(PYTEST_ARGS); \
 	fi
 
-bench: $(STAMP)
+$(BENCH_STAMP): $(STAMP)
+	@if $(PY) -m pip install -q -e ".[test,bench]"; then touch $(BENCH_STAMP); \
+	else echo "bench: could not install f3d; render_vs_f3d will be skipped" >&2; fi
+
+bench: $(BENCH_STAMP)
 	$(PY) -m tests.bench
 
 fuzz: $(STAMP)

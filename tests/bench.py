@@ -7,6 +7,8 @@ Run as ``python -m tests.bench`` (or ``python -m tests.bench pose render`` for s
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +22,7 @@ import numpy as np
 from app import maths
 from app.model import Clip, Model, Skeleton, Track
 from app.pose import evaluate
+from app.resources import demo_paths
 
 
 def best_of(function, repeats: int = 5, number: int = 1) -> float:
@@ -77,9 +80,9 @@ def bench_pose() -> dict:
             "ratio vectorised / loop": vectorised / reference}
 
 
-def _wall(args: list[str]) -> float:
+def _wall(args: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(args, check=True, capture_output=True, timeout=300)
+    subprocess.run(args, check=True, capture_output=True, timeout=300, env=env)
     return time.perf_counter() - start
 
 
@@ -96,6 +99,56 @@ def bench_render_process() -> dict:
             "ratio import / bare python": imports / bare, "ratio render / bare python": render / bare}
 
 
+#: f3d's offscreen render of argv[1] into argv[2] at 1280×720, as its Python module offers it (the wheel
+#: has no command-line executable).
+F3D_RENDER = """
+import sys
+import f3d
+engine = f3d.Engine.create(True)
+engine.window.size = (1280, 720)
+engine.scene.add(sys.argv[1])
+engine.window.render_to_image().save(sys.argv[2])
+"""
+
+
+def installed_env(bytecode_folder: str) -> dict[str, str]:
+    """This environment with Python writing and reading bytecode (kept in ``bytecode_folder``), as an
+    installed app has its .pyc files: without them every fresh process compiles every module again."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = bytecode_folder
+    return env
+
+
+def bench_render_vs_f3d(rounds: int = 7) -> dict:
+    """A fresh ``boneyard render`` of the demo glTF at 1280×720 against a fresh f3d process rendering
+    the same file at the same size: the best of ``rounds`` interleaved runs each, after a warm-up run
+    of both that writes the bytecode."""
+    if importlib.util.find_spec("f3d") is None:
+        return {"skipped": "f3d not installed (make bench installs it: pip install -e '.[bench]')"}
+    from PIL import Image
+
+    python = sys.executable
+    model = str(demo_paths()[0])
+    with tempfile.TemporaryDirectory() as folder:
+        env = installed_env(str(Path(folder) / "bytecode"))
+        ours, theirs = Path(folder) / "boneyard.png", Path(folder) / "f3d.png"
+        commands = {"boneyard": [python, "-m", "app", "render", model, "-o", str(ours), "--size", "1280x720"],
+                    "f3d": [python, "-c", F3D_RENDER, model, str(theirs)]}
+        for command in commands.values():
+            _wall(command, env)
+        for picture in (ours, theirs):
+            with Image.open(picture) as image:
+                assert image.size == (1280, 720), f"{picture.name} is {image.size}"
+        times = {name: [] for name in commands}
+        for _ in range(rounds):
+            for name, command in commands.items():
+                times[name].append(_wall(command, env))
+    render, f3d = min(times["boneyard"]), min(times["f3d"])
+    return {"render demo process, 1280x720 (s)": render, "f3d process, same file (s)": f3d,
+            "render_vs_f3d": render / f3d}
+
+
 def _optional(module: str, function: str):
     def run() -> dict:
         try:
@@ -110,6 +163,7 @@ BENCHES = {
     "scrub": _optional("tests.bench_render", "bench_scrub"),
     "pose": bench_pose,
     "render": bench_render_process,
+    "f3d": bench_render_vs_f3d,
     "text": _optional("tests.bench_text", "run"),
     "binary": _optional("tests.bench_binary", "run"),
     "nwn_ascii": _optional("tests.bench_nwn_ascii", "run"),
@@ -140,6 +194,7 @@ GOALS = (
          ">=", 0.8),
     Goal("window_fps_vs_offscreen_draw_100k", "window", lambda r: r.get("window_fps_vs_offscreen_draw_100k"),
          ">=", 0.8),
+    Goal("render_vs_f3d", "f3d", lambda r: r.get("render_vs_f3d"), "<=", 0.5),
     Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
     Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
     Goal("c3de_load_mb_per_s", "binary", lambda r: r.get("c3de", {}).get("mb_per_s"), ">=", 200),
