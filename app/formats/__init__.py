@@ -2,7 +2,8 @@
 
 Files are recognised by content, never by extension alone. Several files load as one model
 (a structure file and its animations, a mesh and its bones, ``.bnf`` + ``.anm`` + ``.prm``).
-Each format module calls ``register`` at import; this package imports them all.
+Each format module calls ``register`` at import; the registry imports a module when its format is
+first needed (``registry.READERS`` names them), so a command reading one format imports one reader.
 """
 
 from app.formats.registry import (
@@ -15,9 +16,5 @@ from app.formats.registry import (
     register,
     sniff,
 )
-
-from app.formats import gltf  # noqa: E402,F401  (registers itself)
-from app.formats import bonespro, bnf, lgw, obj_faces  # noqa: E402,F401  (register themselves)
-from app.formats import c3de, nwn_ascii, nwn_mdl  # noqa: E402,F401  (register themselves)
 
 __all__ = ["Format", "LoadOptions", "ReadError", "SniffedFile", "formats", "load", "register", "sniff"]

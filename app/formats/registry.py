@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
@@ -83,11 +85,46 @@ class Format:
     dds_bottom_up: bool = False
 
 
-formats: dict[str, Format] = {}
+#: Every format's name and the module that reads it, in the order sniffing tries them.
+READERS = {
+    "gltf": "app.formats.gltf",
+    "obj": "app.formats.obj_faces",
+    "bonespro": "app.formats.bonespro",
+    "bnf": "app.formats.bnf",
+    "lgw": "app.formats.lgw",
+    "c3de": "app.formats.c3de",
+    "nwn_ascii": "app.formats.nwn_ascii",
+    "nwn_mdl": "app.formats.nwn_mdl",
+}
+
+
+class FormatTable(Mapping[str, Format]):
+    """The formats by name, in ``READERS``' order. A reader module is imported, and registers its
+    Format, when its format is first looked up: reading a glTF file imports no other reader."""
+
+    def __init__(self) -> None:
+        self._registered: dict[str, Format] = {}
+
+    def add(self, fmt: Format) -> None:
+        self._registered[fmt.name] = fmt
+
+    def __getitem__(self, name: str) -> Format:
+        if name not in self._registered and name in READERS:
+            importlib.import_module(READERS[name])
+        return self._registered[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*READERS, *(name for name in self._registered if name not in READERS)])
+
+    def __len__(self) -> int:
+        return len(READERS.keys() | self._registered.keys())
+
+
+formats = FormatTable()
 
 
 def register(fmt: Format) -> Format:
-    formats[fmt.name] = fmt
+    formats.add(fmt)
     return fmt
 
 
