@@ -3,6 +3,7 @@ and RGBA readback for ``boneyard render`` and the tests."""
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -180,7 +181,11 @@ def unpremultiply(image: np.ndarray) -> np.ndarray:
 
 
 def save_png(image: np.ndarray, path: str | Path) -> None:
-    """Write an (H, W, 4) or (H, W, 3) uint8 image as PNG."""
+    """Write an (H, W, 4) or (H, W, 3) uint8 image as PNG.
+
+    Deflated with zlib's run-length strategy: a rendered picture's rows after PNG filtering are mostly
+    runs, and at 1280×720 it encodes in 40 % of the time of zlib's default strategy at level 6, for
+    files about a sixth larger (docs/benchmarks.md)."""
     from PIL import Image
 
-    Image.fromarray(np.ascontiguousarray(image)).save(Path(path), format="PNG")
+    Image.fromarray(np.ascontiguousarray(image)).save(Path(path), format="PNG", compress_type=zlib.Z_RLE)
