@@ -137,7 +137,7 @@ def _offscreen(paths: list[str], view: dict) -> dict:
                 renderer.set_pose(evaluate(model, clip, elapsed % max(clip.duration, 1e-6)))
             renderer.draw(targets.draw_target, camera, options)
             # Resolved into a single-sample picture, as the window does before its copy into its window.
-            offscreen.ctx.copy_framebuffer(targets.resolved, targets.draw_target)
+            targets.resolve()
             offscreen.ctx.finish()
             draws += 1
     return {"offscreen_fps": draws / (time.perf_counter() - started),
