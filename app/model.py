@@ -238,7 +238,7 @@ class MeshSkin:
         self.joints = _frozen(self.joints, np.int32, (None,), "skin joints")
         self.inverse_bind = _frozen(self.inverse_bind, np.float64, (len(self.joints), 4, 4),
                                     "skin inverse_bind")
-        if len(np.unique(self.joints)) != len(self.joints):
+        if len(maths.sorted_unique(self.joints)) != len(self.joints):
             raise ValueError("skin joints: a bone is listed twice")
 
     def bone_inverse_binds(self, skeleton: Skeleton) -> np.ndarray:
@@ -408,7 +408,7 @@ class Clip:
             return self.times
         times = [keys[0] for track in self.tracks
                  for keys in (track.translation, track.rotation, track.scale) if keys is not None]
-        return np.unique(np.concatenate(times)) if times else np.zeros(1)
+        return maths.sorted_unique(np.concatenate(times)) if times else np.zeros(1)
 
     @property
     def frame_count(self) -> int:

@@ -207,7 +207,8 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
         first, second, fraction, bones = packed["rotation"].sample(time)
         rotations[bones] = maths.slerp(first, second, fraction)
     local = skeleton.rest_local.copy()
-    animated = np.unique(np.concatenate([channel.bones for channel in packed.values()])) if packed else []
+    bones = [channel.bones for channel in packed.values()]
+    animated = maths.sorted_unique(np.concatenate(bones)) if bones else []
     if len(animated):
         local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])
     return local

@@ -100,3 +100,16 @@ def test_dual_quaternion_round_trip():
 def test_normalize_masks_zero_vectors():
     unit, valid = maths.normalize(np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0]]))
     assert np.allclose(unit, [[0.6, 0.8, 0.0], [0, 0, 0]]) and valid.tolist() == [True, False]
+
+
+@pytest.mark.parametrize("values", [
+    np.array([3, 1, 3, 2, 1, 1], np.int32),
+    np.array([0.5, -2.0, 0.5, 1e-9, 0.0, -0.0, 1e-9]),
+    np.array([7]),
+    np.zeros(0),
+])
+def test_sorted_unique_gives_the_distinct_values_ascending(values):
+    expected = sorted(set(values.tolist()))
+    result = maths.sorted_unique(values)
+    assert result.dtype == values.dtype
+    assert result.tolist() == expected
