@@ -394,6 +394,21 @@ def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
     assert changed_pixels(with_gizmos, without) > 500
 
 
+def test_the_window_shows_the_picture_the_renderer_draws_offscreen(window, qtbot):
+    """The view's frame (resolved straight into its GL window) is the offscreen picture of the same
+    view, but for the overlay painted over it (the orientation gizmo in the bottom-left corner)."""
+    from app.ui.view_overlay import GIZMO_LENGTH, GIZMO_MARGIN
+
+    shown = view_image(window, qtbot)
+    height, width = shown.shape[:2]
+    drawn = window.viewport.render_image(width, height)
+    differs = np.abs(shown[..., :3].astype(int) - drawn[..., :3]).max(axis=-1) > 2
+    corner = GIZMO_MARGIN + GIZMO_LENGTH + 20
+    assert differs[height - corner:, :corner].sum() > 50, "the orientation gizmo is painted"
+    differs[height - corner:, :corner] = False
+    assert differs.sum() == 0
+
+
 def test_the_timer_only_tells_the_state_how_much_time_passed(window, qtbot, monkeypatch):
     from app.ui.main_window import TICK_MS
 

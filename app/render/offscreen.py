@@ -101,11 +101,19 @@ class ImageTargets:
         """The single-sample framebuffer holding what was drawn (the multisampled one resolved); it is
         left bound."""
         if self.draw_target is not self.resolved:
-            self.resolved.use()
-            self.ctx.disable(moderngl.BLEND)
-            self.picture.use(0)
-            self.resolve_pass.render(moderngl.TRIANGLES, vertices=3)
+            self.resolve_into(self.resolved)
         return self.resolved
+
+    def resolve_into(self, framebuffer: moderngl.Framebuffer) -> None:
+        """Put what was drawn into ``framebuffer`` of the same size, of any colour format (a window's):
+        resolved there directly when multisampled, else copied. It is left bound."""
+        if self.draw_target is self.resolved:
+            self.ctx.copy_framebuffer(framebuffer, self.resolved)
+            return
+        framebuffer.use()
+        self.ctx.disable(moderngl.BLEND | moderngl.DEPTH_TEST)
+        self.picture.use(0)
+        self.resolve_pass.render(moderngl.TRIANGLES, vertices=3)
 
     def release(self) -> None:
         for gl_object in reversed(self.objects):

@@ -235,12 +235,9 @@ class Viewport(QWidget):
         size = (max(int(self.surface.width() * ratio), 1), max(int(self.surface.height() * ratio), 1))
         targets = self._targets_for(size)
         self._draw_scene(targets.draw_target, self.options)
-        # Resolved first: a multisampled framebuffer can only be blitted into one of the same format,
-        # and the window's (RGB, no alpha) is not the target's.
-        picture = targets.resolve()
         framebuffer = self.ctx.detect_framebuffer(self.surface.defaultFramebufferObject())
         framebuffer.viewport = (0, 0, *size)
-        self.ctx.copy_framebuffer(framebuffer, picture)
+        targets.resolve_into(framebuffer)
         self._paint_overlay()
         self.frame_seconds = time.perf_counter() - start
         for warning in self.renderer.take_warnings():
@@ -263,7 +260,7 @@ class Viewport(QWidget):
         painter.end()
 
     def _targets_for(self, size: tuple[int, int]) -> ImageTargets:
-        """The multisampled target the view draws into before it is copied into the window, kept
+        """The multisampled target the view draws into before it is resolved into the window, kept
         while the size stays."""
         if self._view_targets is None or self._view_targets.size != size:
             if self._view_targets is not None:
