@@ -384,6 +384,23 @@ def test_screenshot_option_without_opengl_fails_at_once_with_the_reason(tmp_path
     assert "Traceback" not in result.stderr and not out.exists()
 
 
+def test_saved_pictures_carry_the_bone_names_when_they_are_shown(window, qtbot):
+    """Bone Names is a display option like Bones: a saved picture shows them, at any size, where the
+    bones are in that picture, their text scaled with it."""
+    plain = {size: image_array(window.capture(*size)) for size in ((800, 600), (1600, 1200))}
+    window.display_actions["names"].setChecked(True)
+    named = {size: image_array(window.capture(*size)) for size in plain}
+    changes = {size: np.nonzero((np.abs(named[size][..., :3].astype(int) - plain[size][..., :3])
+                                 .max(axis=-1) > 30)) for size in plain}
+    small, large = (len(changes[size][0]) for size in plain)
+    assert small > 200 and 2.5 < large / small < 6, "twice the size: about four times the text pixels"
+    small_box = np.array([changes[(800, 600)][k].min() for k in (0, 1)] + [changes[(800, 600)][k].max()
+                                                                          for k in (0, 1)])
+    large_box = np.array([changes[(1600, 1200)][k].min() for k in (0, 1)] + [changes[(1600, 1200)][k].max()
+                                                                             for k in (0, 1)])
+    np.testing.assert_allclose(large_box / 2, small_box, atol=12)
+
+
 def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
     window.ragdoll_panel.raise_()
     qtbot.waitUntil(lambda: window.viewport.gizmo_scene is not None, timeout=5_000)

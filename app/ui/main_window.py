@@ -620,11 +620,24 @@ class MainWindow(QMainWindow):
 
     def capture(self, width: int | None = None, height: int | None = None,
                 transparent: bool = False) -> QImage:
-        """The view as an image, at the view's size unless given."""
+        """The view as an image, at the view's size unless given, with the bone names when they are
+        shown (the orientation gizmo and the shot marks over the view are not part of the picture)."""
         ratio = self.viewport.devicePixelRatioF()
         width = width or int(self.viewport.width() * ratio)
         height = height or int(self.viewport.height() * ratio)
-        return _image_to_qimage(self.viewport.render_image(width, height, transparent))
+        image = _image_to_qimage(self.viewport.render_image(width, height, transparent))
+        if self.state.display.bone_names:
+            self._paint_bone_names(image)
+        return image
+
+    def _paint_bone_names(self, image: QImage) -> None:
+        """The bone names over a picture of the view, their text scaled as the picture is."""
+        scale = image.height() / max(self.viewport.height(), 1)
+        image.setDevicePixelRatio(scale)
+        painter = QPainter(image)
+        self.viewport.overlay.paint_bone_names(painter, (image.width() / scale, image.height() / scale))
+        painter.end()
+        image.setDevicePixelRatio(1.0)
 
     def grab(self) -> QPixmap:
         """The window as it looks. QWidget.grab leaves out the view, a native GL window, so the view's

@@ -53,7 +53,7 @@ class ViewOverlay:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(self.viewport.font())
         if self.bone_names:
-            self._paint_bone_names(painter)
+            self.paint_bone_names(painter)
         self._paint_gizmo(painter)
         marks = self.viewport.marks()
         if marks.shot is not None:
@@ -61,12 +61,13 @@ class ViewOverlay:
         if marks.spring is not None:
             self._paint_spring(painter, *marks.spring)
 
-    def _paint_bone_names(self, painter: QPainter) -> None:
-        """Each bone's name at its posed midpoint, the selected bone's in orange."""
+    def paint_bone_names(self, painter: QPainter, size: tuple[float, float] | None = None) -> None:
+        """Each bone's name at its posed midpoint, the selected bone's in orange, on a picture of the
+        view of ``size`` (logical pixels; None: the view's own)."""
         view = self.viewport
         if view.model is None or view.pose is None or not len(view.model.skeleton):
             return
-        heads, tails, visible = view.bone_segments()
+        heads, tails, visible = view.bone_segments(size)
         middles = 0.5 * (heads + tails)
         font = QFont(view.font())
         font.setPointSizeF(max(font.pointSizeF() - 1.0, 7.0))

@@ -294,11 +294,14 @@ class Viewport(QWidget):
 
     # --- projection helpers -------------------------------------------------------------------------
 
-    def bone_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Posed bones in widget pixels: heads (B, 2), tails (B, 2) and which heads are in view."""
+    def bone_segments(self, size: tuple[float, float] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Posed bones in widget pixels (or in those of a picture of the view of ``size``): heads
+        (B, 2), tails (B, 2) and which heads are in view."""
+        width, height = size or (self.width(), self.height())
         heads, tails = self.pose.heads_tails(self.model.skeleton)
-        head_pixels, head_visible = project(self.camera, heads, self.width(), self.height())
-        tail_pixels, _ = project(self.camera, tails, self.width(), self.height())
+        head_pixels, head_visible = project(self.camera, heads, width, height)
+        tail_pixels, _ = project(self.camera, tails, width, height)
         return head_pixels, tail_pixels, head_visible
 
     # --- mouse and keys -----------------------------------------------------------------------------
