@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout,
-                               QHeaderView, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QWidget)
+                               QScrollArea, QSplitter, QTableWidgetItem, QWidget)
 
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, set_value,
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
                                     show_selected_row, spin, warn_on_error, with_buttons)
 
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
@@ -27,14 +27,8 @@ class JointsTab(QSplitter):
         super().__init__(Qt.Orientation.Vertical, parent)
         self.document = document
         self.attempt = attempt
-        self.table = table = QTableWidget(0, len(JOINT_COLUMNS))
-        table.setHorizontalHeaderLabels(JOINT_COLUMNS)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.verticalHeader().hide()
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.itemSelectionChanged.connect(self._row_selected)
+        self.table = table = row_table(JOINT_COLUMNS, QAbstractItemView.EditTrigger.NoEditTriggers,
+                                       self._row_selected)
         holder = QWidget()
         with_buttons(holder, table, ("Add Joint…", self.add_joint_dialog),
                      ("Remove Joint", self.remove_joint))

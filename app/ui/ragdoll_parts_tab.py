@@ -5,13 +5,12 @@ document, and the table is refilled from the profile it then shows."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QStyledItemDelegate, QTableWidget,
-                               QTableWidgetItem, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QStyledItemDelegate, QTableWidgetItem, QWidget)
 
 from app.physics.profile import SHAPES
 from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, show_selected_row, spin,
-                                    warn_on_error, with_buttons)
+from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, row_table,
+                                    show_selected_row, spin, warn_on_error, with_buttons)
 
 PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
                 "Mass kg")
@@ -64,17 +63,10 @@ class PartsTab(QWidget):
         super().__init__(parent)
         self.document = document
         self.attempt = attempt
-        self.table = table = QTableWidget(0, len(PART_COLUMNS))
-        table.setHorizontalHeaderLabels(PART_COLUMNS)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                              | QAbstractItemView.EditTrigger.EditKeyPressed
-                              | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        triggers = (QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table = table = row_table(PART_COLUMNS, triggers, self._row_selected)
         table.setItemDelegate(_PartDelegate(self))
-        table.verticalHeader().hide()
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.itemSelectionChanged.connect(self._row_selected)
         with_buttons(self, table, ("Add Part…", self.add_part_dialog), ("Remove Part", self.remove_part))
         document.events.subscribe("profile", self._fill)
         document.events.subscribe("selection", self._show_selection)

@@ -6,8 +6,8 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QInputDialog, QMessageBox, QPushButton,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QHBoxLayout, QHeaderView, QInputDialog,
+                               QMessageBox, QPushButton, QTableWidget, QToolButton, QVBoxLayout, QWidget)
 
 #: Offsets and sizes may reach this many times the model's size.
 OFFSET_REACH = 10.0
@@ -110,6 +110,20 @@ def warn_on_error(parent, title: str, edit) -> bool:
         QMessageBox.warning(parent, title, str(error))
         return False
     return True
+
+
+def row_table(columns: tuple[str, ...], edit_triggers, on_select) -> QTableWidget:
+    """A profile table: ``columns`` headed, one whole row selected at a time (``on_select`` is told),
+    no row numbers, columns as wide as their contents."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(edit_triggers)
+    table.verticalHeader().hide()
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.itemSelectionChanged.connect(on_select)
+    return table
 
 
 def show_selected_row(table, row: int | None) -> None:
