@@ -520,26 +520,32 @@ def the_handle(window, kind, axis):
     return next(h for h in found if (h.kind, h.axis) == (kind, axis))
 
 
+def drag_part_handle(window, qtbot, part: int, start, end):
+    """Drag in the view from model point ``start`` to ``end`` with ``part`` selected: the view before,
+    how the part's orange outline moved on screen (left, top, right, bottom) and how its box's
+    projected corners say it should have moved."""
+    before = view_image(window, qtbot)
+    drawn = projected_bounds(window, part)
+    drag_in_view(window, qtbot, pixel_of(window, start), pixel_of(window, end))
+    after = view_image(window, qtbot)
+    shift = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
+    return before, shift, projected_bounds(window, part) - drawn
+
+
 @_gui
 def test_dragging_a_move_arrow_in_the_view_moves_the_part(window, qtbot):
     session = window.ragdoll
     document = session.document
     chest = document.profile.part_index("chest")
     document.select_part(chest)
-    before = view_image(window, qtbot)
     arrow = the_handle(window, "move", 0)
     grab = arrow.origin + arrow.direction * 0.75 * arrow.length
-    press, release = pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.12)
     offset = document.profile.parts[chest].offset
-    drawn = projected_bounds(window, chest)
-    drag_in_view(window, qtbot, press, release)
+    before, shift, expected = drag_part_handle(window, qtbot, chest, grab, grab + arrow.direction * 0.12)
     assert session.handle_drag is None and len(document.steps) == 1
     moved = np.subtract(document.profile.parts[chest].offset, offset)
     assert moved[0] == pytest.approx(0.12, abs=0.012) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
-    after = view_image(window, qtbot)
     # The selected part's orange outline moved on screen as its box's corners project.
-    shift = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
-    expected = projected_bounds(window, chest) - drawn
     assert expected[0] > 10 and shift == pytest.approx(expected, abs=3)
     window.undo_action.trigger()
     assert document.profile.parts[chest].offset == offset
@@ -552,18 +558,13 @@ def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
     document = session.document
     head = document.profile.part_index("head")
     document.select_part(head)
-    before = view_image(window, qtbot)
     knob = the_handle(window, "size", 1)
-    press, release = pixel_of(window, knob.origin), pixel_of(window, knob.origin + knob.direction * 0.05)
     size = document.profile.parts[head].size
-    drawn = projected_bounds(window, head)
-    drag_in_view(window, qtbot, press, release)
+    top = knob.origin + knob.direction * 0.05
+    _, grew, expected = drag_part_handle(window, qtbot, head, knob.origin, top)
     grown = np.subtract(document.profile.parts[head].size, size)
     assert grown[1] == pytest.approx(0.1, abs=0.015) and grown[0] == grown[2] == 0.0
-    after = view_image(window, qtbot)
     # The head's outline grew up and down about its centre, as its box's corners project.
-    grew = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
-    expected = projected_bounds(window, head) - drawn
     assert expected[1] < -10 and expected[3] > 10 and grew == pytest.approx(expected, abs=3)
 
 
