@@ -156,10 +156,12 @@ class _PackedChannel:
 _packed_clips: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _pack(clip: Clip) -> dict[str, _PackedChannel]:
-    packed = _packed_clips.get(clip)
-    if packed is not None:
-        return packed
+def _pack(clip: Clip) -> tuple[dict[str, _PackedChannel], np.ndarray]:
+    """The clip's keys packed per channel, and the bones any channel animates (ascending), made once
+    per clip."""
+    cached = _packed_clips.get(clip)
+    if cached is not None:
+        return cached
     packed = {}
     for channel, width in (("translation", 3), ("rotation", 4), ("scale", 3)):
         tracks = [t for t in clip.tracks if getattr(t, channel) is not None]
@@ -178,8 +180,10 @@ def _pack(clip: Clip) -> dict[str, _PackedChannel]:
         packed[channel] = _PackedChannel(
             bones=np.array([t.bone for t in tracks]), times=times, values=values, counts=counts,
             step=np.array([t.interpolation == "step" for t in tracks]))
-    _packed_clips[clip] = packed
-    return packed
+    bones = [channel.bones for channel in packed.values()]
+    animated = maths.sorted_unique(np.concatenate(bones)) if bones else np.zeros(0, int)
+    _packed_clips[clip] = packed, animated
+    return packed, animated
 
 
 _rest_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -197,7 +201,7 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
 
     Bones with no track keep their rest-local matrix exactly (shear included).
     """
-    packed = _pack(clip)
+    packed, animated = _pack(clip)
     translations, rotations, scales = (a.copy() for a in _rest_local_trs(skeleton))
     for channel, target in (("translation", translations), ("scale", scales)):
         if channel in packed:
@@ -207,8 +211,6 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
         first, second, fraction, bones = packed["rotation"].sample(time)
         rotations[bones] = maths.slerp(first, second, fraction)
     local = skeleton.rest_local.copy()
-    bones = [channel.bones for channel in packed.values()]
-    animated = maths.sorted_unique(np.concatenate(bones)) if bones else []
     if len(animated):
         local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])
     return local
