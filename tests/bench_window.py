@@ -9,7 +9,7 @@ Child processes, because Mesa cannot hold Qt's GLX context and a headless EGL on
 - ``offscreen``: the same model, the same clip advancing by the wall clock, in the window's view (its
   size, camera and display options, which the window child reports), drawn with the EGL renderer as
   fast as it goes for 3 s (pose evaluated, bones uploaded, drawn, resolved to a single-sample picture
-  as the window resolves before its copy into its GL window, finished). It runs twice, while the
+  with the shader the window resolves into its GL window with, finished). It runs twice, while the
   window waits between its spans, so a load that comes or goes during the run weighs on both sides.
 
 ``window_fps_vs_offscreen_draw`` is the window's mean frames per second over the offscreen runs' mean
@@ -136,7 +136,7 @@ def _offscreen(paths: list[str], view: dict) -> dict:
             if clip is not None:
                 renderer.set_pose(evaluate(model, clip, elapsed % max(clip.duration, 1e-6)))
             renderer.draw(targets.draw_target, camera, options)
-            # Resolved into a single-sample picture, as the window does before its copy into its window.
+            # Resolved into a single-sample picture with the shader the window resolves with.
             targets.resolve()
             offscreen.ctx.finish()
             draws += 1
