@@ -14,7 +14,7 @@ PACKAGE_STAMP := $(VENV)/.installed-package
 # benchmark reports itself skipped.
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench fuzz system-deps node-deps demo clean package package-test
+.PHONY: run test install-test bench fuzz system-deps node-deps demo clean package package-test
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,13 +34,17 @@ node-deps:
 		|| echo "node-deps: could not install gltf-validator; its tests will skip" >&2; \
 	fi
 
+# Runs its arguments under Xvfb unless a display is already there (or xvfb-run is missing).
+ON_DISPLAY = if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then $(1); else $(XVFB) $(1); fi
+
 test: $(STAMP) system-deps node-deps
 	$(PY) -m ruff check app tests
-	@if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then \
-		$(PY) -m pytest $(PYTEST_ARGS); \
-	else \
-		$(XVFB) $(PY) -m pytest $(PYTEST_ARGS); \
-	fi
+	@$(call ON_DISPLAY,$(PY) -m pytest $(PYTEST_ARGS))
+
+# Builds the wheel and the sdist, installs each into a fresh venv outside the checkout and runs the
+# commands and the window from there (tests/test_installed.py).
+install-test: $(STAMP) system-deps
+	@$(call ON_DISPLAY,env BONEYARD_INSTALL_TEST=1 $(PY) -m pytest tests/test_installed.py $(PYTEST_ARGS))
 
 $(BENCH_STAMP): $(STAMP)
 	@if $(PY) -m pip install -q -e ".[test,bench]"; then touch $(BENCH_STAMP); \
