@@ -506,7 +506,8 @@ class Model:
         return np.concatenate([mesh.positions for mesh in self.meshes])
 
     def clip_index(self, selector: str | int | None) -> int:
-        """The clip a user means by name or 0-based index (default: the first)."""
+        """The clip a user means by name or 0-based index (default: the first). A name matches
+        exactly, else case-insensitively when exactly one clip matches that way."""
         if selector is None or selector == "":
             if not self.clips:
                 raise KeyError("the model has no clips")
@@ -514,6 +515,14 @@ class Model:
         names = [clip.name for clip in self.clips]
         if isinstance(selector, str) and selector in names:
             return names.index(selector)
+        if isinstance(selector, str):
+            folded = [index for index, name in enumerate(names) if name.casefold() == selector.casefold()]
+            if len(folded) == 1:
+                return folded[0]
+            if folded:
+                matches = ", ".join(names[index] for index in folded)
+                raise KeyError(f"clip name {selector!r} matches {matches} when case is ignored; "
+                               "give one exactly")
         try:
             index = int(selector)
         except (TypeError, ValueError):

@@ -11,6 +11,16 @@ from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 
 
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path_factory, monkeypatch):
+    """Each test's own user data and config folders: the window's settings, saved profiles and what
+    earlier versions left in Qt's folders never touch the real home (app/user_files.py)."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    return home
+
+
 @pytest.fixture(scope="session")
 def gl_context():
     """A standalone EGL OpenGL context (Mesa llvmpipe works); skips the test when none can be made."""

@@ -26,15 +26,13 @@ def view_image(window, qtbot) -> np.ndarray:
     return image_array(window.viewport.grabFramebuffer())
 
 
-def show_demo_window(qtbot, settings_dir):
-    """A MainWindow showing the demo, its first frame drawn, settings kept in ``settings_dir``."""
-    from PySide6.QtCore import QSettings
-
+def show_demo_window(qtbot):
+    """A MainWindow showing the demo, its first frame drawn (its settings are the test's own:
+    tests/conftest.py's ``user_folders``)."""
     from app import formats
     from app.resources import demo_paths
     from app.ui.main_window import MainWindow
 
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(settings_dir))
     window = MainWindow()
     qtbot.addWidget(window)
     window.resize(1000, 700)

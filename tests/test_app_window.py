@@ -42,7 +42,7 @@ def assert_in_frame(image, coverage=0.02):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    win = show_demo_window(qtbot, tmp_path / "settings")
+    win = show_demo_window(qtbot)
     win.timer.stop()  # the tests move time with state.tick
     win.playback.set_playing(False)
     yield win

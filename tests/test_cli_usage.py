@@ -227,3 +227,29 @@ def test_ragdoll_npz_is_compressed_and_positions_may_be_half_or_left_out(tmp_pat
     assert np.all(np.abs(runs["half"]["positions"] - full) <= np.abs(full) * 2.0 ** -11 + 1e-7)
     for key in ("times", "world", "bone_names", "parts", "part_world"):
         np.testing.assert_array_equal(runs["none"][key], runs["full"][key])
+
+
+# --- clip names ----------------------------------------------------------------------------------
+
+def test_a_clip_name_matches_whatever_its_case_when_one_clip_fits(tmp_path):
+    exact, folded = tmp_path / "exact.npz", tmp_path / "folded.npz"
+    assert main(["pose", "--demo", "--clip", "idle", "--frame", "2", "-o", str(exact)]) == 0
+    assert main(["pose", "--demo", "--clip", "IDLE", "--frame", "2", "-o", str(folded)]) == 0
+    assert np.array_equal(np.load(exact)["world"], np.load(folded)["world"])
+
+
+def test_a_clip_name_two_clips_fit_without_case_is_refused_unless_exact(tmp_path, demo, capsys):
+    from dataclasses import replace
+
+    from app.export.gltf import export_gltf
+
+    walk, idle = demo.clips
+    path = tmp_path / "two.glb"
+    export_gltf(replace(demo, clips=[replace(walk, name="Walk"), replace(idle, name="walk")]), path)
+    out = str(tmp_path / "p.npz")
+    assert exit_status(["pose", str(path), "--clip", "WALK", "--frame", "0", "-o", out]) == 2
+    assert "clip name 'WALK' matches Walk, walk when case is ignored" in capsys.readouterr().err
+    exact = tmp_path / "exact.npz"
+    assert main(["pose", str(path), "--clip", "walk", "--frame", "5", "-o", str(exact)]) == 0
+    assert main(["pose", "--demo", "--clip", "idle", "--frame", "5", "-o", str(tmp_path / "i.npz")]) == 0
+    assert np.allclose(np.load(exact)["world"], np.load(tmp_path / "i.npz")["world"], atol=1e-5)

@@ -34,7 +34,7 @@ def window(qtbot, tmp_path, monkeypatch):
     # pytest-qt closes the window before fixtures end: a profile a failed test left edited (or an
     # editor committing on close) must not block the run with a real question.
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = show_demo_window(qtbot, tmp_path / "settings")
+    win = show_demo_window(qtbot)
     win.playback.set_playing(False)
     win.playback.set_time(0.35)
     win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo

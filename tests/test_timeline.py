@@ -17,7 +17,7 @@ WALK_KEY_TIMES = np.arange(13) / 12
 def window(qtbot, tmp_path):
     from PySide6.QtWidgets import QApplication
 
-    win = show_demo_window(qtbot, tmp_path)
+    win = show_demo_window(qtbot)
     win.timer.stop()
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)

@@ -16,11 +16,7 @@ pytestmark = [pytest.mark.gui, needs_display]
 
 @pytest.fixture
 def new_window(qtbot, tmp_path):
-    from PySide6.QtCore import QSettings
-
     from app.ui.main_window import MainWindow
-
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
 
     def make(options=None):
         window = MainWindow(load_options=options)

@@ -25,7 +25,7 @@ WHITE = (1.0, 1.0, 1.0, 1.0)
 def window(qtbot, tmp_path):
     from PySide6.QtWidgets import QApplication
 
-    win = show_demo_window(qtbot, tmp_path / "settings")
+    win = show_demo_window(qtbot)
     win.playback.set_playing(False)
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)

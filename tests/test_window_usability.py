@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.gui, needs_display]
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = show_demo_window(qtbot, tmp_path / "settings")
+    win = show_demo_window(qtbot)
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=5_000)
     win.timer.stop()  # time passes only through state.tick, but for the frame rate test
@@ -360,7 +360,6 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
 def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, monkeypatch):
     """A display whose OpenGL cannot host the view (no context, or older than 3.3): the view's place
     says why, the rest of the window works, and pictures are refused with the reason, not a crash."""
-    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QLabel
 
     from app import formats
@@ -372,7 +371,6 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     monkeypatch.setattr(viewport, "opengl_problem", lambda: problem)
     refusals = []
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *rest: refusals.append(text))
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()

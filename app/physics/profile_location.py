@@ -4,8 +4,8 @@ A profile is saved beside the model's first file (``<file>.ragdoll.json``) when 
 writable; otherwise, and for the built-in demo (whose folder belongs to the installed package), in
 the user's data folder under ``ragdoll/``, named after the model's file and a digest of its absolute
 path so that two models of the same name do not share one. A profile is looked for in the same two
-places, beside the model first. The window passes Qt's application data folder
-(``QStandardPaths.AppDataLocation``); headless code uses ``user_data_dir`` (the XDG base directory).
+places, beside the model first. The window and the command line both pass ``user_data_dir()``
+(app/user_files.py).
 """
 
 from __future__ import annotations
@@ -15,14 +15,8 @@ import os
 from pathlib import Path
 
 SUFFIX = ".ragdoll.json"
-APP_NAME = "boneyard"
-
-
-def user_data_dir() -> Path:
-    """``$XDG_DATA_HOME/boneyard``, else ``~/.local/share/boneyard`` (the XDG default)."""
-    base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
-    return root / APP_NAME
+#: The data folder's sub-folder for profiles.
+PROFILE_FOLDER = "ragdoll"
 
 
 def beside(model_file: str | Path) -> Path:
@@ -35,7 +29,7 @@ def in_data_dir(model_file: str | Path, data_dir: str | Path) -> Path:
     """The profile's place in the user's data folder: ``ragdoll/<file>.<digest>.ragdoll.json``."""
     model_file = Path(model_file)
     digest = hashlib.sha1(str(model_file.resolve()).encode("utf-8")).hexdigest()[:10]
-    return Path(data_dir) / "ragdoll" / f"{model_file.name}.{digest}{SUFFIX}"
+    return Path(data_dir) / PROFILE_FOLDER / f"{model_file.name}.{digest}{SUFFIX}"
 
 
 def save_location(model_file: str | Path, data_dir: str | Path, builtin: bool = False) -> Path:

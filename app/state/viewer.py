@@ -5,7 +5,8 @@ only moves through ``tick(dt)``.
 
 Events (``ViewerState.events``):
 - ``model(keep_state)``: a model is shown (``keep_state``: the same one read again or extended);
-- ``pose()``: the pose on screen changed (playback moved, the ragdoll stepped, went or stopped);
+- ``pose()``: the pose on screen changed (playback moved, the ragdoll stepped, went or stopped); the
+  view then moves with the model when ``following``;
 - ``selection(bone)``: another bone is selected (None: none);
 - ``display(name, value)``: a display option changed (``DisplayOptions``);
 - ``meshes(indices)``: those meshes' visibility or material changed;
@@ -35,6 +36,7 @@ from app.model import Clip, Model
 from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
+from app.root_motion import has_root_motion
 from app.state.display import DisplayOptions
 from app.state.events import Events
 from app.state.ragdoll_document import RagdollDocument
@@ -100,6 +102,9 @@ class ViewerState:
         self.textures = textures
         self._resume_playback = False
         self._ragdoll_shown = False
+        #: Whether each clip of ``_travels_of`` (a model) has root motion (``following``).
+        self._travels: dict[Clip, bool] = {}
+        self._travels_of: Model | None = None
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
                              "up_axis", "message")
         self.display.events.subscribe("changed", self._display_changed)
@@ -203,6 +208,19 @@ class ViewerState:
         if not self.ragdoll_running:
             return []
         return [self.simulation.pose(copy) for copy in range(1, self.simulation.copies)]
+
+    @property
+    def following(self) -> bool:
+        """The view keeps the model in sight: View › Follow is on and the clip on screen travels
+        (root motion; measured once per clip), and the ragdoll is not running."""
+        clip = self.playback.clip if self.playback is not None else None
+        if clip is None or not self.display.follow or self.ragdoll_running:
+            return False
+        if self._travels_of is not self.model:
+            self._travels, self._travels_of = {}, self.model
+        if clip not in self._travels:
+            self._travels[clip] = has_root_motion(self.model, clip)
+        return self._travels[clip]
 
     def _playback_changed(self) -> None:
         if self.simulation is not None and not self.simulation.running:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -32,6 +32,7 @@ from app.render.offscreen import max_image_side
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import TextureError
 from app.ui.assigned_textures import AssignedTextures
+from app.ui.elided_text import ElidedLabel
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
 from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
@@ -42,6 +43,7 @@ from app.ui.shortcuts_dialog import ShortcutsDialog
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import TimelineDock
 from app.ui.up_axes import RememberedUpAxes
+from app.ui.user_settings import open_settings
 from app.ui.viewport import Viewport, local_files
 from app.ui.warnings_dock import WarningsDock
 
@@ -65,10 +67,15 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("grid", "&Grid", "grid", "G"),
                    ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
                    ("textures", "&Textures", "textures", "T"),
-                   ("hidden", "Show H&idden Meshes", "show_hidden", None))
+                   ("hidden", "Show H&idden Meshes", "show_hidden", None),
+                   ("follow", "F&ollow the Model", "follow", None))
 #: DisplayOptions fields the renderer's options take as they are.
 RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "show_hidden",
                   "background")
+#: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
+WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
+#: Keys that end typing in a text field and give the keys back to the view.
+FIELD_END_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape)
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 
@@ -95,7 +102,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("main_window")
         load_options = load_options or formats.LoadOptions()
-        self.settings = QSettings()
+        self.settings = open_settings()
         self.recent = RecentFiles(self.settings)
         self.assigned_textures = AssignedTextures(self.settings)
         self.texture_folders = TextureFolders(self.settings)
@@ -128,7 +135,8 @@ class MainWindow(QMainWindow):
         self.warnings_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.warnings_button.clicked.connect(self.show_warnings)
         self.warnings_button.hide()
-        self.file_label, self.counts_label, self.frame_label = QLabel(), QLabel(), QLabel()
+        self.file_label, self.counts_label, self.frame_label = ElidedLabel(), QLabel(), QLabel()
+        self.frame_label.setMinimumWidth(self.frame_label.fontMetrics().horizontalAdvance(WIDEST_FRAME_TIME))
         self.statusBar().addPermanentWidget(self.warnings_button)
         for label in (self.file_label, self.counts_label, self.frame_label):
             self.statusBar().addPermanentWidget(label)
@@ -563,7 +571,7 @@ class MainWindow(QMainWindow):
 
     def _show_pose(self) -> None:
         pose = self.state.current_pose()
-        self.viewport.set_pose(pose, self.state.copy_poses())
+        self.viewport.set_pose(pose, self.state.copy_poses(), follow=self.state.following)
         self._show_gizmos()
 
     # --- ragdoll --------------------------------------------------------------------------------
@@ -773,7 +781,7 @@ class MainWindow(QMainWindow):
         back) goes to the view, unless it returns to the field the user was typing in."""
         if new is None or new.window() is not self:
             return
-        if _in_spin_box(new):
+        if _types_text(new):
             new.installEventFilter(self)  # see eventFilter (installing twice keeps one filter)
         chosen = QApplication.mouseButtons() != Qt.MouseButton.NoButton or (
             old is not None and old.window() is self and old.isVisible())
@@ -783,13 +791,23 @@ class MainWindow(QMainWindow):
             self.viewport.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def eventFilter(self, watched, event) -> bool:
-        """Undo and redo stay the window's while a number field has focus (its own line-edit undo
-        would take the keys); installed on number fields as they take the focus."""
-        if event.type() == QEvent.Type.ShortcutOverride and _in_spin_box(watched):
+        """Installed on text fields as they take the focus. Enter or Escape ends the typing: the field
+        takes the key (Enter sets the value, Escape drops what was typed in a number field), then the
+        keys go back to the view. Undo and redo stay the window's while a number field has focus (its
+        own line-edit undo would take the keys)."""
+        if event.type() == QEvent.Type.KeyPress and event.key() in FIELD_END_KEYS and _types_text(watched):
+            if _in_spin_box(watched):
+                _end_typing_in_number_field(watched, keep=event.key() != Qt.Key.Key_Escape)
+            QTimer.singleShot(0, self._keys_to_view)
+        elif event.type() == QEvent.Type.ShortcutOverride and _in_spin_box(watched):
             keys = QKeySequence(event.keyCombination())
             if keys in self.undo_action.shortcuts() + self.redo_action.shortcuts():
                 return True
         return super().eventFilter(watched, event)
+
+    def _keys_to_view(self) -> None:
+        self._typing_in = None
+        self.viewport.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def closeEvent(self, event) -> None:
         if not ask_to_save(self, self.ragdoll_panel):
@@ -822,6 +840,18 @@ def _types_text(widget) -> bool:
 
 def _in_spin_box(widget) -> bool:
     return isinstance(widget, QAbstractSpinBox) or isinstance(widget.parentWidget(), QAbstractSpinBox)
+
+
+def _end_typing_in_number_field(widget, keep: bool) -> None:
+    """Set what was typed into a number field as its value (``keep``), or show its value again in its
+    place. Done before the field loses the focus: a table's cell editor is read when it loses the focus,
+    before it would take the typed value itself."""
+    box = widget if isinstance(widget, QAbstractSpinBox) else widget.parentWidget()
+    if keep:
+        box.interpretText()
+        return
+    with QSignalBlocker(box):
+        box.setValue(box.value())
 
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
 from app.render.gizmo_scene import GizmoScene
@@ -18,6 +18,7 @@ from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
 from app.state.simulation import Simulation
 from app.ui.view_overlay import ViewMarks
+from app.user_files import user_data_dir
 
 
 class RagdollSession(QObject):
@@ -35,8 +36,7 @@ class RagdollSession(QObject):
 
     def __init__(self, parent=None, data_dir: str | Path | None = None):
         super().__init__(parent)
-        data_dir = Path(data_dir) if data_dir is not None else Path(
-            QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
+        data_dir = Path(data_dir) if data_dir is not None else user_data_dir()
         self.document = RagdollDocument(data_dir, builtin_files=tuple(demo_paths()))
         self.simulation = Simulation(self.document)
         self.editing = False

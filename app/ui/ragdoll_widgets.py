@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QItemSelectionModel, QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QHBoxLayout, QHeaderView, QInputDialog,
                                QMessageBox, QPushButton, QTableWidget, QToolButton, QVBoxLayout, QWidget)
@@ -127,10 +127,16 @@ def row_table(columns: tuple[str, ...], edit_triggers, on_select) -> QTableWidge
 
 
 def show_selected_row(table, row: int | None) -> None:
-    """Select ``row`` of a profile table (scrolled into view), or nothing, without signalling."""
+    """Select ``row`` of a profile table (scrolled into view), or nothing, without signalling. The
+    current cell keeps its column, and the table scrolls only up or down: the cell the user clicked
+    stays current and under the pointer."""
     with QSignalBlocker(table):
         if row is None:
             table.clearSelection()
-        else:
-            table.selectRow(row)
-            table.scrollToItem(table.item(row, 0))
+            return
+        sideways = table.horizontalScrollBar().value()
+        current = table.model().index(row, max(table.currentColumn(), 0))
+        table.selectionModel().setCurrentIndex(current, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                               | QItemSelectionModel.SelectionFlag.Rows)
+        table.scrollToItem(table.item(row, 0))
+        table.horizontalScrollBar().setValue(sideways)

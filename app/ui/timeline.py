@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDouble
 from app.model import Clip
 from app.playback import Playback
 from app.state.viewer import ViewerState
+from app.ui.elided_text import ElidedComboBox
 from app.ui.scrub_bar import ScrubBar
 
 #: Speed factors offered in the speed box (below 1: slow motion).
@@ -22,6 +23,8 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 FPS_RANGE = (1.0, 1000.0)
 #: Side of the drawn transport icons in pixels (buttons scale them down).
 ICON_SIZE = 32
+#: Characters of a clip's name the clip list shows at least (longer names elide in the middle).
+CLIP_NAME_CHARACTERS = 12
 #: The fps box's value until ``set_fps``: the readers' own default when LoadOptions.fps is None.
 DEFAULT_FPS = 30.0
 
@@ -82,9 +85,8 @@ class TimelineDock(QDockWidget):
                 self.next_key_action]
 
     def _make_widgets(self, body: QWidget) -> None:
-        self.clips = QComboBox(body)
-        self.clips.setMinimumContentsLength(12)
-        self.clips.setToolTip("Clip")
+        self.clips = ElidedComboBox(body)
+        self.clips.setMinimumContentsLength(CLIP_NAME_CHARACTERS)
         self.speed = QComboBox(body)
         for speed in SPEEDS:
             self.speed.addItem(f"{speed:g}×", speed)
@@ -114,7 +116,7 @@ class TimelineDock(QDockWidget):
 
     def _lay_out(self, body: QWidget) -> None:
         controls = QHBoxLayout()
-        controls.addWidget(self.clips)
+        controls.addWidget(self.clips, 1)
         controls.addSpacing(8)
         for action in (self.start_action, self.previous_key_action, self.previous_frame_action,
                        self.play_action, self.next_frame_action, self.next_key_action, self.end_action):
@@ -123,7 +125,6 @@ class TimelineDock(QDockWidget):
         controls.addWidget(self._button(body, self.loop_action, with_text=True))
         controls.addWidget(self._button(body, self.reverse_action, with_text=True))
         controls.addWidget(self.speed)
-        controls.addStretch(1)
         for widget in (self.time_box, self.end_label, self.frame_box, self.last_frame_label):
             controls.addWidget(widget)
         controls.addSpacing(12)
