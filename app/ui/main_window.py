@@ -65,10 +65,11 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("grid", "&Grid", "grid", "G"),
                    ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
                    ("textures", "&Textures", "textures", "T"),
+                   ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None))
 #: DisplayOptions fields the renderer's options take as they are.
-RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "show_hidden",
-                  "background")
+RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "vertex_colors",
+                  "show_hidden", "background")
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 
