@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app import maths
-from app.formats import ReadError, load
+from app.formats import LoadOptions, ReadError, load
 from app.formats.gltf import read
 from app.model import Model
 from app.pose import posed_bounds, rest_pose
@@ -275,3 +275,87 @@ def test_export_keeps_the_clip_timeline(tmp_path):
     clip = load([out]).clips[0]
     np.testing.assert_allclose(clip.frame_times, [1 / 24, 1.0, 2.5], atol=1e-6)
     assert clip.duration == pytest.approx(2.5)
+
+
+# --- 7. exports face glTF's front ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, up, forward", [("nwn_mdl", "Z", "+Y"), ("c3de", "Z", "+X"),
+                                               ("c3de", "Y", "+Z"), ("bonespro", "Z", "-Y")])
+def test_exports_face_gltf_front_and_reopen_the_same(gl_context, demo, tmp_path, capsys, name, up, forward):
+    from tests.demo_formats import WRITERS
+
+    paths = WRITERS[name](demo, tmp_path)
+    options = ["--up", up.lower()] if name == "c3de" else []  # C3DE states no up axis
+    original = load(paths, LoadOptions(up=up) if options else None)
+    assert (original.up_axis, original.forward) == (up, forward)
+    out = tmp_path / "export.glb"
+    assert exit_status(["convert", *map(str, paths), *options, "-o", str(out)]) == 0
+    assert exit_status(["info", str(out), "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert (facts["up"], facts["forward"]) == ("Y", "+Z")
+    exported = load([out])
+    # The point one unit ahead of the original's root, along its facing, lies one unit along +Z.
+    ahead = {"+X": [1, 0, 0], "+Y": [0, 1, 0], "-Y": [0, -1, 0], "+Z": [0, 0, 1]}[forward]
+    turn = rest_pose(exported).world[0] if forward != "+Z" else np.eye(4)  # the root the exporter added
+    np.testing.assert_allclose(turn[:3, :3] @ ahead, [0, 0, 1], atol=1e-7)
+    with OffscreenRenderer(gl_context) as offscreen:
+        options = DisplayOptions(transparent=True, grid=False)
+        before, after = (offscreen.render_image(model, size=(200, 200), view="front", options=options)
+                         for model in (original, exported))
+    drawn_before, drawn_after = before[..., 3] > 0, after[..., 3] > 0
+    overlap = (drawn_before & drawn_after).sum() / (drawn_before | drawn_after).sum()
+    assert overlap > 0.97, overlap
+    both = drawn_before & drawn_after
+    assert np.abs(before[both].astype(int) - after[both]).mean() < 3
+
+
+# --- 3. one clip timeline, per format --------------------------------------------------------------
+
+def _reachable_keys(paths, tmp_path, capsys) -> int:
+    """Checks, through the CLI, that every clip's duration is its last key's time and that its last key
+    is reached by ``--frame`` and by its time alike; returns the number of clips checked."""
+    files = list(map(str, paths))
+    assert exit_status(["info", *files, "--json"]) == 0
+    clips = json.loads(capsys.readouterr().out)["clips"]
+    model = load(paths)
+    for index, (facts, clip) in enumerate(zip(clips, model.clips)):
+        last = float(clip.frame_times[-1])
+        assert facts["frames"] == clip.frame_count and facts["duration"] == pytest.approx(max(last, 0.0))
+        outputs = []
+        for selector in (["--frame", str(clip.frame_count - 1)], ["--time", repr(last)]):
+            out = tmp_path / f"clip{index}{selector[0]}.npz"
+            assert exit_status(["pose", *files, "--clip", str(index), *selector, "-o", str(out)]) == 0, \
+                capsys.readouterr().err
+            outputs.append(np.load(out)["world"])
+        np.testing.assert_array_equal(outputs[0], outputs[1])
+    return len(clips)
+
+
+@pytest.mark.parametrize("name", ["bonespro", "nwn_mdl", "c3de", "bnf"])
+def test_every_stored_key_is_reachable_by_frame_and_time(demo, tmp_path, capsys, name):
+    from tests.demo_formats import WRITERS
+
+    assert _reachable_keys(WRITERS[name](demo, tmp_path), tmp_path, capsys) >= 1
+
+
+def test_gltf_clip_starting_after_0_is_reachable_to_its_end(tmp_path, capsys):
+    assert _reachable_keys([_late_clip_file(tmp_path)], tmp_path, capsys) == 1
+
+
+def test_bonespro_frames_numbered_5_15_25_give_the_third_for_frame_2(demo, tmp_path, capsys):
+    from tests.demo_formats import write_bonespro
+    from tests.writers import text_formats
+
+    structure, walk = write_bonespro(demo, tmp_path)
+    frames = load([structure, walk]).clips[0].world[:3]
+    late = text_formats.bonespro_bones_matrix(tmp_path / "late.txt", frames, demo.vertex_count,
+                                              first=5, step=10)
+    clip = load([structure, late]).clips[0]
+    np.testing.assert_allclose(clip.frame_times, np.array([5, 15, 25]) / 30)
+    assert clip.duration == pytest.approx(25 / 30)
+    for animation, out in ((late, "a.npz"), (walk, "b.npz")):
+        arguments = ["pose", str(structure), str(animation), "--frame", "2", "-o", str(tmp_path / out)]
+        assert exit_status(arguments) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "a.npz")["positions"],
+                               np.load(tmp_path / "b.npz")["positions"], atol=1e-6)
+    assert _reachable_keys([structure, late], tmp_path, capsys) == 1

@@ -22,7 +22,8 @@ Layout of a written file (nodes in this order):
   bones (then the anchor), its inverse bind matrices ``C_b @`` the mesh's own skin's (else
   ``Skeleton.bind_inverse``).
 
-Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
+Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left);
+vertex colours as COLOR_0 (float RGBA, linear, as glTF's).
 Four influences per vertex (JOINTS_0/WEIGHTS_0), the viewer's GPU limit: a bone listed twice for a
 vertex becomes one lane, and beyond four the smallest are dropped with a warning. A mesh with no
 triangles is written as POINTS. Materials carry base colour, alpha mode, sidedness and the base-colour
@@ -181,7 +182,7 @@ def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
     meshes = [Mesh(name=mesh.name, positions=positions[start:end], joints=np.zeros((end - start, 1)),
                    weights=np.zeros((end - start, 1)), uvs=mesh.uvs, triangles=mesh.triangles,
-                   material=mesh.material, visible=mesh.visible)
+                   material=mesh.material, visible=mesh.visible, colors=mesh.colors)
               for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:])]
     empty = Skeleton(names=[], parents=np.zeros(0), bind_world=np.zeros((0, 4, 4)), heads=np.zeros((0, 3)),
                      tails=np.zeros((0, 3)), derived_tails=np.zeros(0, bool))
@@ -364,6 +365,8 @@ def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _L
         attributes.NORMAL = blob.add(normals, "VEC3", FLOAT, target=ARRAY_BUFFER)
     if mesh.uvs is not None:
         attributes.TEXCOORD_0 = blob.add(mesh.uvs, "VEC2", FLOAT, target=ARRAY_BUFFER)
+    if mesh.colors is not None:
+        attributes.COLOR_0 = blob.add(mesh.colors, "VEC4", FLOAT, target=ARRAY_BUFFER)
     if skinned:
         joints, weights = _influences(mesh, layout, len(model.skeleton), warnings)
         component = UNSIGNED_BYTE if joints.max() < 256 else UNSIGNED_SHORT
