@@ -8,9 +8,16 @@ inverse of its inverse bind matrix, is in centimetres while its rest frame is in
 1,000 m away and a light 500 m away come with it, as they do in exported scenes.
 
 ``vertex_colored_cube``: a unit cube whose COLOR_0 runs from black to the corners' RGB.
+``vertex_colored_torus``: a torus whose COLOR_0 runs once round the colour wheel along its ring.
+
+``python -m tests.tool_exports FOLDER`` writes the character and the torus there (the README's
+pictures are ``boneyard render`` of them).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -19,12 +26,14 @@ from tests.writers.gltf_writer import write_gltf
 
 #: Bones of the character: name, parent index, head relative to the parent (cm, armature axes Z up).
 BONES = (("Hips", -1, (0, 0, 100)), ("Spine", 0, (0, 0, 30)), ("Head", 1, (0, 0, 40)),
-         ("LeftArm", 1, (20, 0, 30)), ("RightArm", 1, (-20, 0, 30)),
-         ("LeftUpLeg", 0, (10, 0, -10)), ("LeftFoot", 5, (0, 0, -85)),
-         ("RightUpLeg", 0, (-10, 0, -10)), ("RightFoot", 7, (0, 0, -85)))
+         ("LeftArm", 1, (20, 0, 30)), ("LeftForeArm", 3, (28, 0, 0)), ("LeftHand", 4, (22, 0, 0)),
+         ("RightArm", 1, (-20, 0, 30)), ("RightForeArm", 6, (-28, 0, 0)), ("RightHand", 7, (-22, 0, 0)),
+         ("LeftUpLeg", 0, (10, 0, -10)), ("LeftFoot", 9, (0, 0, -85)),
+         ("RightUpLeg", 0, (-10, 0, -10)), ("RightFoot", 11, (0, 0, -85)))
 #: Each bone's box: its far end relative to its head (cm) and its half width.
 BOX_ENDS = {"Hips": ((0, 0, 30), 16), "Spine": ((0, 0, 40), 14), "Head": ((0, 0, 25), 10),
-            "LeftArm": ((55, 0, 0), 5), "RightArm": ((-55, 0, 0), 5),
+            "LeftArm": ((28, 0, 0), 6), "LeftForeArm": ((22, 0, 0), 5), "LeftHand": ((5, 0, 0), 4),
+            "RightArm": ((-28, 0, 0), 6), "RightForeArm": ((-22, 0, 0), 5), "RightHand": ((-5, 0, 0), 4),
             "LeftUpLeg": ((0, 0, -85), 7), "LeftFoot": ((0, 12, -5), 5),
             "RightUpLeg": ((0, 0, -85), 7), "RightFoot": ((0, 12, -5), 5)}
 ARMATURE_ROTATION = (-np.sin(np.pi / 4), 0.0, 0.0, np.cos(np.pi / 4))  # −90° about X: armature +Z → +Y
@@ -128,3 +137,38 @@ def vertex_colored_cube(folder, colors, kind: str = "VEC4", component: int = 512
     arrays = [(cube_corners(), "VEC3", 5126), (colors, kind, component, component != 5126),
               (CUBE_TRIANGLES.ravel(), "SCALAR", 5123)]
     return write_gltf(folder, document, arrays, name)
+
+
+def vertex_colored_torus(folder, name: str = "torus.gltf", rings: int = 96, sides: int = 32):
+    """A torus (ring radius 1, tube radius 0.35, standing in the XY plane, facing +Z) whose COLOR_0
+    goes round the colour wheel along the ring, darker on the tube's inside; returns the path."""
+    ring_angles = np.linspace(0, 2 * np.pi, rings, endpoint=False)[:, None]
+    side_angles = np.linspace(0, 2 * np.pi, sides, endpoint=False)[None, :]
+    reach = 1.0 + 0.35 * np.cos(side_angles)
+    positions = np.stack([reach * np.cos(ring_angles), reach * np.sin(ring_angles),
+                          0.35 * np.sin(side_angles) + 0 * ring_angles], axis=-1).reshape(-1, 3)
+    hue = np.repeat(ring_angles[:, 0] / (2 * np.pi), sides)
+    wheel = np.clip(np.abs((hue[:, None] * 6 + [0, 4, 2]) % 6 - 3) - 1, 0, 1)  # HSV hue → RGB
+    shade = 0.55 + 0.45 * np.tile(np.cos(side_angles[0]), rings)
+    colors = np.concatenate([wheel * shade[:, None], np.ones((len(wheel), 1))], axis=1)
+    ring, side = np.meshgrid(np.arange(rings), np.arange(sides), indexing="ij")
+    corner = ring * sides + side
+    right = ((ring + 1) % rings) * sides + side
+    up = ring * sides + (side + 1) % sides
+    diagonal = ((ring + 1) % rings) * sides + (side + 1) % sides
+    triangles = np.concatenate([np.stack([corner, right, diagonal], -1).reshape(-1, 3),
+                                np.stack([corner, diagonal, up], -1).reshape(-1, 3)])
+    document = {
+        "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "Torus", "mesh": 0}],
+        "meshes": [{"name": "Torus", "primitives": [{"attributes": {"POSITION": 0, "COLOR_0": 1},
+                                                     "indices": 2}]}],
+    }
+    arrays = [(positions, "VEC3", 5126), (np.round(colors * 255), "VEC4", 5121, True),
+              (triangles.ravel(), "SCALAR", 5125)]
+    return write_gltf(folder, document, arrays, name)
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    print(mixamo_character(out), vertex_colored_torus(out))
