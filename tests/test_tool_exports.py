@@ -169,6 +169,17 @@ def test_vertex_colors_are_drawn_times_the_base_colour_and_can_be_turned_off(gl_
     assert abs(plain_pixels[:, 0].mean() - plain_pixels[:, 1].mean()) < 10
 
 
+def test_vertex_colors_are_exported(tmp_path):
+    colors = CORNER_COLORS * 0.5 + [0.25, 0.25, 0.25, 0.0]
+    path = vertex_colored_cube(tmp_path, colors, "VEC4", 5126)
+    out = tmp_path / "out.glb"
+    assert exit_status(["convert", str(path), "-o", str(out)]) == 0
+    np.testing.assert_allclose(load([out]).meshes[0].colors, colors, atol=1e-7)
+    posed = tmp_path / "posed.gltf"
+    assert exit_status(["pose", str(path), "-o", str(posed)]) == 0
+    np.testing.assert_allclose(load([posed]).meshes[0].colors, colors, atol=1e-7)
+
+
 def test_info_lists_vertex_colors(tmp_path, capsys):
     path = vertex_colored_cube(tmp_path, CORNER_COLORS, "VEC4", 5126)
     assert exit_status(["info", str(path), "--json"]) == 0

@@ -16,7 +16,13 @@ Interpretation (docs/formats/README.md conventions):
   indices) and inverse bind matrices (identity when absent), so every pose is the spec's
   ``Σ w · W(joint) @ IBM(joint) @ p`` exactly, whatever the skin's bind pose and however many skins
   the file has. A mesh without a skin is bound rigidly (weight 1) to its node, its vertices placed in
-  model space by the node's bind matrix. JOINTS_1/WEIGHTS_1 give up to 8 influences.
+  model space by the node's bind matrix. Every JOINTS_n/WEIGHTS_n set is read; a vertex keeps its
+  four strongest influences (the GPU's), renormalised, with a warning counting the vertices that lost
+  some. COLOR_0 gives the mesh's vertex colours.
+- Camera and light nodes (KHR_lights_punctual) with no mesh, no children, no joint and no TRS channel
+  become Helpers under their parent bone: listed, never drawn or framed.
+- Tails are derived at rest, where the model is drawn, and carried to bind space (a skin may bind in
+  other units or axes than its nodes, as Mixamo rigs exported from Blender do).
 - Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
   resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
   An animation that drives morph weights becomes a 'vertex' clip sampled at every key time (and,
@@ -90,6 +96,7 @@ ANY_COMPONENT = (5126, 5120, 5121, 5122, 5123)
 DRACO_WEIGHT_NOISE = 1e-2
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+INFLUENCE_SET = re.compile(r"(?:JOINTS|WEIGHTS)_(\d+)")
 #: Sampler wrap modes (GL enums) by the names Material uses.
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
@@ -367,9 +374,7 @@ class _Reader(Document):
         """Joints (V, K) as indices into the skin's joints and normalised weights (V, K), from every
         JOINTS_n/WEIGHTS_n pair, K at most ``GPU_INFLUENCES``: a vertex with more keeps its strongest
         influences, renormalised (one warning counts the vertices)."""
-        sets = sorted(int(name[7:]) for name in attributes if re.fullmatch(r"JOINTS_\d+", name))
-        sets += [int(name[8:]) for name in attributes
-                 if re.fullmatch(r"WEIGHTS_\d+", name) and int(name[8:]) not in sets]
+        sets = {int(match.group(1)) for match in map(INFLUENCE_SET.fullmatch, attributes) if match}
         lanes_joints, lanes_weights = [], []
         for set_index in sorted(sets):
             joints_index = attributes.get(f"JOINTS_{set_index}")
