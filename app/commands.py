@@ -119,8 +119,9 @@ def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
         time = args.time if args.time is not None else frame_time(clip, args.frame or 0)
     except (KeyError, IndexError) as error:
         raise UsageError(error.args[0]) from None
-    if not -TIME_SLACK <= time <= clip.duration + TIME_SLACK:
-        raise UsageError(f"time {time:g} s outside 0..{clip.duration:g} s of clip {clip.name!r}")
+    end = clip.start + clip.duration
+    if not clip.start - TIME_SLACK <= time <= end + TIME_SLACK:
+        raise UsageError(f"time {time:g} s outside {clip.start:g}..{end:g} s of clip {clip.name!r}")
     if clip.note:
         print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
     return clip, time
@@ -149,7 +150,8 @@ def describe(model: Model) -> dict:
         "forward": facing(model.up_axis, model.forward),
         "mesh_list": [{"name": mesh.name, "vertices": mesh.vertex_count, "triangles": mesh.triangle_count,
                        "visible": mesh.visible, "texture": mesh.material.texture,
-                       "texture_path": mesh.material.texture_path} for mesh in model.meshes],
+                       "texture_path": mesh.material.texture_path, "colors": mesh.colors is not None}
+                      for mesh in model.meshes],
     }
 
 
@@ -189,7 +191,8 @@ def info(args: Namespace) -> int:
         lines.append(f"supermodels: {' → '.join(links)}")
     lines += ["mesh list:" + ("" if model.meshes else "  none")] + [
         f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
-        f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}" for mesh in model.meshes]
+        f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}"
+        f"{', vertex colours' if mesh.colors is not None else ''}" for mesh in model.meshes]
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
     lines += [f"warning: {w}" for w in facts["warnings"]]

@@ -258,7 +258,8 @@ class Mesh:
     attached to one bone has weight 1 on that bone for every vertex. UVs follow glTF: (0, 0) is the
     image's top-left corner. ``visible`` is False for meshes the file marks as not rendered. skin:
     the mesh's own binding, or None to bind at ``Skeleton.bind_world`` (positions then in model space
-    at bind time).
+    at bind time). colors: (V, 4) linear RGBA per vertex in 0..1, multiplied with the material's base
+    colour (glTF's COLOR_0), or None.
     """
 
     name: str
@@ -271,6 +272,7 @@ class Mesh:
     material: Material = field(default_factory=Material)
     visible: bool = True
     skin: MeshSkin | None = None
+    colors: np.ndarray | None = None
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
@@ -285,6 +287,10 @@ class Mesh:
             self.normals = _frozen(self.normals, np.float32, (count, 3), f"mesh {self.name!r} normals")
         if self.uvs is not None:
             self.uvs = _frozen(self.uvs, np.float32, (count, 2), f"mesh {self.name!r} uvs")
+        if self.colors is not None:
+            self.colors = _frozen(self.colors, np.float32, (count, 4), f"mesh {self.name!r} colors")
+            if not np.all((self.colors >= 0) & (self.colors <= 1)):
+                raise ValueError(f"mesh {self.name!r} colors: a value is outside 0..1 or not finite")
         if self.triangles is not None:
             self.triangles = _frozen(self.triangles, np.int32, (None, 3), f"mesh {self.name!r} triangles")
             if self.triangles.size and (self.triangles.min() < 0 or self.triangles.max() >= count):
@@ -416,11 +422,14 @@ class Clip:
 
     @property
     def start(self) -> float:
-        return float(self.frame_times[0])
+        """Where the clip's timeline begins: 0, or its first key when that is earlier."""
+        return min(0.0, float(self.frame_times[0]))
 
     @property
     def duration(self) -> float:
-        return float(self.frame_times[-1] - self.frame_times[0])
+        """The timeline's length: from ``start`` to the last key (a clip keyed from 1/24 s to 2.5 s
+        lasts 2.5 s), so every stored key lies on it at its own time."""
+        return float(self.frame_times[-1]) - self.start
 
 
 @dataclass(eq=False)
@@ -455,6 +464,7 @@ class Model:
     unit: str = "unknown"
     warnings: list[str] = field(default_factory=list)
     supermodels: list[tuple[str, str | None]] = field(default_factory=list)
+    _extent: float | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         bones = len(self.skeleton)
@@ -532,13 +542,15 @@ class Model:
         return index
 
     def extent(self) -> float:
-        """The diagonal of the bind bounds of vertices and joints (1 when empty)."""
-        points = [self.bind_positions.astype(np.float64), self.skeleton.heads, self.skeleton.tails]
-        points = np.concatenate([p for p in points if len(p)]) if any(len(p) for p in points) else None
-        if points is None:
-            return 1.0
-        size = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
-        return size if size > 0 else 1.0
+        """The diagonal of the rest pose's bounds of vertices and joints (1 when empty), measured
+        where they are drawn: a glTF skin may bind in units or axes its nodes scale and turn."""
+        if self._extent is None:
+            from app.pose import posed_bounds, rest_pose  # pose builds on this module
+
+            low, high = posed_bounds(self, rest_pose(self), skeleton=True)
+            size = float(np.linalg.norm(high - low))
+            self._extent = size if size > 0 else 1.0
+        return self._extent
 
 
 def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh],

@@ -2,7 +2,7 @@
 // Meshes, skeleton octahedra, wireframe and point clouds: GPU skinning (linear or dual quaternion)
 // from a bone texture, then lit shading, a weight heat map, a highlight, a flat colour or a mesh id.
 // The base colour is a linear factor times the sRGB base-colour texture (decoded to linear by the
-// sampler); the result is lit in linear space and encoded to sRGB on output.
+// sampler) times the linear vertex colour (glTF's COLOR_0); the result is lit in linear space and encoded to sRGB on output.
 // Compiled a second time without the fragment stage to capture v_world and v_normal by
 // transform feedback (tests and the normals overlay).
 
@@ -16,6 +16,7 @@ in vec3 in_normal;
 in ivec4 in_joints;
 in vec4 in_weights;
 in vec2 in_uv;               // glTF convention: (0, 0) is the image's top-left corner
+in vec4 in_color;            // linear RGBA vertex colour (ones when the mesh has none)
 
 // One row per bone, five RGBA32F texels: the top three rows of the skinning matrix S_b,
 // then its real and dual quaternions (x, y, z, w).
@@ -31,6 +32,7 @@ out vec3 v_world;
 out vec3 v_normal;
 out float v_heat;
 out vec2 v_uv;
+out vec4 v_color;
 
 mat3x4 bone_rows(int bone) {
     return mat3x4(texelFetch(bones, ivec2(0, bone), 0),
@@ -80,6 +82,7 @@ void main() {
     }
     v_heat = dot(vec4(equal(in_joints, ivec4(heat_bone))), in_weights);
     v_uv = (uv_transform * vec3(in_uv, 1.0)).xy;
+    v_color = in_color;
     gl_Position = projection * view * vec4(v_world, 1.0);
     gl_PointSize = max(2.0, point_radius * projection[1][1] * viewport_height / gl_Position.w);
     gl_Position.z = gl_Position.z * depth_layer.x + gl_Position.w * depth_layer.y;
@@ -93,10 +96,12 @@ in vec3 v_world;
 in vec3 v_normal;
 in float v_heat;
 in vec2 v_uv;
+in vec4 v_color;
 
 uniform int mode;                // 0: lit colour, 1: weight heat map, 2: flat colour, 3: mesh id
 uniform vec4 color;              // linear RGB and alpha (mode 3: the id, bytes as written)
 uniform bool textured;           // multiply the colour by base_texture at v_uv
+uniform bool vertex_colors;      // multiply the colour by v_color
 uniform sampler2D base_texture;  // sRGB RGBA, mipmapped; repeat or clamp set on the texture
 uniform bvec2 mirror;            // mirrored repeat along s / t, done here (moderngl has no mode for it)
 uniform int alpha_mode;          // 0: opaque, 1: mask (cut below alpha_cutoff), 2: blend
@@ -134,10 +139,11 @@ vec3 shaded_normal(vec3 to_eye) {
 }
 
 vec4 base_color() {
-    if (!textured) return color;
+    vec4 factor = vertex_colors ? color * v_color : color;
+    if (!textured) return factor;
     // Mirrored coordinates fold into 0..1; the unfolded ones keep the mip level continuous.
     vec2 folded = mix(v_uv, 1.0 - abs(mod(v_uv, 2.0) - 1.0), vec2(mirror));
-    return color * textureGrad(base_texture, folded, dFdx(v_uv), dFdy(v_uv));
+    return factor * textureGrad(base_texture, folded, dFdx(v_uv), dFdy(v_uv));
 }
 
 vec3 srgb_encode(vec3 linear) {

@@ -450,3 +450,19 @@ def test_each_display_action_sets_its_option_in_the_state_and_follows_it(window)
     window.state.set_display(wireframe=True, skinning="dqs")
     assert window.display_actions["wireframe"].isChecked() and window.display_actions["dqs"].isChecked()
     assert window.viewport.options.wireframe and window.viewport.options.skinning == "dqs"
+
+
+def test_vertex_colours_toggle_and_a_scaled_armature_in_frame(window, qtbot, tmp_path):
+    from tests.tool_exports import mixamo_character, vertex_colored_torus
+
+    open_and_wait(window, qtbot, [vertex_colored_torus(tmp_path)])
+    colored = view_image(window, qtbot)
+    window.display_actions["colors"].setChecked(False)
+    assert window.viewport.options.vertex_colors is False
+    plain = view_image(window, qtbot)
+    assert changed_pixels(colored, plain) > 500, "the vertex colours leave the picture"
+    # A skeleton under an armature scaled 0.01 with a camera 1,000 m away: framed on the body.
+    open_and_wait(window, qtbot, [mixamo_character(tmp_path)])
+    assert_in_frame(view_image(window, qtbot), coverage=0.03)
+    window.viewport.frame_all()
+    assert_in_frame(view_image(window, qtbot), coverage=0.03)

@@ -51,9 +51,9 @@ def test_info_json_carries_up_forward_and_the_mesh_list(tmp_path, capsys):
     assert (facts["up"], facts["up_source"], facts["forward"]) == ("Z", "file", "+Y")
     assert facts["mesh_list"] == [
         {"name": "body", "vertices": 3, "triangles": 1, "visible": True, "texture": "Body_Tex",
-         "texture_path": str((tmp_path / "BODY_TEX.TGA").resolve())},
+         "texture_path": str((tmp_path / "BODY_TEX.TGA").resolve()), "colors": False},
         {"name": "part_g", "vertices": 3, "triangles": 1, "visible": False, "texture": "Body_Tex",
-         "texture_path": str((tmp_path / "BODY_TEX.TGA").resolve())}]
+         "texture_path": str((tmp_path / "BODY_TEX.TGA").resolve()), "colors": False}]
     assert main(["info", str(model), "--json", "--up", "y"]) == 0
     facts = json.loads(capsys.readouterr().out)
     assert (facts["up"], facts["up_source"]) == ("Y", "option")

@@ -42,6 +42,13 @@ from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
 TOLERANCE = 1e-4
 #: −90° about X, written out: glTF (x, y, z) = model (x, z, −y).
 Z_UP_TO_Y_UP = np.array([[1.0, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]])
+#: The turn to glTF's up (+Y) and front (+Z) by the source's up axis and facing: a 3ds Max model
+#: (Z up, facing −Y) turns −90° about X; an NWN model (Z up, facing +Y) also half a turn about Y; a
+#: Z-up C3DE model (facing +X) a quarter turn about Y instead.
+TURNS = {("Z", "-Y"): Z_UP_TO_Y_UP,
+         ("Z", "+Y"): np.array([[-1.0, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]),
+         ("Z", "+X"): np.array([[0.0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1]]),
+         ("Y", "+Z"): np.eye(4)}
 #: The exporter's influence limit (JOINTS_0 / WEIGHTS_0).
 INFLUENCES = 4
 FPS = 30.0
@@ -126,9 +133,9 @@ def conversion_of(path: Path, original: Model) -> np.ndarray:
     assert extras["up_axis"] == original.up_axis and extras["source_format"] == original.format
     if extras["up_axis"] == "Z":
         assert extras["up_root"] == "Z_up_to_Y_up"
-        return Z_UP_TO_Y_UP
-    assert "up_root" not in extras
-    return np.eye(4)
+    else:
+        assert "up_root" not in extras
+    return TURNS[extras["up_axis"], extras["forward"]]
 
 
 def frame_error(actual: np.ndarray, expected: np.ndarray, size: float) -> float:

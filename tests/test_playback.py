@@ -19,7 +19,8 @@ def sparse_clip():
 
 
 def baked_clip():
-    """Matrices: four frames at 30 fps starting at 1 s (ends at 1.1 s)."""
+    """Matrices: four frames at 30 fps from 1 s to 1.1 s; its timeline runs from 0 to 1.1 s (before
+    the first frame the first is held)."""
     times = 1.0 + np.arange(4) / 30
     return Clip("baked", "matrices", times=times, world=np.tile(np.eye(4), (4, 2, 1, 1)))
 
@@ -77,9 +78,9 @@ def test_without_loop_reverse_playback_stops_at_the_start_and_play_starts_from_t
     playback.set_clip(1)
     playback.set_loop(False)
     playback.set_reverse(True)
-    playback.set_time(1.05)
+    playback.set_time(0.05)
     playback.advance(0.1)
-    assert playback.time == 1.0 and not playback.playing
+    assert playback.time == 0.0 and not playback.playing
     playback.set_playing(True)
     assert playback.time == pytest.approx(1.1) and playback.playing
 
@@ -97,7 +98,7 @@ def test_go_to_start_and_end_keep_playing(playback):
     playback.go_to_end()
     assert playback.time == pytest.approx(1.1) and playback.playing
     playback.go_to_start()
-    assert playback.time == 1.0 and playback.playing
+    assert playback.time == 0.0 and playback.playing
 
 
 def test_step_key_visits_each_key_and_pauses(playback):
@@ -136,6 +137,8 @@ def test_step_frame_splits_long_gaps_between_keys(playback):
 
 def test_step_frame_on_a_baked_clip_steps_one_stored_frame(playback):
     playback.set_clip(1)
+    playback.step_frame(+1)  # from 0 to the first stored frame
+    assert playback.time == 1.0 and playback.frame_index == 0
     playback.step_frame(+1)
     assert playback.time == pytest.approx(1 + 1 / 30) and playback.frame_index == 1
     playback.step_frame(-1)
@@ -172,8 +175,8 @@ def test_scrubbing_holds_the_playhead_while_playing(playback):
 
 def test_set_time_clamps_to_the_clip(playback):
     playback.set_clip(1)
-    playback.set_time(0.0)
-    assert playback.time == 1.0
+    playback.set_time(-1.0)
+    assert playback.time == 0.0
     playback.set_time(5.0)
     assert playback.time == pytest.approx(1.1)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
-from app.export.gltf import GLTF_INFLUENCES, Z_UP_TO_Y_UP, is_written
+from app.export.gltf import GLTF_INFLUENCES, front_rotation, is_written
 from app.model import Clip, Model
 from app.pose import Pose, evaluate, posed_positions
 
@@ -44,7 +44,7 @@ def check_export(model: Model, loaded: Model, clips: list[Clip] | None = None,
     """The worst vertex error of ``loaded``, the file written from ``model`` with ``clips`` (default
     every clip) and ``show_hidden``, and read back."""
     clips = list(model.clips) if clips is None else clips
-    conversion = maths.quat_to_matrix(Z_UP_TO_Y_UP) if model.up_axis == "Z" else np.eye(4)
+    conversion = front_rotation(model)
     names = model.skeleton.names
     written = _written_vertices(model, show_hidden)
     rest = _points(model, evaluate(model, None, 0.0), names, written)

@@ -2,8 +2,11 @@
 
 Layout of a written file (nodes in this order):
 
-- For a Z-up model, node 0 is ``Z_up_to_Y_up``, rotating −90° about X, parent of everything else, so
-  Blender and three.js show the model upright; ``asset.extras.up_root`` names it. For a Y-up model
+- For a model that is not Y-up facing +Z, node 0 turns it so (``front_rotation``): its up axis to +Y
+  and its facing to +Z, so Blender, three.js and glTF viewers show it upright with its face to their
+  front view. It is ``Z_up_to_Y_up`` for a Z-up model (−90° about X for one facing −Y, a 3ds Max
+  model; a turn more for an NWN model facing +Y), else ``to_gltf_front``; ``asset.extras.up_root``
+  names it and ``asset.extras.forward`` keeps the facing the source had. For a Y-up model facing +Z
   with rigid vertices or several root bones, node 0 is ``boneyard_root``, an identity node. Either is
   the anchor: the skin's common root (the validator requires one) and the joint that rigid vertices
   are bound to with weight 1 (glTF weights must sum to 1) and identity inverse bind, so they stay
@@ -19,7 +22,8 @@ Layout of a written file (nodes in this order):
   bones (then the anchor), its inverse bind matrices ``C_b @`` the mesh's own skin's (else
   ``Skeleton.bind_inverse``).
 
-Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left).
+Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left);
+vertex colours as COLOR_0 (float RGBA, linear, as glTF's).
 Four influences per vertex (JOINTS_0/WEIGHTS_0), the viewer's GPU limit: a bone listed twice for a
 vertex becomes one lane, and beyond four the smallest are dropped with a warning. A mesh with no
 triangles is written as POINTS. Materials carry base colour, alpha mode, sidedness and the base-colour
@@ -47,6 +51,7 @@ from app import maths
 from app.export.gltf_materials import MaterialWriter
 from app.export.motion_plan import MotionPlan, plan_motion
 from app.model import Clip, Mesh, Model, Skeleton
+from app.orientation import facing
 from app.pose import (
     GPU_INFLUENCES,
     Pose,
@@ -64,9 +69,24 @@ SHEAR_TOLERANCE = 1e-6
 SAMPLED_SHEAR_WARNING = 1e-4
 
 UP_ROOT_NAME = "Z_up_to_Y_up"
+#: The root of a Y-up model that faces elsewhere than +Z, turning it about Y to face +Z.
+FRONT_ROOT_NAME = "to_gltf_front"
 ANCHOR_NAME = "boneyard_root"
-#: −90° about X: model +Z becomes glTF +Y.
+#: −90° about X: model +Z becomes glTF +Y (and −Y, the facing of 3ds Max models, becomes +Z).
 Z_UP_TO_Y_UP = np.array([-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5)])
+AXIS_VECTORS = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+
+
+def front_rotation(model: Model) -> np.ndarray:
+    """(4, 4) the turn the exporter puts above the model: its up axis to +Y and its facing to +Z
+    (glTF's up and front), so a viewer's front view shows its face. Rows: the model's right
+    (up × forward), up and forward."""
+    forward = facing(model.up_axis, model.forward)
+    ahead = np.array(AXIS_VECTORS[forward[1]]) * (1.0 if forward[0] == "+" else -1.0)
+    up = np.array(AXIS_VECTORS[model.up_axis])
+    rotation = np.eye(4)
+    rotation[:3, :3] = np.stack([np.cross(up, ahead), up, ahead])
+    return rotation
 
 #: Influences per vertex written (JOINTS_0 / WEIGHTS_0), the viewer's GPU limit.
 GLTF_INFLUENCES = GPU_INFLUENCES
@@ -133,7 +153,8 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     gltf = gl.GLTF2(asset=gl.Asset(generator="Boneyard", version="2.0"), scene=0, scenes=[gl.Scene(nodes=[])],
                     nodes=[], meshes=[], accessors=[], bufferViews=[], buffers=[], materials=[], skins=[],
                     animations=[], images=[], textures=[], samplers=[])
-    gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit}
+    gltf.asset.extras = {"source_format": model.format, "up_axis": model.up_axis, "unit": model.unit,
+                         "forward": facing(model.up_axis, model.forward)}
     blob = _Blob(gltf)
     rest_world = model.skeleton.rest_world if pose is None else pose.world
     plan = plan_motion(model, selected, rest_world, fills_rest=pose is not None)
@@ -161,7 +182,7 @@ def export_gltf_pose(model: Model, positions: np.ndarray, path: str | Path, *,
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
     meshes = [Mesh(name=mesh.name, positions=positions[start:end], joints=np.zeros((end - start, 1)),
                    weights=np.zeros((end - start, 1)), uvs=mesh.uvs, triangles=mesh.triangles,
-                   material=mesh.material, visible=mesh.visible)
+                   material=mesh.material, visible=mesh.visible, colors=mesh.colors)
               for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:])]
     empty = Skeleton(names=[], parents=np.zeros(0), bind_world=np.zeros((0, 4, 4)), heads=np.zeros((0, 3)),
                      tails=np.zeros((0, 3)), derived_tails=np.zeros(0, bool))
@@ -209,10 +230,13 @@ def _add_nodes(gltf: gl.GLTF2, model: Model, plan: MotionPlan, animated: set[int
     skeleton = model.skeleton
     top = gltf.scenes[0].nodes
     anchor = None
-    if model.up_axis == "Z":
+    turn = front_rotation(model)
+    if not np.array_equal(turn, np.eye(4)):
         anchor = len(gltf.nodes)
-        gltf.nodes.append(gl.Node(name=UP_ROOT_NAME, rotation=Z_UP_TO_Y_UP.tolist(), children=[]))
-        gltf.asset.extras["up_root"] = UP_ROOT_NAME
+        name = UP_ROOT_NAME if model.up_axis == "Z" else FRONT_ROOT_NAME
+        rotation = maths.quat_from_matrix(turn)
+        gltf.nodes.append(gl.Node(name=name, rotation=[float(value) for value in rotation], children=[]))
+        gltf.asset.extras["up_root"] = name
     elif len(skeleton) and (_has_rigid_vertices(model) or np.sum(skeleton.parents < 0) > 1):
         anchor = len(gltf.nodes)
         gltf.nodes.append(gl.Node(name=ANCHOR_NAME, children=[]))
@@ -341,6 +365,8 @@ def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _L
         attributes.NORMAL = blob.add(normals, "VEC3", FLOAT, target=ARRAY_BUFFER)
     if mesh.uvs is not None:
         attributes.TEXCOORD_0 = blob.add(mesh.uvs, "VEC2", FLOAT, target=ARRAY_BUFFER)
+    if mesh.colors is not None:
+        attributes.COLOR_0 = blob.add(mesh.colors, "VEC4", FLOAT, target=ARRAY_BUFFER)
     if skinned:
         joints, weights = _influences(mesh, layout, len(model.skeleton), warnings)
         component = UNSIGNED_BYTE if joints.max() < 256 else UNSIGNED_SHORT

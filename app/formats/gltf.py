@@ -16,7 +16,13 @@ Interpretation (docs/formats/README.md conventions):
   indices) and inverse bind matrices (identity when absent), so every pose is the spec's
   ``Σ w · W(joint) @ IBM(joint) @ p`` exactly, whatever the skin's bind pose and however many skins
   the file has. A mesh without a skin is bound rigidly (weight 1) to its node, its vertices placed in
-  model space by the node's bind matrix. JOINTS_1/WEIGHTS_1 give up to 8 influences.
+  model space by the node's bind matrix. Every JOINTS_n/WEIGHTS_n set is read; a vertex keeps its
+  four strongest influences (the GPU's), renormalised, with a warning counting the vertices that lost
+  some. COLOR_0 gives the mesh's vertex colours.
+- Camera and light nodes (KHR_lights_punctual) with no mesh, no children, no joint and no TRS channel
+  become Helpers under their parent bone: listed, never drawn or framed.
+- Tails are derived at rest, where the model is drawn, and carried to bind space (a skin may bind in
+  other units or axes than its nodes, as Mixamo rigs exported from Blender do).
 - Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
   resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
   An animation that drives morph weights becomes a 'vertex' clip sampled at every key time (and,
@@ -44,7 +50,7 @@ from pygltflib import GLTF2
 
 from app import maths
 from app.maths import FLOAT32_SINGULAR
-from app.pose import bake_vertex_clip
+from app.pose import GPU_INFLUENCES, bake_vertex_clip, posed_positions, rest_pose, top_influences
 from app.formats.gltf_container import (
     GLB_MAGIC,
     Buffer,
@@ -65,6 +71,7 @@ from app.formats.registry import (
 from app.model import (
     MAX_MAGNITUDE,
     Clip,
+    Helper,
     Material,
     Mesh,
     MeshSkin,
@@ -89,6 +96,7 @@ ANY_COMPONENT = (5126, 5120, 5121, 5122, 5123)
 DRACO_WEIGHT_NOISE = 1e-2
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+INFLUENCE_SET = re.compile(r"(?:JOINTS|WEIGHTS)_(\d+)")
 #: Sampler wrap modes (GL enums) by the names Material uses.
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
@@ -186,6 +194,9 @@ class _Reader(Document):
                 self.item("nodes", target.node, f"animations[{index}].channels[{position}].target.node")
                 needed.add(target.node)
         for index, node in enumerate(nodes):
+            if self.is_helper(index, node, has_children, needed):
+                keep[index] = False
+                continue
             if node.mesh is None or node.skin is None or node.camera is not None \
                     or has_children[index] or index in needed:
                 continue
@@ -197,6 +208,16 @@ class _Reader(Document):
                     rigid = True
             keep[index] = rigid
         return keep
+
+    def is_helper(self, index: int, node, has_children: np.ndarray, needed: set) -> bool:
+        """Whether node ``index`` is a camera or a light (KHR_lights_punctual) and nothing else: no
+        mesh, no children, no joint and not animated. It becomes a Helper, listed but not drawn."""
+        raw_nodes = self.document.get("nodes")
+        raw = raw_nodes[index] if isinstance(raw_nodes, list) and index < len(raw_nodes) else {}
+        extensions = raw.get("extensions") if isinstance(raw, dict) else None
+        light = isinstance(extensions, dict) and "KHR_lights_punctual" in extensions
+        return (node.camera is not None or light) and node.mesh is None and not has_children[index] \
+            and index not in needed
 
     def node_matrix(self, index: int, node) -> np.ndarray:
         """(4, 4) rest local matrix of a node, from ``matrix`` (column-major) or T·R·S."""
@@ -263,6 +284,7 @@ class _Reader(Document):
         uvs = self.vertex_attribute(attributes.get(f"TEXCOORD_{texcoord}"), f"TEXCOORD_{texcoord}", where,
                                     ("VEC2",), ANY_COMPONENT if quantized else UNSIGNED, count,
                                     normalized=None if quantized else True)
+        colors = self.vertex_colors(attributes.get("COLOR_0"), where, count)
         triangles = self.triangles(primitive, count, where) if mode == 4 else None
         skin = None
         if node.skin is not None and attributes.get("JOINTS_0") is not None:
@@ -287,8 +309,22 @@ class _Reader(Document):
             if triangles is not None and np.linalg.det(placement[:3, :3]) < 0:
                 triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
         mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                    uvs=uvs, triangles=triangles, material=material, skin=skin)
+                    uvs=uvs, triangles=triangles, material=material, skin=skin, colors=colors)
         return mesh, morph
+
+    def vertex_colors(self, index, where: str, count: int) -> np.ndarray | None:
+        """(V, 4) linear RGBA from COLOR_0 (VEC3 or VEC4; float, or normalised unsigned byte/short),
+        alpha 1 for VEC3; float values outside 0..1 are clamped, with a warning."""
+        colors = self.vertex_attribute(index, "COLOR_0", where, ("VEC3", "VEC4"), UNSIGNED, count,
+                                       normalized=True)
+        if colors is None:
+            return None
+        if np.any((colors < 0) | (colors > 1)):
+            self.warnings.append(f"{where}.attributes.COLOR_0: values outside 0..1 clamped")
+            colors = np.clip(colors, 0.0, 1.0)
+        if colors.shape[1] == 3:
+            colors = np.concatenate([colors, np.ones((count, 1))], axis=1)
+        return colors
 
     def default_weights(self, node_index: int, node, targets: int) -> np.ndarray:
         """(targets,) the morph weights at rest: the node's ``weights``, else its mesh's, else 0."""
@@ -335,17 +371,25 @@ class _Reader(Document):
 
     def skin_weights(self, skin_index: int, attributes, count: int, where: str,
                      joint_count: int) -> tuple[np.ndarray, np.ndarray]:
-        """Joints (V, K) as indices into the skin's joints and normalised weights (V, K)."""
+        """Joints (V, K) as indices into the skin's joints and normalised weights (V, K), from every
+        JOINTS_n/WEIGHTS_n pair, K at most ``GPU_INFLUENCES``: a vertex with more keeps its strongest
+        influences, renormalised (one warning counts the vertices)."""
+        sets = {int(match.group(1)) for match in map(INFLUENCE_SET.fullmatch, attributes) if match}
         lanes_joints, lanes_weights = [], []
-        for set_index in (0, 1):
+        for set_index in sorted(sets):
             joints_index = attributes.get(f"JOINTS_{set_index}")
             weights_index = attributes.get(f"WEIGHTS_{set_index}")
             if joints_index is None or weights_index is None:
+                missing = "WEIGHTS" if weights_index is None else "JOINTS"
+                self.warnings.append(f"{where}: {missing}_{set_index} is missing, so the influence set "
+                                     f"{set_index} is ignored")
                 continue
             lanes_joints.append(self.vertex_attribute(joints_index, f"JOINTS_{set_index}", where, ("VEC4",),
                                                       (5121, 5123), count))
             lanes_weights.append(self.vertex_attribute(weights_index, f"WEIGHTS_{set_index}", where,
                                                        ("VEC4",), UNSIGNED, count, normalized=True))
+        if not lanes_joints:
+            raise self.fail(f"{where}: JOINTS_0 without a WEIGHTS_0 to go with it")
         joints = np.concatenate(lanes_joints, axis=1)
         weights = np.concatenate(lanes_weights, axis=1)
         if self.decoded:  # Draco's lossy quantization leaves weights a little below 0
@@ -360,7 +404,12 @@ class _Reader(Document):
         totals = weights.sum(axis=1, keepdims=True)
         if np.any(np.abs(totals - 1) > 1e-2):
             self.warnings.append(f"{where}: some vertex weights do not sum to 1; normalised")
-        return joints, np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0)
+        crowded = int(np.count_nonzero(used.sum(axis=1) > GPU_INFLUENCES))
+        if crowded:
+            self.warnings.append(f"{where}: {crowded} vertices have more than {GPU_INFLUENCES} influences "
+                                 f"({len(lanes_joints)} sets); each keeps its {GPU_INFLUENCES} strongest, "
+                                 f"renormalised")
+        return top_influences(joints, weights, GPU_INFLUENCES)
 
     def morph_deltas(self, primitive, count: int, where: str) -> np.ndarray | None:
         """(M, V, 3) POSITION displacements of the primitive's morph targets, or None."""
@@ -628,6 +677,8 @@ def read(path: str | Path) -> Model:
 def _build(reader: _Reader, path: Path) -> Model:
     node_names, node_parents, node_local, node_world = reader.skeleton_frames()
     keep = reader.bone_nodes(node_parents)
+    # The nodes left out that carry no mesh are cameras and lights: helpers.
+    helper_nodes = [node for node in np.flatnonzero(~keep) if reader.gltf.nodes[node].mesh is None]
     bone_nodes = np.flatnonzero(keep)
     node_bones = np.full(len(keep), -1, np.int64)
     node_bones[bone_nodes] = np.arange(len(bone_nodes))
@@ -640,12 +691,37 @@ def _build(reader: _Reader, path: Path) -> Model:
     names = _unique_names([node_names[node] for node in bone_nodes], bone_nodes)
     meshes, morphs = reader.meshes(node_bind, node_bones, mesh_skins)
     bind = _usable_frames(reader, node_bind[bone_nodes], bone_nodes, names)
-    heads, tails = derive_tails(bind, parents, meshes)
-    skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=heads, tails=tails,
-                        derived_tails=np.ones(len(names), bool), rest_local=node_local[bone_nodes])
+    skeleton = _skeleton_with_tails(names, parents, bind, node_local[bone_nodes], meshes)
+    helpers = [Helper(name=node_names[node], parent=int(node_bones[node_parents[node]])
+                      if node_parents[node] >= 0 else -1, offset=node_local[node]) for node in helper_nodes]
     clips = reader.clips(skeleton, meshes, morphs, node_bones)
-    return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, format="gltf",
-                 files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings)
+    return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers,
+                 format="gltf", files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings)
+
+
+def _skeleton_with_tails(names: list[str], parents: np.ndarray, bind: np.ndarray, rest_local: np.ndarray,
+                         meshes: list[Mesh]) -> Skeleton:
+    """The skeleton, its tails derived where the model is drawn at rest and carried back to bind space.
+
+    A skin's bind space may differ from the nodes' rest space by any transform (a Mixamo character
+    binds in centimetres under a root scaled 0.01 and turned 90°): the vertices are skinned to rest,
+    tails are found among them and the rest heads, and each tail is mapped by ``B_b @ inv(R_b)`` so
+    that ``Pose.heads_tails`` puts it back where it was found."""
+    count = len(names)
+    provisional = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
+                           tails=bind[:, :3, 3], derived_tails=np.ones(count, bool), rest_local=rest_local)
+    model = Model(name="", skeleton=provisional, meshes=meshes)
+    rest = rest_pose(model)
+    posed = posed_positions(model, rest)
+    starts = np.cumsum([0] + [mesh.vertex_count for mesh in meshes])
+    rest_meshes = [Mesh(name=mesh.name, positions=posed[start:end], joints=mesh.joints, weights=mesh.weights)
+                   for mesh, start, end in zip(meshes, starts[:-1], starts[1:])]
+    rest_world = _usable_frames(None, provisional.rest_world, np.arange(count), names)
+    _, rest_tails = derive_tails(rest_world, parents, rest_meshes)
+    to_bind = bind @ maths.affine_inverse(rest_world) if count else np.zeros((0, 4, 4))
+    tails = maths.transform_points(to_bind, rest_tails)
+    return Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3], tails=tails,
+                    derived_tails=np.ones(count, bool), rest_local=rest_local)
 
 
 def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -659,16 +735,20 @@ def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) 
     return bind
 
 
-def _usable_frames(reader: _Reader, world: np.ndarray, nodes: np.ndarray, names: list[str]) -> np.ndarray:
+def _usable_frames(reader: _Reader | None, world: np.ndarray, nodes: np.ndarray,
+                   names: list[str]) -> np.ndarray:
     """Bind frames a Skeleton accepts: a bone whose rest world matrix is singular (a zero scale on its
     node or an ancestor) keeps its position with an unscaled, unrotated bind frame, and a warning.
     Its rigid meshes still collapse at rest as the file says; nothing downstream inverts a singular
-    matrix. Non-finite frames (scales overflowing down a chain) stay refused by the Skeleton."""
+    matrix. Non-finite frames (scales overflowing down a chain) stay refused by the Skeleton. Without a
+    ``reader`` there is no warning."""
     bad = [index for index in unusable_frames(world) if np.all(np.abs(world[index]) <= MAX_MAGNITUDE)]
     if not bad:
         return world
     world = world.copy()
     world[bad, :3, :3] = np.eye(3)
+    if reader is None:
+        return world
     listed = ", ".join(f"nodes[{nodes[index]}] {names[index]!r}" for index in bad[:3])
     reader.warnings.append(f"{listed}{' and others' if len(bad) > 3 else ''}: the rest transform is singular "
                            "(zero scale); the bone's bind frame drops its rotation and scale")

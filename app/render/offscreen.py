@@ -175,7 +175,7 @@ class OffscreenRenderer:
         else:
             self.renderer.set_pose(pose)
         if camera is None:
-            camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view,
+            camera = camera_for(*self.renderer.bounds(options.bones), up_axis=model.up_axis, view=view,
                                 aspect=size[0] / size[1], forward=model.forward)
         return self._targets_for(size).render(self.renderer, camera, options)
 

@@ -54,7 +54,8 @@ NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
 @dataclass
 class DisplayOptions:
     """What to draw and how. Colours are display (sRGB) values in 0..1. ``textures`` off draws every
-    mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered."""
+    mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered;
+    ``vertex_colors`` multiplies the base colour by the meshes' vertex colours, where they have them."""
 
     skinning: Literal["lbs", "dqs", "none"] = "lbs"
     shaded: bool = True
@@ -69,6 +70,7 @@ class DisplayOptions:
     point_size: float = 1.0
     textures: bool = True
     show_hidden: bool = False
+    vertex_colors: bool = True
 
     def __post_init__(self):
         if self.skinning not in SKINNING_CODES:
@@ -80,8 +82,8 @@ class GpuMesh:
 
     positions, normals: (V, 3) f4; joints: (V, 4) i4 rows of the bone texture (bone indices plus
     ``palette_offset``, where the mesh's own skin's matrices start); weights: (V, 4) f4 (the four
-    largest influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); indices:
-    (T·3,) i4 or none for point clouds.
+    largest influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); colors: (V, 4)
+    f4 linear RGBA (ones when the mesh has none); indices: (T·3,) i4 or none for point clouds.
     """
 
     def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program],
@@ -93,12 +95,14 @@ class GpuMesh:
         self.points = mesh.triangles is None
         joints, weights = top_influences(mesh.joints, mesh.weights)
         uvs = mesh.uvs if mesh.uvs is not None else np.zeros((mesh.vertex_count, 2))
+        colors = mesh.colors if mesh.colors is not None else np.ones((mesh.vertex_count, 4))
         self.buffers = {
             "in_position": ctx.buffer(mesh.positions.astype("f4").tobytes()),
             "in_normal": ctx.buffer(mesh.smooth_normals.astype("f4").tobytes()),
             "in_joints": ctx.buffer((joints + palette_offset).astype("i4").tobytes()),
             "in_weights": ctx.buffer(weights.astype("f4").tobytes()),
             "in_uv": ctx.buffer(uvs.astype("f4").tobytes()),
+            "in_color": ctx.buffer(colors.astype("f4").tobytes()),
         }
         self.cull_back = culls_back_faces(mesh)
         self.centre, self.anchor_bone = anchor(mesh)
@@ -114,7 +118,7 @@ class GpuMesh:
         if key not in self.vertex_arrays:
             program = self.programs[program_name]
             formats = {"in_position": "3f", "in_normal": "3f", "in_joints": "4i", "in_weights": "4f",
-                       "in_uv": "2f"}
+                       "in_uv": "2f", "in_color": "4f"}
             sources = dict(self.buffers)
             if animated:
                 sources["in_position"] = self.animated_buffer
@@ -245,7 +249,7 @@ class Renderer:
         self.extent = 1.0
         self._skeleton_source: tuple | None = None
         self.normal_arrays: dict[int, moderngl.VertexArray] = {}
-        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+        self._bounds: dict[bool, tuple[np.ndarray, np.ndarray]] | None = None
         self._floor_bounds: tuple[np.ndarray, np.ndarray] | None = None
         self._capture_framebuffer: moderngl.Framebuffer | None = None
         self._pick_targets: dict[str, moderngl.Framebuffer | moderngl.Renderbuffer] = {}
@@ -331,11 +335,14 @@ class Renderer:
         self.textures.warnings.clear()
         return warnings
 
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Posed bounds (min (3,), max (3,)) of the current pose, computed once per pose."""
+    def bounds(self, skeleton: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Posed bounds (min (3,), max (3,)) of what is drawn in the current pose (the skeleton too
+        when it is shown), computed once per pose."""
         if self._bounds is None:
-            self._bounds = posed_bounds(self.model, self.pose)
-        return self._bounds
+            self._bounds = {}
+        if skeleton not in self._bounds:
+            self._bounds[skeleton] = posed_bounds(self.model, self.pose, skeleton)
+        return self._bounds[skeleton]
 
     # --- drawing --------------------------------------------------------------------------------
 
@@ -377,7 +384,8 @@ class Renderer:
             return
         self._begin(framebuffer, camera)
         plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size,
-                               textures=options.textures, show_hidden=options.show_hidden)
+                               textures=options.textures, show_hidden=options.show_hidden,
+                               vertex_colors=options.vertex_colors)
         for pose in skeletal:
             self._upload_bones(pose)
             self._draw_meshes(plain, blended=False)
@@ -452,7 +460,7 @@ class Renderer:
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
                                 gpu_mesh.mesh.material.base_color,
                                 None if heat is None else heat + gpu_mesh.palette_offset, animated=animated)
-            self._material_uniforms(gpu_mesh, options.textures)
+            self._material_uniforms(gpu_mesh, options.textures, options.vertex_colors)
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         self._plain_material()
         if blended:
@@ -460,10 +468,12 @@ class Renderer:
             framebuffer.use()
             self.ctx.disable(moderngl.BLEND)
 
-    def _material_uniforms(self, gpu_mesh: GpuMesh, textures: bool) -> None:
-        """The mesh's texture, alpha mode and culling (its colour goes with ``_mesh_uniforms``)."""
+    def _material_uniforms(self, gpu_mesh: GpuMesh, textures: bool, vertex_colors: bool = True) -> None:
+        """The mesh's texture, vertex colours, alpha mode and culling (its colour goes with
+        ``_mesh_uniforms``)."""
         program = self.programs["mesh"]
         material = gpu_mesh.mesh.material
+        set_uniform(program, "vertex_colors", vertex_colors and gpu_mesh.mesh.colors is not None)
         textured = textures and material.image is not None and gpu_mesh.mesh.uvs is not None
         set_uniform(program, "textured", textured)
         if textured:
@@ -485,6 +495,7 @@ class Renderer:
         """Back to an untextured, opaque, unculled material for the overlays."""
         program = self.programs["mesh"]
         set_uniform(program, "textured", False)
+        set_uniform(program, "vertex_colors", False)
         set_uniform(program, "alpha_mode", 0)
         set_uniform(program, "sphere_points", False)
         self.ctx.disable(moderngl.CULL_FACE)
@@ -581,7 +592,7 @@ class Renderer:
                 continue
             code = tuple(((index + 1) >> shift & 255) / 255.0 for shift in (0, 8, 16)) + (1.0,)
             self._mesh_uniforms(SKINNING_CODES[options.skinning], 3, code, None, animated=animated)
-            self._material_uniforms(gpu_mesh, options.textures)
+            self._material_uniforms(gpu_mesh, options.textures, options.vertex_colors)
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         self._plain_material()
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)

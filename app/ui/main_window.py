@@ -67,11 +67,12 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("grid", "&Grid", "grid", "G"),
                    ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
                    ("textures", "&Textures", "textures", "T"),
+                   ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None),
                    ("follow", "F&ollow the Model", "follow", None))
 #: DisplayOptions fields the renderer's options take as they are.
-RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "show_hidden",
-                  "background")
+RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "vertex_colors",
+                  "show_hidden", "background")
 #: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
 WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 #: Keys that end typing in a text field and give the keys back to the view.

@@ -172,9 +172,9 @@ class Viewport(QWidget):
     def frame_all(self) -> None:
         """Fit the model and every ragdoll copy in the view."""
         if self.renderer is not None and self.model is not None and self.renderer.model is not None:
-            low, high = self.renderer.bounds()
+            low, high = self.renderer.bounds(self.options.bones)
             for pose in self.copy_poses:
-                copy_low, copy_high = posed_bounds(self.model, pose)
+                copy_low, copy_high = posed_bounds(self.model, pose, self.options.bones)
                 low, high = np.minimum(low, copy_low), np.maximum(high, copy_high)
             self.camera.frame(low, high, aspect=self._aspect())
         self.update()
@@ -226,7 +226,7 @@ class Viewport(QWidget):
             self._pending_model = False
             if self._framing_pose is not None:
                 orthographic = self.camera.orthographic
-                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose),
+                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose, self.options.bones),
                                          up_axis=self.model.up_axis, view="iso", aspect=self._aspect(),
                                          forward=self.model.forward)
                 self.camera.orthographic = orthographic
