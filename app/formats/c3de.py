@@ -433,6 +433,10 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         for sniffed in files:
             path = Path(sniffed.path)
             data = read_bytes(path)
+            if sniffed.role not in ("mesh", "bones") and not (mesh_layout(data, len(data))
+                                                            or bones_layout(data, len(data))):
+                raise ReadError(path, "no C3DE mesh or bones layout fits: "
+                                + _expected_sizes(data, len(data)), offset=0)
             if sniffed.role == "bones" or (sniffed.role != "mesh" and mesh_layout(data, len(data)) is None):
                 bones = read_bones(path, data, warnings)
                 if sets:

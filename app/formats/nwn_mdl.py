@@ -379,4 +379,4 @@ def sniff(head: bytes, path: Path) -> str | None:
 nwn_model.PARSERS["binary"] = parse
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
-                dds_bottom_up=True))
+                dds_bottom_up=True, magic=b"\0\0\0\0"))
