@@ -240,9 +240,13 @@ class _Parser:
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
-        elif keyword in ("animverts", "animtverts", "colors", "tangents"):
+        elif keyword in ("animverts", "animtverts"):
+            count = self.count(tokens, at)
+            width = 3 if keyword == "animverts" else 2
+            text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
+        elif keyword in ("colors", "tangents"):
             self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
-        elif keyword in ("bitmap", "texture0", "render", "diffuse") or keyword in EXTRAS:
+        elif keyword in ("bitmap", "texture0", "render", "diffuse", "sampleperiod") or keyword in EXTRAS:
             text.values[keyword] = " ".join(tokens[1:])
 
     def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
@@ -349,7 +353,8 @@ class _Parser:
         parsed_animations = []
         for animation, texts in animations:
             _convert_controllers(texts)
-            animation.nodes = [Node(name=text.name, parent=-1, kind=text.kind, controllers=text.controllers)
+            animation.nodes = [Node(name=text.name, parent=-1, kind=text.kind, controllers=text.controllers,
+                                    geometry=self.vertex_samples(text))
                                for text in texts]
             parsed_animations.append(animation)
         if self.nonfinite:
@@ -424,6 +429,7 @@ class _Parser:
             source, triangles, uvs = np.arange(count), corners, None
         normals = text.lists.get("normals")
         node.geometry = {
+            "source_vertices": source,
             "positions": positions[source],
             "normals": normals[0][source] if normals is not None and len(normals[0]) == count else None,
             "uvs": uvs,
@@ -456,6 +462,17 @@ class _Parser:
         joints = np.array([[lookup.get(bone.lower(), -1) if bone else -1 for bone in row] for row in names],
                           np.int64).reshape(weights.shape)
         return {"skin_joints": joints[source], "skin_weights": weights[source]}
+
+    def vertex_samples(self, text: _NodeText) -> dict | None:
+        """An animation's animmesh node: its ``animverts`` rows (node space, the verts list's order,
+        one sample after another), ``animtverts`` rows, ``sampleperiod`` and the lines they were on;
+        None for other nodes and animmesh nodes without animated vertices."""
+        if text.kind != "animmesh" or "animverts" not in text.lists or not len(text.lists["animverts"][0]):
+            return None
+        rows, line = text.lists["animverts"]
+        uvs = text.lists.get("animtverts", (np.zeros((0, 2)), line))[0]
+        return {"anim_vertices": rows, "anim_uvs": uvs, "anim_line": line + 1,
+                "sample_period": self.floats(text, "sampleperiod", (0.0,))[0]}
 
     @staticmethod
     def texture(text: _NodeText) -> str:
