@@ -32,7 +32,7 @@ def corner_positions(model, pose) -> np.ndarray:
     return np.concatenate(corners)
 
 
-@pytest.mark.parametrize("options", [{}, {"key_form": "endlist"}, {"bezier": True}])
+@pytest.mark.parametrize("options", [{}, {"key_form": "endlist"}])
 def test_poses_match_hand_computed_matrices(tmp_path, options):
     model = formats.load([ascii_file(tmp_path, **options)])
     assert model.format == "nwn_ascii" and model.up_axis == "Z"

@@ -57,7 +57,9 @@ class Node:
     geometry (meshes): positions (V, 3) in node space, normals (V, 3) or None, uvs (V, 2) or None
     with OpenGL-style V (0 = bottom), triangles (T, 3), texture, color, render; skins add
     skin_joints (V, K) node indices (−1 = unused lane) and skin_weights (V, K), and the binary form
-    inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check."""
+    inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check.
+    handles: bezier-keyed controllers, type → (in, out) control values shaped like the values
+    (key value + the key's in- or out-tangent; rotations as quaternions in the keys' hemisphere)."""
 
     name: str
     parent: int
@@ -65,6 +67,7 @@ class Node:
     controllers: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
     geometry: dict | None = None
+    handles: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def drawn(self) -> bool:
@@ -220,15 +223,16 @@ def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by
             continue
         if bone in tracks or not node.controllers:
             continue
-        channels = {}
+        channels, handles = {}, {}
         for kind, channel in ((POSITION, "translation"), (ORIENTATION, "rotation"), (SCALE, "scale")):
             if kind in node.controllers:
                 times, values = node.controllers[kind]
-                if kind == POSITION:
-                    values = values * translation_scale
-                channels[channel] = (np.clip(times, 0.0, length) if length else times, values)
+                factor = translation_scale if kind == POSITION else 1.0
+                channels[channel] = (np.clip(times, 0.0, length) if length else times, values * factor)
+                if kind in node.handles:
+                    handles[channel] = tuple(side * factor for side in node.handles[kind])
         if channels:
-            tracks[bone] = Track(bone=bone, **channels)
+            tracks[bone] = Track(bone=bone, handles=handles, **channels)
     if unmatched:
         unmatched_by_source[source] = unmatched_by_source.get(source, 0) + 1
     return Clip(name=animation.name, kind="keyed", tracks=list(tracks.values()), events=animation.events,
