@@ -328,6 +328,10 @@ class Track:
 
     Each channel is ``(times (K,), values (K, n))``: translation n=3, rotation n=4 quaternions
     (slerp), scale n=3. ``interpolation`` is 'linear' (slerp for rotations) or 'step'.
+    ``handles``: channels played as cubic Bezier curves instead, channel → ``(in (K, n), out (K, n))``
+    control values: key k to k+1 runs through ``values[k]``, ``out[k]``, ``in[k+1]``, ``values[k+1]``
+    with the parameter linear in time (rotations component-wise, then normalised, as glTF's
+    CUBICSPLINE plays quaternions).
     """
 
     bone: int
@@ -335,6 +339,7 @@ class Track:
     rotation: tuple[np.ndarray, np.ndarray] | None = None
     scale: tuple[np.ndarray, np.ndarray] | None = None
     interpolation: Literal["linear", "step"] = "linear"
+    handles: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __post_init__(self):
         for channel, width in (("translation", 3), ("rotation", 4), ("scale", 3)):
@@ -353,6 +358,14 @@ class Track:
                 values = maths.quat_normalize(values)
                 values.flags.writeable = False
             setattr(self, channel, (times, values))
+        for channel, pair in list(self.handles.items()):
+            if getattr(self, channel, None) is None or len(pair) != 2:
+                raise ValueError(f"bone {self.bone}: Bezier handles for {channel!r}, which has no keys")
+            shape = getattr(self, channel)[1].shape
+            pair = tuple(_frozen(h, np.float64, shape, f"bone {self.bone} {channel} handles") for h in pair)
+            for handle in pair:
+                _check_bounded(handle, f"bone {self.bone} {channel} handles")
+            self.handles[channel] = pair
 
 
 @dataclass(eq=False)

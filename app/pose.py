@@ -133,7 +133,9 @@ class _PackedChannel:
     common key count so a whole clip samples with array operations.
 
     bones: (n,); times: (n, K) padded by repeating the last time; values: (n, K, w);
-    counts: (n,) real key counts; step: (n,) bool.
+    counts: (n,) real key counts; step: (n,) bool; curved: (n,) bool, the tracks with Bezier
+    handles, whose in and out control values are ``handles_in`` / ``handles_out`` (m, K, w), m the
+    curved tracks, in their order.
     """
 
     bones: np.ndarray
@@ -141,6 +143,9 @@ class _PackedChannel:
     values: np.ndarray
     counts: np.ndarray
     step: np.ndarray
+    curved: np.ndarray
+    handles_in: np.ndarray
+    handles_out: np.ndarray
 
     def sample(self, time: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per track: the values at and after ``time`` and the blend fraction between them."""
@@ -151,6 +156,19 @@ class _PackedChannel:
         span = np.where(end > start, end - start, 1.0)
         fraction = np.where((end > start) & ~self.step, np.clip((time - start) / span, 0.0, 1.0), 0.0)
         return self.values[rows, before], self.values[rows, after], fraction, self.bones
+
+    def bezier(self, time: float) -> tuple[np.ndarray, np.ndarray]:
+        """The curved tracks' values at ``time`` (m, w), component-wise cubic Bezier, and their
+        rows in the channel (m,)."""
+        first, second, fraction, _ = self.sample(time)
+        rows = np.flatnonzero(self.curved)
+        before = np.clip((self.times[rows] <= time).sum(axis=1) - 1, 0, self.counts[rows] - 1)
+        after = np.minimum(before + 1, self.counts[rows] - 1)
+        order = np.arange(len(rows))
+        u = fraction[rows, None]
+        points = (first[rows], self.handles_out[order, before], self.handles_in[order, after], second[rows])
+        bernstein = ((1 - u) ** 3, 3 * (1 - u) ** 2 * u, 3 * (1 - u) * u ** 2, u ** 3)
+        return sum(weight * point for weight, point in zip(bernstein, points)), rows
 
 
 _packed_clips: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -177,9 +195,16 @@ def _pack(clip: Clip) -> tuple[dict[str, _PackedChannel], np.ndarray]:
             times[row, len(key_times):] = key_times[-1]
             values[row, : len(key_times)] = key_values
             values[row, len(key_times):] = key_values[-1]
+        curved = [row for row, track in enumerate(tracks) if channel in track.handles]
+        handles = np.empty((2, len(curved), longest, width))
+        for slot, row in enumerate(curved):
+            for side in range(2):
+                handles[side, slot, : counts[row]] = tracks[row].handles[channel][side]
+                handles[side, slot, counts[row]:] = tracks[row].handles[channel][side][-1]
         packed[channel] = _PackedChannel(
             bones=np.array([t.bone for t in tracks]), times=times, values=values, counts=counts,
-            step=np.array([t.interpolation == "step" for t in tracks]))
+            step=np.array([t.interpolation == "step" for t in tracks]),
+            curved=np.isin(np.arange(len(tracks)), curved), handles_in=handles[0], handles_out=handles[1])
     bones = [channel.bones for channel in packed.values()]
     animated = maths.sorted_unique(np.concatenate(bones)) if bones else np.zeros(0, int)
     _packed_clips[clip] = packed, animated
@@ -203,13 +228,18 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
     """
     packed, animated = _pack(clip)
     translations, rotations, scales = (a.copy() for a in _rest_local_trs(skeleton))
-    for channel, target in (("translation", translations), ("scale", scales)):
-        if channel in packed:
-            first, second, fraction, bones = packed[channel].sample(time)
+    for channel, target in (("translation", translations), ("scale", scales), ("rotation", rotations)):
+        if channel not in packed:
+            continue
+        keys = packed[channel]
+        first, second, fraction, bones = keys.sample(time)
+        if channel == "rotation":
+            target[bones] = maths.slerp(first, second, fraction)
+        else:
             target[bones] = first + fraction[:, None] * (second - first)
-    if "rotation" in packed:
-        first, second, fraction, bones = packed["rotation"].sample(time)
-        rotations[bones] = maths.slerp(first, second, fraction)
+        if keys.curved.any():
+            curve, rows = keys.bezier(time)
+            target[bones[rows]] = maths.quat_normalize(curve) if channel == "rotation" else curve
     local = skeleton.rest_local.copy()
     if len(animated):
         local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])

@@ -32,7 +32,7 @@ def corner_positions(model, pose) -> np.ndarray:
     return np.concatenate(corners)
 
 
-@pytest.mark.parametrize("options", [{}, {"key_form": "endlist"}, {"bezier": True}])
+@pytest.mark.parametrize("options", [{}, {"key_form": "endlist"}])
 def test_poses_match_hand_computed_matrices(tmp_path, options):
     model = formats.load([ascii_file(tmp_path, **options)])
     assert model.format == "nwn_ascii" and model.up_axis == "Z"
@@ -150,12 +150,14 @@ def test_every_node_kind(tmp_path):
     assert kinds == {"kinds": "dummy", "bone_a": "dummy", "mesh01": "trimesh", "dangle01": "dangly",
                      "anim01": "animmesh", "walk01": "aabb", "skin01": "skin", "light01": "light",
                      "emit01": "emitter", "ref01": "reference"}
-    assert [mesh.name for mesh in model.meshes] == ["mesh01", "dangle01", "skin01"]
+    assert [mesh.name for mesh in model.meshes] == ["mesh01", "dangle01", "anim01", "skin01"]
     hidden = next(w for w in model.warnings if w.startswith("nodes not drawn"))
-    for name in ("anim01", "walk01", "light01", "emit01", "ref01"):
+    for name in ("walk01", "light01", "emit01", "ref01"):
         assert name in hidden
-    assert [mesh.visible for mesh in model.meshes] == [False, True, True]  # mesh01 has render 0
-    skin = model.meshes[2]
+    assert "anim01" not in hidden and "dangle01" not in hidden
+    assert any(w.startswith("danglymesh nodes drawn at rest") and "dangle01" in w for w in model.warnings)
+    assert [mesh.visible for mesh in model.meshes] == [False, True, True, True]  # mesh01 has render 0
+    skin = model.meshes[3]
     assert set(skin.joints[skin.weights > 0].tolist()) == {model.skeleton.index("bone_a")}
 
 

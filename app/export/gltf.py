@@ -487,7 +487,11 @@ def _keyed_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Cl
             keys = getattr(track, path)
             if keys is not None:
                 values = _continuous(keys[1]) if path == "rotation" else keys[1]
-                _channel(animation, blob, layout.bones + track.bone, path, keys[0], values, interpolation)
+                if path in track.handles:
+                    flipped = np.sum(values * keys[1], axis=1, keepdims=True) < 0
+                    values = _hermite_keys(keys[0], values, track.handles[path], np.where(flipped, -1.0, 1.0))
+                _channel(animation, blob, layout.bones + track.bone, path, keys[0], values,
+                         "CUBICSPLINE" if path in track.handles else interpolation)
                 covered.add((track.bone, path))
     if pose is None:
         return
@@ -520,6 +524,21 @@ def _weight_channels(animation: gl.Animation, blob: _Blob, clip: Clip, mesh_node
     for node in mesh_nodes:
         if node is not None:
             _channel(animation, blob, node, "weights", clip.times, weights, "LINEAR")
+
+
+def _hermite_keys(times: np.ndarray, values: np.ndarray, handles: tuple[np.ndarray, np.ndarray],
+                  signs: np.ndarray) -> np.ndarray:
+    """(3K, n) glTF CUBICSPLINE output (in-tangent, value, out-tangent per key) playing the cubic
+    Bezier curves of ``values`` (K, n) and their (in, out) control values, whose signs follow
+    ``signs`` (K, 1) (the quaternion flips made for continuity). The Hermite tangents of a Bezier
+    segment are 3·(P1 − P0) and 3·(P3 − P2), per unit of time over the segment's span."""
+    handle_in, handle_out = (side * signs for side in handles)
+    spans = np.diff(times)[:, None]
+    spans = np.where(spans > 0, spans, 1.0)
+    tangent_in, tangent_out = np.zeros_like(values), np.zeros_like(values)
+    tangent_out[:-1] = 3 * (handle_out[:-1] - values[:-1]) / spans
+    tangent_in[1:] = 3 * (values[1:] - handle_in[1:]) / spans
+    return np.stack([tangent_in, values, tangent_out], axis=1).reshape(-1, values.shape[1])
 
 
 def _continuous(quaternions: np.ndarray) -> np.ndarray:

@@ -48,7 +48,7 @@ def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton) -> Clip | None:
     None for a clip that moves no target bone or cannot move (vertex clips belong to their meshes)."""
     if clip.kind == "keyed":
         tracks = [Track(bone=int(mapping[track.bone]), translation=track.translation, rotation=track.rotation,
-                        scale=track.scale, interpolation=track.interpolation)
+                        scale=track.scale, interpolation=track.interpolation, handles=dict(track.handles))
                   for track in clip.tracks if mapping[track.bone] >= 0]
         if not tracks:
             return None

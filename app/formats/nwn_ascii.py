@@ -72,6 +72,8 @@ class _NodeText:
         self.lists: dict[str, tuple[np.ndarray, int]] = {}
         self.weights: tuple[list[list[str]], np.ndarray, int] | None = None
         self.values: dict[str, str] = {}
+        self.tangents: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.handles: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 class _Parser:
@@ -183,9 +185,10 @@ class _Parser:
         return int(self.endlists[position]) - start - 1
 
     def keys(self, tokens: list[str], line: int, kind: int,
-             bezier: bool) -> tuple[np.ndarray, np.ndarray] | None:
-        """A key list as written: times (K,) and values (K, n), rotations still axis-angle (see
-        ``_convert_controllers``); None when empty (real files hold empty ``positionkey … endlist``)."""
+             bezier: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """A key list as written: times (K,), values (K, n) and, for bezier keys, the in- and
+        out-tangents (2, K, n), rotations still axis-angle (see ``_convert_controllers``); None when
+        empty (real files hold empty ``positionkey … endlist``)."""
         width = KEY_WIDTHS[kind]
         columns = 1 + width * (3 if bezier else 1)
         counted = len(tokens) > 1
@@ -197,7 +200,8 @@ class _Parser:
             self.at += 1
         if not count:
             return None
-        return rows[:, 0], rows[:, 1:1 + width]
+        tangents = rows[:, 1 + width:].reshape(count, 2, width).swapaxes(0, 1) if bezier else None
+        return rows[:, 0], rows[:, 1:1 + width], tangents
 
     # blocks
 
@@ -230,7 +234,10 @@ class _Parser:
             kind = KEYWORDS[keyword[:-3].removesuffix("bezier")]
             keys = self.keys(tokens, at, kind, keyword.endswith("bezierkey"))
             if keys is not None:
-                text.controllers[kind] = keys
+                text.controllers[kind] = keys[:2]
+                text.tangents.pop(kind, None)
+                if keys[2] is not None:
+                    text.tangents[kind] = keys[2]
         elif keyword in ("verts", "tverts", "normals", "constraints", "faces"):
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
@@ -240,9 +247,13 @@ class _Parser:
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
-        elif keyword in ("animverts", "animtverts", "colors", "tangents"):
+        elif keyword in ("animverts", "animtverts"):
+            count = self.count(tokens, at)
+            width = 3 if keyword == "animverts" else 2
+            text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
+        elif keyword in ("colors", "tangents"):
             self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
-        elif keyword in ("bitmap", "texture0", "render", "diffuse") or keyword in EXTRAS:
+        elif keyword in ("bitmap", "texture0", "render", "diffuse", "sampleperiod") or keyword in EXTRAS:
             text.values[keyword] = " ".join(tokens[1:])
 
     def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
@@ -349,7 +360,8 @@ class _Parser:
         parsed_animations = []
         for animation, texts in animations:
             _convert_controllers(texts)
-            animation.nodes = [Node(name=text.name, parent=-1, kind=text.kind, controllers=text.controllers)
+            animation.nodes = [Node(name=text.name, parent=-1, kind=text.kind, controllers=text.controllers,
+                                    geometry=self.vertex_samples(text), handles=text.handles)
                                for text in texts]
             parsed_animations.append(animation)
         if self.nonfinite:
@@ -424,6 +436,7 @@ class _Parser:
             source, triangles, uvs = np.arange(count), corners, None
         normals = text.lists.get("normals")
         node.geometry = {
+            "source_vertices": source,
             "positions": positions[source],
             "normals": normals[0][source] if normals is not None and len(normals[0]) == count else None,
             "uvs": uvs,
@@ -457,6 +470,17 @@ class _Parser:
                           np.int64).reshape(weights.shape)
         return {"skin_joints": joints[source], "skin_weights": weights[source]}
 
+    def vertex_samples(self, text: _NodeText) -> dict | None:
+        """An animation's animmesh node: its ``animverts`` rows (node space, the verts list's order,
+        one sample after another), ``animtverts`` rows, ``sampleperiod`` and the lines they were on;
+        None for other nodes and animmesh nodes without animated vertices."""
+        if text.kind != "animmesh" or "animverts" not in text.lists or not len(text.lists["animverts"][0]):
+            return None
+        rows, line = text.lists["animverts"]
+        uvs = text.lists.get("animtverts", (np.zeros((0, 2)), line))[0]
+        return {"anim_vertices": rows, "anim_uvs": uvs, "anim_line": line + 1,
+                "sample_period": self.floats(text, "sampleperiod", (0.0,))[0]}
+
     @staticmethod
     def texture(text: _NodeText) -> str:
         """``texture0`` when it names one, else ``bitmap`` (``NULL`` means none)."""
@@ -485,6 +509,9 @@ def _convert_controllers(texts: list[_NodeText]) -> None:
         owners = [text for text in texts if kind in text.controllers]
         if not owners:
             continue
+        for text in owners:
+            if kind in text.tangents:
+                text.handles[kind] = _handles(kind, *text.controllers[kind], text.tangents[kind])
         times = np.concatenate([text.controllers[kind][0] for text in owners])
         values = np.concatenate([text.controllers[kind][1] for text in owners])
         if kind == ORIENTATION:
@@ -500,7 +527,35 @@ def _convert_controllers(texts: list[_NodeText]) -> None:
             if number in unsorted:
                 order = np.argsort(keys[0], kind="stable")
                 keys = (keys[0][order], keys[1][order])
+                if kind in text.handles:
+                    text.handles[kind] = tuple(side[order] for side in text.handles[kind])
+            if kind == ORIENTATION and kind in text.handles:
+                keys = (keys[0], _one_hemisphere(keys[1]))
+                text.handles[kind] = tuple(_one_hemisphere(side, keys[1]) for side in text.handles[kind])
             text.controllers[kind] = keys
+
+
+def _handles(kind: int, times: np.ndarray, values: np.ndarray,
+             tangents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The in and out control values of bezier keys as written (value + tangent, in the file's
+    form), converted as the values are: rotations from axis-angle to quaternions, scale to three
+    columns."""
+    handles = values + tangents
+    if kind == ORIENTATION:
+        return tuple(_axis_angle_quaternions(side) for side in handles)
+    if kind == SCALE:
+        return tuple(np.repeat(side, 3, axis=1) for side in handles)
+    return handles[0], handles[1]
+
+
+def _one_hemisphere(quaternions: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+    """(K, 4) quaternions with signs flipped so each lies in the hemisphere of the one before it
+    (``keys`` None) or of its key (component-wise curves need one hemisphere)."""
+    if keys is not None:
+        return np.where(np.sum(quaternions * keys, axis=1, keepdims=True) < 0, -quaternions, quaternions)
+    flips = np.sum(quaternions[1:] * quaternions[:-1], axis=1) < 0
+    signs = np.concatenate([[1.0], np.cumprod(np.where(flips, -1.0, 1.0))])
+    return quaternions * signs[:, None]
 
 
 def _plain_number(token: str) -> bool:

@@ -122,7 +122,7 @@ class _Reader:
                                                   f"(expected bits within 0x{layout.KNOWN_FLAGS:x})")
         children = self.array(header["children"], "<u4", f"node {name!r} children", offset + 0x48)
         node = Node(name=name, parent=parent, kind=node_kind(flags))
-        node.controllers, opaque = self.controllers(header, name, offset)
+        node.controllers, opaque, node.handles = self.controllers(header, name, offset)
         node.extras = {"part_number": int(header["part"]), "flags": f"0x{flags:x}"}
         if opaque:
             node.extras["other_controllers"] = opaque
@@ -130,14 +130,16 @@ class _Reader:
             self.sub_headers(node, flags, offset)
         return node, children
 
-    def controllers(self, header, name: str, offset: int) -> tuple[dict, list[int]]:
+    def controllers(self, header, name: str, offset: int) -> tuple[dict, list[int], dict]:
+        """Controller type → (times, values), the opaque types, and bezier controllers' (in, out)
+        control values (position and scale: value + tangent, the row's second and third thirds)."""
         keys = self.array(header["keys"], layout.CONTROLLER, f"node {name!r} controller keys", offset + 0x54)
         if not len(keys):
-            return {}, []
+            return {}, [], {}
         what = f"node {name!r} controller data"
         data = finite_or_zero(self.array(header["data"], "<f4", what, offset + 0x60), what, self.warnings)
         key_at = int(header["keys"][0])
-        result, opaque = {}, []
+        result, opaque, handles = {}, [], {}
         for number, key in enumerate(keys):
             at = key_at + 12 * number
             kind, rows, first_time, first_value = (int(key[f]) for f in ("type", "rows", "time", "value"))
@@ -160,14 +162,22 @@ class _Reader:
                                      f"(expected {needed}); ignored")
                 continue
             times = data[first_time:first_time + rows]
-            values = data[first_value:first_value + rows * width].reshape(rows, width)[:, :needed]
+            row_values = data[first_value:first_value + rows * width].reshape(rows, width)
+            values = row_values[:, :needed]
+            order = np.argsort(times, kind="stable")
+            if columns & 0x10 and width >= 3 * needed and kind in (POSITION, SCALE):
+                sides = [values + row_values[:, needed * side:needed * (side + 1)] for side in (1, 2)]
+                handles[kind] = tuple((np.repeat(side, 3, axis=1) if kind == SCALE else side)[order]
+                                      for side in sides)
+            elif columns & 0x10 and kind == ORIENTATION:
+                self.warnings.append(f"node {name!r}: orientation bezier tangents of the compiled form "
+                                     "are not played (their form is undocumented); keys are slerped")
             if kind == SCALE:
                 values = np.repeat(values, 3, axis=1)
             if kind == ORIENTATION:
                 values = maths.quat_normalize(values)
-            order = np.argsort(times, kind="stable")
             result[kind] = (times[order], values[order])
-        return result, opaque
+        return result, opaque, handles
 
     def sub_headers(self, node: Node, flags: int, offset: int) -> None:
         """Parse each sub-header the flags announce, in the fixed order (docs 2.5)."""
@@ -379,4 +389,4 @@ def sniff(head: bytes, path: Path) -> str | None:
 nwn_model.PARSERS["binary"] = parse
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
-                dds_bottom_up=True))
+                dds_bottom_up=True, magic=b"\0\0\0\0"))

@@ -30,6 +30,7 @@ from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
                        world_from_local)
+from app.pose import bake_vertex_clip
 
 #: Longest supermodel chain followed; a longer one is an error.
 MAX_SUPERMODEL_CHAIN = 16
@@ -42,10 +43,10 @@ BIND_TOLERANCE = 1e-3
 POSITION, ORIENTATION, SCALE = 8, 20, 36
 #: The mesh controller holding the mesh's opacity (ASCII ``alpha``).
 ALPHA = 128
-#: Node kinds that are not drawn as meshes (walk meshes, GUI vertex animation).
-UNDRAWN_KINDS = {"aabb", "animmesh"}
+#: Node kinds that are not drawn as meshes (walk meshes).
+UNDRAWN_KINDS = {"aabb"}
 #: Node kinds listed in the "nodes not drawn" warning.
-HIDDEN_KINDS = {"light", "emitter", "reference", "aabb", "animmesh"}
+HIDDEN_KINDS = {"light", "emitter", "reference", "aabb"}
 
 
 @dataclass
@@ -56,7 +57,9 @@ class Node:
     geometry (meshes): positions (V, 3) in node space, normals (V, 3) or None, uvs (V, 2) or None
     with OpenGL-style V (0 = bottom), triangles (T, 3), texture, color, render; skins add
     skin_joints (V, K) node indices (−1 = unused lane) and skin_weights (V, K), and the binary form
-    inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check."""
+    inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check.
+    handles: bezier-keyed controllers, type → (in, out) control values shaped like the values
+    (key value + the key's in- or out-tangent; rotations as quaternions in the keys' hemisphere)."""
 
     name: str
     parent: int
@@ -64,6 +67,7 @@ class Node:
     controllers: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
     geometry: dict | None = None
+    handles: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def drawn(self) -> bool:
@@ -168,6 +172,7 @@ def _check_inverse_bind(node: Node, geometry: dict, bones: np.ndarray, world: np
 
 
 def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh]:
+    """The drawn nodes' meshes, in pre-order."""
     meshes = []
     for index, node in enumerate(parsed.nodes):
         if not node.drawn:
@@ -218,27 +223,99 @@ def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by
             continue
         if bone in tracks or not node.controllers:
             continue
-        channels = {}
+        channels, handles = {}, {}
         for kind, channel in ((POSITION, "translation"), (ORIENTATION, "rotation"), (SCALE, "scale")):
             if kind in node.controllers:
                 times, values = node.controllers[kind]
-                if kind == POSITION:
-                    values = values * translation_scale
-                channels[channel] = (np.clip(times, 0.0, length) if length else times, values)
+                factor = translation_scale if kind == POSITION else 1.0
+                channels[channel] = (np.clip(times, 0.0, length) if length else times, values * factor)
+                if kind in node.handles:
+                    handles[channel] = tuple(side * factor for side in node.handles[kind])
         if channels:
-            tracks[bone] = Track(bone=bone, **channels)
+            tracks[bone] = Track(bone=bone, handles=handles, **channels)
     if unmatched:
         unmatched_by_source[source] = unmatched_by_source.get(source, 0) + 1
     return Clip(name=animation.name, kind="keyed", tracks=list(tracks.values()), events=animation.events,
                 source=source)
 
 
+def _sample_times(samples: int, period: float, length: float) -> np.ndarray:
+    """(S,) the times of an animmesh's vertex samples: one every ``period`` seconds from 0, else
+    (no period) spread over the animation's length."""
+    if period > 0:
+        return period * np.arange(samples)
+    return np.linspace(0.0, length if length > 0 else samples - 1.0, samples) if samples > 1 else np.zeros(1)
+
+
+def _vertex_offsets(animation: Animation, source: Parsed, nodes: list[Node], world: np.ndarray,
+                    warnings: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The animmesh samples of ``animation`` for the drawn model nodes they name: node index →
+    (sample times (S,), offsets (S, V, 3) from the node's rest vertices, in model space). A sample
+    list that is not a whole number of the node's vertex lists is a warning, and not played."""
+    by_name = {node.name.lower(): index for index, node in reversed(list(enumerate(nodes)))}
+    found = {}
+    for animated in animation.nodes:
+        samples = animated.geometry
+        index = by_name.get(animated.name.lower())
+        if samples is None or index is None or not nodes[index].drawn or index in found:
+            continue
+        geometry = nodes[index].geometry
+        split = geometry.get("source_vertices")
+        rows = samples["anim_vertices"]
+        count = int(split.max()) + 1 if split is not None and len(split) else 0
+        where = (f"{source.path.name} line {samples['anim_line']}: animation {animation.name!r} "
+                 f"node {animated.name!r}")
+        if not count or len(rows) % count:
+            warnings.append(f"{where}: {len(rows)} animated vertices is not a whole number of samples of "
+                            f"its mesh's {count} vertices; its vertex animation is not played")
+            continue
+        sampled = rows.reshape(-1, count, 3)[:, split]
+        offsets = (sampled - geometry["positions"]) @ world[index, :3, :3].T
+        times = _sample_times(len(sampled), samples["sample_period"], animation.length)
+        found[index] = (times, offsets)
+        uvs = samples["anim_uvs"]
+        if len(uvs) and (len(uvs) % len(sampled)
+                         or np.ptp(uvs.reshape(len(sampled), -1, 2), axis=0).max() > 0):
+            warnings.append(f"{where}: its texture-vertex animation is not played (its vertices' is)")
+    return found
+
+
+def _vertex_clip(clip: Clip, offsets: dict[int, tuple[np.ndarray, np.ndarray]], skeleton: Skeleton,
+                 meshes: list[Mesh], mesh_nodes: list[int]) -> Clip:
+    """``clip`` with its animmesh samples played: a 'vertex' clip with a frame at every key and
+    every sample time, the samples interpolated linearly between their times."""
+    times = [clip.frame_times if clip.tracks else np.zeros(1)] + [times for times, _ in offsets.values()]
+    times = np.unique(np.concatenate(times))
+
+    def offsets_at(time: float) -> list[np.ndarray | None]:
+        result = []
+        for node in mesh_nodes:
+            if node not in offsets:
+                result.append(None)
+                continue
+            sample_times, moved = offsets[node]
+            after = int(np.clip(np.searchsorted(sample_times, time, side="right"), 1, len(sample_times) - 1))
+            if len(sample_times) == 1:
+                result.append(moved[0])
+                continue
+            start, end = sample_times[after - 1], sample_times[after]
+            fraction = float(np.clip((time - start) / (end - start), 0.0, 1.0))
+            result.append(moved[after - 1] + fraction * (moved[after] - moved[after - 1]))
+        return result
+
+    baked = bake_vertex_clip(skeleton, meshes, clip, times, offsets_at)
+    baked.events, baked.source = clip.events, clip.source
+    return baked
+
+
 def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: dict[str, int],
-           warnings: list[str]) -> list[Clip]:
+           warnings: list[str],
+           animated: Callable[[Clip, Animation, Parsed], Clip] | None = None) -> list[Clip]:
     """The model's own clips, then the lenders' (a name the model already has is the model's: the
     engine plays its own; a name two lenders share gets a suffix), then the supermodel chain's
     (nearest first; a name already present is skipped, as the engine finds the nearest). Inherited
-    position keys are scaled by the model's animation scale, as the engine does."""
+    position keys are scaled by the model's animation scale, as the engine does. ``animated(clip,
+    animation, source)`` gives the clip that also plays the animation's animmesh samples."""
     clips: list[Clip] = []
     own = {animation.name.lower() for animation in parsed.animations}
     taken: set[str] = set()
@@ -252,7 +329,7 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
     def add(animation: Animation, source: Parsed, name: str) -> None:
         clip = _clip(animation, bones, source.path.name, unmatched, 1.0 if source is parsed else scale)
         clip.name = name
-        clips.append(clip)
+        clips.append(animated(clip, animation, source) if animated else clip)
         taken.add(name.lower())
 
     for animation in parsed.animations:
@@ -307,11 +384,20 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
     if missing:
         warnings.append(f"supermodel {missing[0]!r} not found beside {parsed.path.name}: its animations are "
                         "missing")
-    clips = _clips(parsed, list(lenders), list(chain), bones, warnings)
+    dangly = [node.name for node in nodes if node.kind == "dangly" and node.drawn]
+    if dangly:
+        warnings.append("danglymesh nodes drawn at rest (their sway is not simulated): " + ", ".join(dangly))
     heads, tails = derive_tails(world, parents, meshes)
     skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
                         derived_tails=np.ones(len(nodes), bool),
                         extras=[{"node_type": node.kind, **node.extras} for node in nodes])
+    mesh_nodes = [index for index, node in enumerate(nodes) if node.drawn]
+
+    def animated(clip: Clip, animation: Animation, source: Parsed) -> Clip:
+        offsets = _vertex_offsets(animation, source, nodes, world, warnings)
+        return _vertex_clip(clip, offsets, skeleton, meshes, mesh_nodes) if offsets else clip
+
+    clips = _clips(parsed, list(lenders), list(chain), bones, warnings, animated)
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
                  format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links))
 

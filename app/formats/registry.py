@@ -72,6 +72,8 @@ class Format:
     unit: the length unit the format states ('metre'), or None when its files are in whatever unit
     the authoring tool used.
     dds_bottom_up: the DDS textures its files name store the image's bottom row first.
+    magic: the bytes its files start with, naming the reader whose message a file no reader accepts
+    gets when its extension names none (the extension is asked first).
     """
 
     name: str
@@ -83,6 +85,7 @@ class Format:
     frames_without_times: bool = False
     unit: str | None = None
     dds_bottom_up: bool = False
+    magic: bytes = b""
 
 
 #: Every format's name and the module that reads it, in the order sniffing tries them.
@@ -143,8 +146,33 @@ def sniff(path: str | Path) -> SniffedFile:
         role = fmt.sniff(head, path)
         if role:
             return SniffedFile(path, fmt.name, role)
+    raise _unrecognised(path, head)
+
+
+def _named_reader(path: Path, head: bytes) -> Format | None:
+    """The one reader ``path``'s extension names, else the one whose magic ``head`` starts with
+    (formats read by one loader, like NWN's two forms, count once); None when none or several do."""
+    suffix = path.suffix.lower()
+    named = {fmt.load: fmt for fmt in formats.values() if suffix in fmt.extensions}
+    if len(named) != 1:
+        named = {fmt.load: fmt for fmt in formats.values() if fmt.magic and head.startswith(fmt.magic)}
+    return next(iter(named.values())) if len(named) == 1 else None
+
+
+def _unrecognised(path: Path, head: bytes) -> ReadError:
+    """The error for a file no reader accepts: the message of the reader its extension or magic
+    names (it says what that format needed: the C3DE layouts' sizes, the NWN header), else the list
+    of formats."""
+    fmt = _named_reader(path, head)
+    if fmt is not None:
+        try:
+            fmt.load([SniffedFile(path, fmt.name, "unrecognised")], LoadOptions())
+        except ReadError as error:
+            return error
+        except ValueError:
+            pass
     known = ", ".join(f.description for f in formats.values())
-    raise ReadError(path, f"not a recognised model or animation file (expected one of: {known})", offset=0)
+    return ReadError(path, f"not a recognised model or animation file (expected one of: {known})", offset=0)
 
 
 def _refuse_repeats(paths: list[str | Path]) -> None:

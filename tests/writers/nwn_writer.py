@@ -22,7 +22,8 @@ POSITION, ORIENTATION = 8, 20
 @dataclass
 class WNode:
     """flags: 0x1 dummy, 0x21 trimesh, 0x61 skin, 0x121 dangly, 0x3 light, 0x5 emitter, 0x11 reference,
-    0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``.
+    0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``,
+    optionally with column flags OR'd into the column byte (0x10: bezier).
     skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4)."""
 
     name: str
@@ -140,9 +141,10 @@ class _Builder:
             keys.append((ORIENTATION, [0.0], [node.orientation]))
         keys += node.keys
         data, records = [], []
-        for kind, times, values in keys:
+        for kind, times, values, *flags in keys:
             values = np.asarray(values, float).reshape(len(times), -1)
-            records.append((kind, len(times), len(data), len(data) + len(times), values.shape[1], 0))
+            columns = values.shape[1] | (flags[0] if flags else 0)
+            records.append((kind, len(times), len(data), len(data) + len(times), columns, 0))
             data += list(times) + list(values.ravel())
         self.where[f"{node.name}.keys" if rest else f"anim:{node.name}.keys"] = self.data_array(
             offset + 0x54, "ihHHbb", records)
