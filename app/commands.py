@@ -65,12 +65,13 @@ def check_output(path: Path) -> None:
     """Fail before the work when ``path`` plainly cannot be written: a folder by that name, or a
     folder that does not exist (a write that fails later is reported by ``writing``)."""
     folder = path.parent
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a folder")
-    if not folder.exists():
-        raise OutputError(f"cannot write {path}: no folder {folder}")
-    if not folder.is_dir():
-        raise OutputError(f"cannot write {path}: {folder} is not a folder")
+    with writing(path):  # a name the file system refuses (too long, …) fails here, not in a traceback
+        if path.is_dir():
+            raise OutputError(f"cannot write {path}: it is a folder")
+        if not folder.exists():
+            raise OutputError(f"cannot write {path}: no folder {folder}")
+        if not folder.is_dir():
+            raise OutputError(f"cannot write {path}: {folder} is not a folder")
 
 
 @contextmanager
@@ -322,12 +323,12 @@ def ragdoll(args: Namespace) -> int:
             raise UsageError(str(error)) from None
         if problem is not None:
             raise problem
-    if args.save_profile:
-        with writing(Path(args.save_profile)):
-            save_profile(profile, args.save_profile)
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
+        if args.save_profile:  # only a profile that fits the model: a bad one leaves the file as it was
+            with writing(Path(args.save_profile)):
+                save_profile(profile, args.save_profile)
         world.take_over_clip(clip, start)
         run = record(world, args.seconds, args.output_fps, shots,
                      progress=lambda done: progress.update(done, f"{done * args.seconds:.1f} of "
