@@ -230,7 +230,7 @@ def render(args: Namespace) -> int:
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
-    from app.render.offscreen import OffscreenRenderer, save_png
+    from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
     from app.render.renderer import DisplayOptions
 
     # A transparent picture is for compositing: the floor grid would only get in the way.
@@ -241,12 +241,12 @@ def render(args: Namespace) -> int:
     width, height = args.size
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
-        with OffscreenRenderer() as renderer:
-            image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
+        with OffscreenRenderer() as renderer, writing(output):
+            try:
+                renderer.save_png(model, current, args.size, output, options, args.view)
+            except NotEnoughMemory as error:
+                raise OutputError(f"cannot render {output}: {error}") from None
             warnings = renderer.renderer.take_warnings()
-        progress.update(None, f"writing {output.name}")
-        with writing(output):
-            save_png(image, output)
     _warn(warnings)
     return EXIT_OK
 
