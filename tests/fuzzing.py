@@ -5,9 +5,10 @@ writes every case's files to ``tmp_path/case`` (with the special files the reade
 there: links, FIFOs) and its number to ``tmp_path/progress`` before loading them, then measures the
 case: loading and posing every loaded model must take under ``CASE_LIMIT`` seconds and
 ``CPU_LIMIT`` seconds of CPU (a timer interrupts a case past it) and end in the reader's own
-ReadError or a model whose poses are finite (bind pose and every clip at its start, middle and end),
-with no warning from numpy. A failing case is counted by its kind (the exception's type, "slow",
-"CPU limit") and the first case of each kind is kept in ``tmp_path/failures/KIND``; the run goes on.
+ReadError or a model whose poses are finite (bind pose and every clip at its start, middle and end;
+vertices skinned for the bind pose and the first ``SKINNED_CLIPS`` clips), with no warning from
+numpy. A failing case is counted by its kind (the exception's type, "slow", "CPU limit") and the
+first case of each kind is kept in ``tmp_path/failures/KIND``; the run goes on.
 A case that gives no answer at all is killed by the parent after ``HANG_LIMIT`` seconds, its files
 left in place. Every other case is loaded through the registry instead of the reader, so the files
 are sniffed and may go to another reader, as on the command line.
@@ -84,17 +85,23 @@ def run(reader: str, seed: int, tmp_path: Path, examples: int = EXAMPLES) -> Non
     assert child.returncode == 0, f"{reader} (seed {seed}): {output[-4000:]}"
 
 
+#: Clips whose instants are skinned as well as evaluated (the rest are evaluated only): skinning every
+#: instant of a file with 500 duplicated animations and 500 duplicated meshes takes 14 s of CPU.
+SKINNED_CLIPS = 20
+
+
 def check_poses(model) -> None:
-    """Every pose the model can show is finite: the bind pose and each clip at three times."""
+    """Every pose the model can show is finite: the bind pose and each clip at three times (the
+    bones of each; the vertices of the bind pose and the first SKINNED_CLIPS clips)."""
     from app.pose import evaluate, posed_positions
 
-    instants = [(None, 0.0)]
-    for clip in model.clips:
-        instants += [(clip, time) for time in (clip.start, clip.start + clip.duration / 2,
-                                               clip.start + clip.duration)]
-    for clip, when in instants:
+    instants = [(None, 0.0, True)]
+    for index, clip in enumerate(model.clips):
+        times = (clip.start, clip.start + clip.duration / 2, clip.start + clip.duration)
+        instants += [(clip, time, index < SKINNED_CLIPS) for time in times]
+    for clip, when, skinned in instants:
         pose = evaluate(model, clip, when)
-        positions = posed_positions(model, pose)
+        positions = posed_positions(model, pose) if skinned else np.zeros((0, 3))
         name = "bind pose" if clip is None else f"clip {clip.name!r} at {when:g} s"
         if not (np.all(np.isfinite(pose.world)) and np.all(np.isfinite(positions))):
             raise AssertionError(f"{name}: the pose is not finite")

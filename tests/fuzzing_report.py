@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.fuzzing import CASE_LIMIT, CPU_LIMIT, HANG_LIMIT
+from tests.fuzzing import CASE_LIMIT, CPU_LIMIT, HANG_LIMIT, SKINNED_CLIPS
 
 #: Inputs per reader ``make fuzz`` runs.
 TARGET = 20_000
@@ -20,7 +20,8 @@ INTRODUCTION = f"""# Fuzzing the readers
 `make fuzz` runs every reader on {TARGET:,} mutated inputs (tests/fuzzing.py; the mutations are in
 tests/test_fuzz_text.py, tests/test_fuzz_binary.py and tests/test_fuzz_gltf.py). Each input is loaded
 (half of them through the format registry, which sniffs them) and every loaded model posed: bind
-pose and each clip at its start, middle and end. An input passes when it ends in the reader's own
+pose and each clip at its start, middle and end (vertices skinned for the bind pose and the first
+{SKINNED_CLIPS} clips). An input passes when it ends in the reader's own
 ReadError, or in a model whose poses are finite, within {CASE_LIMIT:g} s and {CPU_LIMIT:g} s of CPU
 (a timer interrupts an input past that). A failure is counted by its kind: the exception's type,
 `slow`, `CPU limit`, or `hang` (no answer in {HANG_LIMIT:g} s: the run stops there).
