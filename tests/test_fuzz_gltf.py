@@ -163,8 +163,8 @@ def _mutate_structure(document: dict, members: list, rng: np.random.Generator) -
     if choice == 0:
         table, field = LIMIT_FIELDS[rng.integers(len(LIMIT_FIELDS))]
         items = document.get(table)
-        if isinstance(items, list) and items and isinstance(items[0], dict):
-            item = items[rng.integers(len(items))]
+        item = items[rng.integers(len(items))] if isinstance(items, list) and items else None
+        if isinstance(item, dict):
             actual = item.get(field, 0)
             near = [actual - 1, actual + 1] if isinstance(actual, int) else []
             values = LIMITS + near

@@ -62,14 +62,17 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
 #: NWN ASCII blocks: an animation, a node; and the name lines the structural mutations rename.
 NWN_BLOCKS = [re.compile(rb"(?ms)^newanim .*?^doneanim[^\n]*\n"),
               re.compile(rb"(?ms)^[ \t]*node .*?^[ \t]*endnode[^\n]*\n")]
+#: Largest file the block repetitions grow (the case limit is for files under 3 MB; repeated
+#: repetitions reached 47 MB, which loads in 8 s, linearly).
+MAX_GROWN = 2_500_000
 NWN_NAMES = re.compile(rb"(?m)^([ \t]*(?:newanim|doneanim|node \S+|parent|animroot)[ \t]+)(\S+)")
 
 
 def mutate_nwn_ascii(data: bytes, rng: np.random.Generator) -> bytes:
     """Half the time a structural mutation of an NWN ASCII model: a block repeated 2 to 500 times
-    (duplicate animation or node names), or one name replaced by another of the file's; else
-    ``mutate``."""
-    if rng.random() < 0.5:
+    (duplicate animation or node names; the file kept under MAX_GROWN bytes), or one name replaced
+    by another of the file's; else ``mutate``."""
+    if rng.random() < 0.5 or len(data) > MAX_GROWN:
         return mutate(data, rng)
     if rng.random() < 0.5:
         names = list(NWN_NAMES.finditer(data))
@@ -80,7 +83,8 @@ def mutate_nwn_ascii(data: bytes, rng: np.random.Generator) -> bytes:
     if not blocks:
         return mutate(data, rng)
     block = blocks[rng.integers(len(blocks))]
-    copies = int(rng.choice([2, 3, 10, 100, 500]))
+    room = max(2, (MAX_GROWN - len(data)) // len(block.group(0)))
+    copies = min(int(rng.choice([2, 3, 10, 100, 500])), room)
     return data[:block.end()] + block.group(0) * (copies - 1) + data[block.end():]
 
 

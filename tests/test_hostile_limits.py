@@ -104,6 +104,20 @@ def test_sidecar_buffer_without_a_byte_length(tmp_path, capsys, three_gib_file):
     assert_one_line_exit_3(*run(["info", tmp_path / "model.gltf"], capsys), "buffers[0].byteLength")
 
 
+def test_glb_is_read_only_as_far_as_its_header_says(tmp_path, capsys):
+    document = triangle_document("unused")
+    del document["buffers"][0]["uri"]
+    text = json.dumps(document).encode()
+    text += b" " * (-len(text) % 4)
+    chunks = struct.pack("<II", len(text), 0x4E4F534A) + text + struct.pack("<II", 36, 0x004E4942) + TRIANGLE
+    path = tmp_path / "model.glb"
+    with open(path, "wb") as handle:  # the GLB, then 3 GiB of (sparse) bytes after its end
+        handle.write(b"glTF" + struct.pack("<II", 2, 12 + len(chunks)) + chunks)
+        handle.truncate(3 << 30)
+    status, _, elapsed = run(["info", path], capsys)
+    assert status == 0 and elapsed < QUICK
+
+
 def duplicated_animations(count: int) -> str:
     """An NWN ASCII model (a root and an arm) with ``count`` animations all named 'walk'."""
     lines = ["newmodel m", "setsupermodel m NULL", "classification character", "beginmodelgeom m",

@@ -50,6 +50,24 @@ class Buffer:
     file_offset: int | None
 
 
+def read_container(path: Path) -> bytes:
+    """A ``.gltf`` file's bytes; of a ``.glb``, only the bytes its header says it holds, checked
+    against the file's size before they are read."""
+    size = regular_size(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+            if head[:4] != GLB_MAGIC or len(head) < 12:
+                return head + handle.read()
+            length = struct.unpack_from("<I", head, 8)[0]
+            if length > size:
+                raise ReadError(path, f"the header says {length} bytes, the file has {size} (truncated?)",
+                                offset=8)
+            return head + handle.read(max(length - 12, 0))
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+
+
 def load_document(path: Path, data: bytes) -> tuple[GLTF2, list[Buffer], dict]:
     """The parsed document of a ``.glb`` or ``.gltf`` file's bytes, its buffers and its raw JSON."""
     if data[:4] == GLB_MAGIC:
