@@ -31,8 +31,8 @@ The glTF mutations work on the JSON: members replaced (null, zero, huge, wrong t
 byteStride and count set at and just past their limits; buffer and image URIs pointed at a symlink
 loop, a link to a device, a link out of the folder, a FIFO and a folder; data URI, GLB chunk and
 sidecar bytes flipped or cut. The NWN ASCII mutations add, to the text ones (bytes, tokens, lines,
-long tokens, cuts inside numeric blocks), duplicated animation and node blocks (up to 500 copies)
-and names made to collide.
+long tokens, cuts inside numeric blocks), duplicated animation and node blocks (up to 500 copies,
+the file kept under 2.5 MB) and names made to collide.
 """
 
 
