@@ -53,8 +53,16 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(PY) -m tests.bench
 
+# 20,000 mutated inputs per reader, each under a CPU limit (tests/fuzzing.py); the result is the table
+# of docs/fuzzing.md.
+FUZZ_EXAMPLES ?= 20000
+FUZZ_REPORT := build/fuzz-report.jsonl
+
 fuzz: $(STAMP)
-	BONEYARD_FUZZ_EXAMPLES=20000 $(PY) -m pytest -m fuzz
+	mkdir -p build && rm -f $(FUZZ_REPORT)
+	BONEYARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) BONEYARD_FUZZ_REPORT=$(CURDIR)/$(FUZZ_REPORT) \
+		$(PY) -m pytest -m fuzz; status=$$?; \
+		$(PY) -m tests.fuzzing_report $(FUZZ_REPORT) docs/fuzzing.md; exit $$status
 
 demo: $(STAMP)
 	$(PY) assets/make_demo.py

@@ -22,9 +22,11 @@ WINDOW_USAGE = "boneyard [FILE ...] [--screenshot OUT.png [--size WxH]] [MODEL O
 
 class Parser(argparse.ArgumentParser):
     """argparse with values that begin with ``-`` and a digit taken as values, not options
-    (``--shoot -1,0,2:1,0,0``, ``--time -0.5``); no option of Boneyard's looks like a number."""
+    (``--shoot -1,0,2:1,0,0``, ``--time -0.5``); no option of Boneyard's looks like a number.
+    Options are never abbreviated: ``--bone`` is an error, not ``--bones``."""
 
     def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
@@ -54,8 +56,9 @@ def _number(low: float, high: float, above_low: bool = False):
     return parse
 
 
-#: Option ranges: frame rates, a simulation's length (its frames are kept in memory), clip times, impulses.
-FPS = _number(0.0, 1000.0, above_low=True)
+#: Option ranges: frame rates (at least one frame in 1000 s, so a file's frame times stay finite), a
+#: simulation's length (its frames are kept in memory), clip times, impulses.
+FPS = _number(0.001, 1000.0)
 SECONDS = _number(0.0, 600.0, above_low=True)
 TIME = _number(-1e6, 1e6)
 IMPULSE = _number(0.0, 1e6)

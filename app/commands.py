@@ -65,12 +65,13 @@ def check_output(path: Path) -> None:
     """Fail before the work when ``path`` plainly cannot be written: a folder by that name, or a
     folder that does not exist (a write that fails later is reported by ``writing``)."""
     folder = path.parent
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a folder")
-    if not folder.exists():
-        raise OutputError(f"cannot write {path}: no folder {folder}")
-    if not folder.is_dir():
-        raise OutputError(f"cannot write {path}: {folder} is not a folder")
+    with writing(path):  # a name the file system refuses (too long, …) fails here, not in a traceback
+        if path.is_dir():
+            raise OutputError(f"cannot write {path}: it is a folder")
+        if not folder.exists():
+            raise OutputError(f"cannot write {path}: no folder {folder}")
+        if not folder.is_dir():
+            raise OutputError(f"cannot write {path}: {folder} is not a folder")
 
 
 @contextmanager
@@ -232,7 +233,7 @@ def render(args: Namespace) -> int:
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
-    from app.render.offscreen import OffscreenRenderer, save_png
+    from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
     from app.render.renderer import DisplayOptions
 
     # A transparent picture is for compositing: the floor grid would only get in the way.
@@ -243,12 +244,12 @@ def render(args: Namespace) -> int:
     width, height = args.size
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
-        with OffscreenRenderer() as renderer:
-            image = renderer.render_image(model, current, size=args.size, options=options, view=args.view)
+        with OffscreenRenderer() as renderer, writing(output):
+            try:
+                renderer.save_png(model, current, args.size, output, options, args.view)
+            except NotEnoughMemory as error:
+                raise OutputError(f"cannot render {output}: {error}") from None
             warnings = renderer.renderer.take_warnings()
-        progress.update(None, f"writing {output.name}")
-        with writing(output):
-            save_png(image, output)
     _warn(warnings)
     return EXIT_OK
 
@@ -325,12 +326,12 @@ def ragdoll(args: Namespace) -> int:
             raise UsageError(str(error)) from None
         if problem is not None:
             raise problem
-    if args.save_profile:
-        with writing(Path(args.save_profile)):
-            save_profile(profile, args.save_profile)
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
+        if args.save_profile:  # only a profile that fits the model: a bad one leaves the file as it was
+            with writing(Path(args.save_profile)):
+                save_profile(profile, args.save_profile)
         world.take_over_clip(clip, start)
         run = record(world, args.seconds, args.output_fps, shots,
                      progress=lambda done: progress.update(done, f"{done * args.seconds:.1f} of "

@@ -54,7 +54,8 @@ def invertible(matrices: np.ndarray, tolerance: float = SINGULAR_DETERMINANT) ->
     """``(...)`` bool: which ``(..., 4, 4)`` affine matrices have a 3×3 part whose determinant is more
     than ``tolerance`` times its largest entry cubed (the default: what ``affine_inverse`` accepts)."""
     linear = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
-    determinants = np.linalg.det(linear)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # subnormal pivots: singular anyway
+        determinants = np.linalg.det(linear)
     scale = np.maximum(np.abs(linear).max(axis=(-2, -1)) ** 3, 1e-300)
     return np.abs(determinants) > tolerance * scale
 

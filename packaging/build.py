@@ -63,7 +63,7 @@ def folder_size(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller",
                         help="PyInstaller's work folder (default build/pyinstaller/)")

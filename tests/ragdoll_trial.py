@@ -83,7 +83,7 @@ def trial(paths: list, steps: int, seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("models", nargs="+")
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)

@@ -1,12 +1,15 @@
 """Mutation fuzzing of the glTF reader: JSON values replaced by null, zero, huge or wrong-typed values,
-keys deleted, buffer bytes flipped, buffer and image URIs pointed elsewhere. Only ReadError may come out,
-and every model that loads poses finitely. tests/fuzzing.py runs the cases in a watched child process.
+keys deleted, buffer bytes flipped, buffer and image URIs pointed elsewhere (symlink loops, devices,
+FIFOs, folders), integers of hundreds or thousands of digits, members nested thousands deep, and
+byteLength / byteOffset / count set at and just past their limits. Only ReadError may come out, and
+every model that loads poses finitely. tests/fuzzing.py runs the cases in a watched child process.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import struct
 
 import numpy as np
@@ -21,7 +24,29 @@ from tests.writers.gltf_writer import write_gltf
 #: references to files outside the folder, devices and missing files.
 VALUES = [None, 0, -1, 1, 2, 0.0, 1e308, -1e308, 1e19, 2 ** 31, 2 ** 64, 1.5, True, "", "x", [], {}, [None],
           [0, 0, 0], [0.0, 0.0, 0.0, 0.0], [1e308, 0, 0], [0] * 16, "/dev/zero", "../outside.bin",
-          "missing.bin", "data:application/octet-stream;base64,AAAA", "NaN"]
+          "missing.bin", "data:application/octet-stream;base64,AAAA", "NaN", 10 ** 400, -(10 ** 400),
+          [10 ** 400, 0, 0], 2 ** 53 + 1, 2 ** 63, "@deep20@", "@huge5000@"]
+#: Files ``specials`` makes beside each case, for URIs to name: a symlink loop, a link to a device,
+#: a link out of the folder, a FIFO and a folder.
+SPECIAL_FILES = ["loop.bin", "zero.bin", "up.bin", "fifo.bin", "folder.bin"]
+#: Raw JSON for the placeholders above (json.dumps cannot write them: a 5,000-digit integer is past
+#: Python's int-to-text limit, and nesting thousands deep past its recursion limit).
+RAW = {"@huge5000@": "9" * 5000, "@deep20@": "[" * 20 + "]" * 20, "@deep900@": "[" * 900 + "]" * 900,
+       "@deep100000@": "[" * 100_000 + "]" * 100_000, "@deepobj5000@": '{"a":' * 5000 + "0" + "}" * 5000}
+#: Where sizes and offsets live, and values at their limits (the actual value ±1 is added).
+LIMIT_FIELDS = [("accessors", "count"), ("accessors", "byteOffset"), ("bufferViews", "byteLength"),
+                ("bufferViews", "byteOffset"), ("bufferViews", "byteStride"), ("buffers", "byteLength")]
+LIMITS = [0, 1, 4, 252, 256, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 64,
+          -1]
+
+
+def specials(folder) -> None:
+    """The special files of SPECIAL_FILES in a case's folder."""
+    (folder / "loop.bin").symlink_to("loop.bin")
+    (folder / "zero.bin").symlink_to("/dev/zero")
+    (folder / "up.bin").symlink_to("../outside.bin")
+    os.mkfifo(folder / "fifo.bin")
+    (folder / "folder.bin").mkdir()
 
 
 def _document() -> tuple[dict, list]:
@@ -106,11 +131,13 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
         return _mutate_glb(data, rng)
     try:
         document = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _flip(data, rng) if data and rng.random() < 0.7 else data[: rng.integers(len(data) + 1)]
     members = list(_members(document))
     if not members:
         return _flip(data, rng)
+    if rng.random() < 0.4:
+        return _mutate_structure(document, members, rng)
     container, key = members[rng.integers(len(members))]
     choice = rng.integers(4)
     if choice == 0 and isinstance(container, dict):
@@ -126,7 +153,39 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
         document["buffers"][0]["uri"] = header + "," + base64.b64encode(raw).decode()
     else:
         container[key] = json.loads(json.dumps(VALUES[rng.integers(len(VALUES))]))
-    return json.dumps(document).encode()
+    return _dumps(document)
+
+
+def _mutate_structure(document: dict, members: list, rng: np.random.Generator) -> bytes:
+    """A size or offset set at its limit, a URI naming a special file, or a member replaced by a huge
+    integer or deep nesting (written as raw JSON)."""
+    choice = rng.integers(3)
+    if choice == 0:
+        table, field = LIMIT_FIELDS[rng.integers(len(LIMIT_FIELDS))]
+        items = document.get(table)
+        item = items[rng.integers(len(items))] if isinstance(items, list) and items else None
+        if isinstance(item, dict):
+            actual = item.get(field, 0)
+            near = [actual - 1, actual + 1] if isinstance(actual, int) else []
+            values = LIMITS + near
+            item[field] = values[rng.integers(len(values))]
+    elif choice == 1:
+        for table in ("buffers", "images"):
+            items = document.get(table)
+            if isinstance(items, list) and items and isinstance(items[0], dict) and rng.random() < 0.7:
+                items[0]["uri"] = SPECIAL_FILES[rng.integers(len(SPECIAL_FILES))]
+    else:
+        container, key = members[rng.integers(len(members))]
+        container[key] = list(RAW)[rng.integers(len(RAW))]
+    return _dumps(document)
+
+
+def _dumps(document: dict) -> bytes:
+    """The document's JSON, with each RAW placeholder replaced by its raw text."""
+    text = json.dumps(document)
+    for placeholder, raw in RAW.items():
+        text = text.replace(f'"{placeholder}"', raw)
+    return text.encode()
 
 
 def _mutate_glb(data: bytes, rng: np.random.Generator) -> bytes:

@@ -2,7 +2,9 @@
 
 Valid files are written by tests/writers, then mutated with a seeded generator (byte flips,
 truncations, token swaps, number replacements, line deletions and duplications, long tokens, files
-cut inside a numeric block). tests/fuzzing.py runs the cases in a watched child process.
+cut inside a numeric block); NWN ASCII models also get structural mutations (animation and node
+blocks duplicated, up to hundreds of times, and names made to collide). tests/fuzzing.py runs the
+cases in a watched child process.
 """
 
 from __future__ import annotations
@@ -55,6 +57,35 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
     if choice == 4:
         return b"\n".join(lines[:index] + lines[index + 1:])
     return b"\n".join(lines[:index] + [lines[index]] + lines[index:])
+
+
+#: NWN ASCII blocks: an animation, a node; and the name lines the structural mutations rename.
+NWN_BLOCKS = [re.compile(rb"(?ms)^newanim .*?^doneanim[^\n]*\n"),
+              re.compile(rb"(?ms)^[ \t]*node .*?^[ \t]*endnode[^\n]*\n")]
+#: Largest file the block repetitions grow (the case limit is for files under 3 MB; repeated
+#: repetitions reached 47 MB, which loads in 8 s, linearly).
+MAX_GROWN = 2_500_000
+NWN_NAMES = re.compile(rb"(?m)^([ \t]*(?:newanim|doneanim|node \S+|parent|animroot)[ \t]+)(\S+)")
+
+
+def mutate_nwn_ascii(data: bytes, rng: np.random.Generator) -> bytes:
+    """Half the time a structural mutation of an NWN ASCII model: a block repeated 2 to 500 times
+    (duplicate animation or node names; the file kept under MAX_GROWN bytes), or one name replaced
+    by another of the file's; else ``mutate``."""
+    if rng.random() < 0.5 or len(data) > MAX_GROWN:
+        return mutate(data, rng)
+    if rng.random() < 0.5:
+        names = list(NWN_NAMES.finditer(data))
+        if names:
+            target, source = names[rng.integers(len(names))], names[rng.integers(len(names))]
+            return data[:target.start(2)] + source.group(2) + data[target.end(2):]
+    blocks = list(NWN_BLOCKS[rng.integers(len(NWN_BLOCKS))].finditer(data))
+    if not blocks:
+        return mutate(data, rng)
+    block = blocks[rng.integers(len(blocks))]
+    room = max(2, (MAX_GROWN - len(data)) // len(block.group(0)))
+    copies = min(int(rng.choice([2, 3, 10, 100, 500])), room)
+    return data[:block.end()] + block.group(0) * (copies - 1) + data[block.end():]
 
 
 def _long_token(data: bytes, rng: np.random.Generator) -> bytes:

@@ -1,5 +1,7 @@
 """Transform maths against matrices written out by hand."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -51,6 +53,14 @@ def test_affine_inverse_with_non_uniform_scale_and_shear():
 def test_affine_inverse_refuses_singular():
     with pytest.raises(ValueError, match="singular"):
         maths.affine_inverse(np.diag([1.0, 0.0, 1.0, 1.0]))
+
+
+def test_subnormal_pivot_is_singular_without_a_warning():
+    # An LGW pivot the fuzzer cut to 1e-320: the determinant, 5e-321, is far below 1e-20 × 1³.
+    matrix = np.array([[0, -1, 0, 1], [1e-320, 0, 0, 2], [0, 0, 0.5, 3], [0, 0, 0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not maths.invertible(matrix)
 
 
 def test_quaternion_matrix_round_trip_and_known_value():

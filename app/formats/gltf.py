@@ -58,6 +58,7 @@ from app.formats.gltf_container import (
     attribute_accessors,
     decode_data_uri,
     load_document,
+    read_container,
 )
 from app.formats.animation_sets import add_clips, bone_map, retarget
 from app.formats.registry import (
@@ -65,7 +66,6 @@ from app.formats.registry import (
     LoadOptions,
     ReadError,
     SniffedFile,
-    read_bytes,
     register,
 )
 from app.model import (
@@ -665,7 +665,7 @@ def sniff(head: bytes, path: Path) -> str | None:
 def read(path: str | Path) -> Model:
     """Read one ``.glb`` or ``.gltf`` file into a Model (Y up, format 'gltf')."""
     path = Path(path)
-    reader = _Reader(path, *load_document(path, read_bytes(path)))
+    reader = _Reader(path, *load_document(path, read_container(path)))
     try:
         return _build(reader, path)
     except ValueError as error:  # a model check on what was read (shapes, bone indices)

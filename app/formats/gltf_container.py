@@ -50,6 +50,24 @@ class Buffer:
     file_offset: int | None
 
 
+def read_container(path: Path) -> bytes:
+    """A ``.gltf`` file's bytes; of a ``.glb``, only the bytes its header says it holds, checked
+    against the file's size before they are read."""
+    size = regular_size(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+            if head[:4] != GLB_MAGIC or len(head) < 12:
+                return head + handle.read()
+            length = struct.unpack_from("<I", head, 8)[0]
+            if length > size:
+                raise ReadError(path, f"the header says {length} bytes, the file has {size} (truncated?)",
+                                offset=8)
+            return head + handle.read(max(length - 12, 0))
+    except OSError as error:
+        raise ReadError(path, f"cannot open: {error.strerror or error}") from None
+
+
 def load_document(path: Path, data: bytes) -> tuple[GLTF2, list[Buffer], dict]:
     """The parsed document of a ``.glb`` or ``.gltf`` file's bytes, its buffers and its raw JSON."""
     if data[:4] == GLB_MAGIC:
@@ -297,7 +315,7 @@ def parse_glb(path: Path, data: bytes) -> tuple[dict, Buffer | None]:
 
 def parse_json(path: Path, text: bytes, base: int) -> dict:
     try:
-        document = json.loads(text.decode("utf-8-sig"))
+        document = json.loads(text.decode("utf-8-sig"), parse_int=_json_integer)
     except UnicodeDecodeError as error:
         raise ReadError(path, "the JSON is not UTF-8", offset=base + error.start) from None
     except json.JSONDecodeError as error:
@@ -310,6 +328,13 @@ def parse_json(path: Path, text: bytes, base: int) -> dict:
     if problem:
         raise ReadError(path, f"the JSON does not follow the glTF schema: {problem}", offset=base or None)
     return document
+
+
+def _json_integer(digits: str) -> int | float:
+    """A JSON integer: as an int up to 18 digits, else a float (infinite past float's range), which
+    every index, count and number check then refuses with its JSON path; converting a 400-digit
+    integer to a float would raise OverflowError, and one of 4,300 digits does not parse as an int."""
+    return int(digits) if len(digits.lstrip("-")) <= 18 else float(digits)
 
 
 def check_required_extensions(path: Path, document: dict) -> None:
@@ -404,8 +429,11 @@ def sidecar_path(gltf_path: Path, uri: str) -> Path:
     name = unquote(uri)
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", name) or name.startswith(("/", "\\")):
         raise ValueError(f"{uri[:80]!r} is not a path relative to the glTF file")
-    folder = gltf_path.parent.resolve()
-    target = (folder / name).resolve()
+    try:
+        folder = gltf_path.parent.resolve()
+        target = (folder / name).resolve()
+    except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop (Python before 3.13)
+        raise ValueError(f"{uri[:80]!r} cannot be followed ({error})") from None
     if not target.is_relative_to(folder):
         raise ValueError(f"{uri[:80]!r} leads outside the glTF file's folder")
     try:
@@ -422,10 +450,11 @@ def _read_sidecar(path: Path, uri: str, where: str, length) -> bytes:
     except ValueError as error:
         raise ReadError(path, f"{where}.uri: {error}") from None
     size = regular_size(target)
-    if isinstance(length, int) and 0 <= length <= size:
-        size = length
+    if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= size:
+        raise ReadError(path, f"{where}.byteLength is {length!r} but {size} bytes are present in "
+                        f"{target.name}")
     try:
         with open(target, "rb") as handle:
-            return handle.read(size)
+            return handle.read(length)
     except OSError as error:
         raise ReadError(path, f"{where}.uri: cannot read {target.name}: {error.strerror or error}") from None

@@ -319,6 +319,7 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
     clips: list[Clip] = []
     own = {animation.name.lower() for animation in parsed.animations}
     taken: set[str] = set()
+    numbers: dict[str, int] = {}  # the last suffix each duplicated name got (unique_name)
     unmatched: dict[str, int] = {}
     scale = parsed.animation_scale
     if not (np.isfinite(scale) and scale > 0):
@@ -333,7 +334,7 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
         taken.add(name.lower())
 
     for animation in parsed.animations:
-        name = unique_name(animation.name, taken)
+        name = unique_name(animation.name, taken, numbers)
         if name != animation.name:
             warnings.append(f"animation {animation.name!r} appears twice in {parsed.path.name}; "
                             f"the second is shown as {name!r}")
@@ -344,7 +345,7 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
                 warnings.append(f"animation {animation.name!r} of {lender.path.name}: the model has its own; "
                                 "the model's is played")
                 continue
-            name = unique_name(animation.name, taken)
+            name = unique_name(animation.name, taken, numbers)
             if name != animation.name:
                 warnings.append(f"animation {animation.name!r} of {lender.path.name} is also in another "
                                 f"file; shown as {name!r}")

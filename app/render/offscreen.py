@@ -1,9 +1,18 @@
 """Headless rendering: an EGL context, a multisampled framebuffer resolved to a single-sample one,
-and RGBA readback for ``boneyard render`` and the tests."""
+and RGBA readback for ``boneyard render`` and the tests.
+
+A picture larger than one tile (``TILE_PIXELS``, and the driver's largest side) is drawn in tiles,
+each the part of the whole picture's viewport that falls on the tile's framebuffer, and written to
+its PNG a band of rows at a time, so memory holds one tile and one band, not the picture.
+"""
 
 from __future__ import annotations
 
+import os
+import resource
+import struct
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Callable
 
@@ -18,6 +27,16 @@ from app.render.shaders import load_program
 
 #: Multisampling tried first; fewer samples are tried when the driver refuses.
 DEFAULT_SAMPLES = 4
+#: Most pixels drawn at once: a tile's multisampled colour and depth (4 samples) take 128 MiB.
+TILE_PIXELS = 4096 * 1024
+#: Bytes per pixel of a tile (multisampled colour and depth, the resolved colour, the readback and
+#: its flipped copy) and of a band of the picture (the tile's rows across the whole width, filtered).
+TILE_BYTES_PER_PIXEL = DEFAULT_SAMPLES * 8 + 4 + 8
+BAND_BYTES_PER_PIXEL = 4 + 5
+
+
+class NotEnoughMemory(Exception):
+    """A picture whose drawing needs more memory than the process may have; the message says how much."""
 
 
 def create_context() -> moderngl.Context:
@@ -170,14 +189,79 @@ class OffscreenRenderer:
         options = options or DisplayOptions()
         pose = pose if pose is not None else rest_pose(model)
         size = (int(size[0]), int(size[1]))
-        if self.renderer.model is not model:
-            self.renderer.set_model(model, pose)
-        else:
-            self.renderer.set_pose(pose)
+        self._show(model, pose)
         if camera is None:
             camera = camera_for(*self.renderer.bounds(options.bones), up_axis=model.up_axis, view=view,
                                 aspect=size[0] / size[1], forward=model.forward)
         return self._targets_for(size).render(self.renderer, camera, options)
+
+    def _show(self, model: Model, pose: Pose) -> None:
+        if self.renderer.model is not model:
+            self.renderer.set_model(model, pose)
+        else:
+            self.renderer.set_pose(pose)
+
+    def tile_size(self, size: tuple[int, int]) -> tuple[int, int]:
+        """The tile a picture of ``size`` is drawn in: the whole picture when it fits TILE_PIXELS and
+        the driver, else the widest band of rows that does."""
+        limit = max_image_side(self.ctx)
+        width = min(size[0], limit)
+        return width, min(size[1], limit, max(1, TILE_PIXELS // width))
+
+    def render_bands(self, model: Model, pose: Pose | None, size: tuple[int, int],
+                     options: DisplayOptions | None = None, view: str = "iso",
+                     tile: tuple[int, int] | None = None) -> Iterator[np.ndarray]:
+        """``render_image``'s picture as (rows, W, 4) bands, top first, drawn in tiles of ``tile``
+        (default ``tile_size``). Each tile is drawn with the whole picture's viewport, shifted so that
+        the tile's pixels fall on the tile's framebuffer: vertices land where they do in one pass
+        (the shift is whole pixels) and primitives are clipped as there. Only the odd edge pixel
+        may differ by a multisample, and a wireframe line a tile's edge cuts may move by a pixel."""
+        options = options or DisplayOptions()
+        pose = pose if pose is not None else rest_pose(model)
+        width, height = size = (int(size[0]), int(size[1]))
+        tile_width, tile_height = tile or self.tile_size(size)
+        if (tile_width, tile_height) == size:
+            yield self.render_image(model, pose, size, options, view)
+            return
+        viewport_limit = min(self.ctx.info["GL_MAX_VIEWPORT_DIMS"])
+        if max(size) > viewport_limit:
+            raise ValueError(f"image size {width}x{height} outside 1..{viewport_limit} on this OpenGL driver")
+        self._show(model, pose)
+        camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view, aspect=width / height,
+                            forward=model.forward)
+        targets = self._targets_for((tile_width, tile_height))
+        target = targets.draw_target
+        try:
+            for top in range(0, height, tile_height):
+                rows = min(tile_height, height - top)
+                band = np.empty((rows, width, 4), np.uint8)
+                for left in range(0, width, tile_width):
+                    target.viewport = (-left, top + tile_height - height, width, height)
+                    columns = min(tile_width, width - left)
+                    image = targets.render(self.renderer, camera, options)
+                    band[:, left:left + columns] = image[:rows, :columns]
+                yield band
+        finally:
+            target.viewport = (0, 0, tile_width, tile_height)
+
+    def memory_needed(self, size: tuple[int, int]) -> int:
+        """Bytes drawing and writing a picture of ``size`` takes (its tile, and a band of its rows)."""
+        tile_width, tile_height = self.tile_size(size)
+        return tile_width * tile_height * TILE_BYTES_PER_PIXEL + size[0] * tile_height * BAND_BYTES_PER_PIXEL
+
+    def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
+                 options: DisplayOptions | None = None, view: str = "iso") -> None:
+        """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile.
+        Raises NotEnoughMemory, before drawing, when the memory it needs is not available."""
+        needed, available = self.memory_needed(size), available_memory()
+        if needed > available:
+            raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
+                                  f"to draw; {available >> 20} MiB are available")
+        bands = self.render_bands(model, pose, size, options, view)
+        if self.tile_size(size) == tuple(size):
+            save_png(next(bands), path)
+        else:
+            write_png_bands(path, size, bands)
 
     def release(self) -> None:
         """Free the framebuffers, the renderer and (if it made it) the context."""
@@ -210,3 +294,58 @@ def save_png(image: np.ndarray, path: str | Path) -> None:
     from PIL import Image
 
     Image.fromarray(np.ascontiguousarray(image)).save(Path(path), format="PNG", compress_type=zlib.Z_RLE)
+
+
+def available_memory() -> int:
+    """Bytes this process may still allocate: the system's available memory, and what is left of the
+    address-space limit (``ulimit -v``) when one is set."""
+    available = _meminfo_kib("/proc/meminfo", "MemAvailable:")
+    available = (available << 10) if available is not None else 1 << 62
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY:
+        used = _meminfo_kib(f"/proc/{os.getpid()}/status", "VmSize:")
+        available = min(available, limit - ((used or 0) << 10))
+    return max(available, 0)
+
+
+def _meminfo_kib(path: str, key: str) -> int | None:
+    """The kB figure after ``key`` in a /proc file, or None where there is none."""
+    try:
+        with open(path) as handle:
+            for line in handle:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def write_png_bands(path: str | Path, size: tuple[int, int], bands) -> None:
+    """Write an RGBA PNG of ``size`` from (rows, W, 4) uint8 ``bands``, top first, as they come: each
+    row Sub-filtered and deflated with zlib's run-length strategy, as ``save_png`` does."""
+    width, height = size
+    written = 0
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 15, 8, zlib.Z_RLE)
+    with open(path, "wb") as out:
+        out.write(b"\x89PNG\r\n\x1a\n")
+        _png_chunk(out, b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+        for band in bands:
+            flat = band.reshape(len(band), width * 4)
+            filtered = np.empty((len(band), width * 4 + 1), np.uint8)
+            filtered[:, 0] = 1  # filter type Sub: each byte less the byte of the pixel to its left
+            filtered[:, 1:5] = flat[:, :4]
+            np.subtract(flat[:, 4:], flat[:, :-4], out=filtered[:, 5:])
+            _png_chunk(out, b"IDAT", compressor.compress(filtered))
+            written += len(band)
+        _png_chunk(out, b"IDAT", compressor.flush())
+        _png_chunk(out, b"IEND", b"")
+    if written != height:
+        raise ValueError(f"{written} rows drawn for a picture {height} rows high")
+
+
+def _png_chunk(out, kind: bytes, data: bytes) -> None:
+    if kind == b"IDAT" and not data:
+        return
+    out.write(struct.pack(">I", len(data)) + kind)
+    out.write(data)
+    out.write(struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))))
