@@ -62,6 +62,7 @@ FPS = _number(0.001, 1000.0)
 SECONDS = _number(0.0, 600.0, above_low=True)
 TIME = _number(-1e6, 1e6)
 IMPULSE = _number(0.0, 1e6)
+STRENGTH = _number(0.0, 1.0)
 
 
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
@@ -173,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     ragdoll = commands.add_parser("ragdoll", help="simulate the ragdoll and write the run (.npz or .glb)")
     _add_files(ragdoll, load_fps=False)
     _add_instant(ragdoll)
-    ragdoll.add_argument("-o", "--output", required=True, help="OUT.npz or OUT.glb")
+    ragdoll.add_argument("-o", "--output", help="OUT.npz or OUT.glb (not with --check)")
     ragdoll.add_argument("--profile", help="ragdoll profile JSON (default: FILE.ragdoll.json beside the "
                          "first file, else an automatic setup)")
     ragdoll.add_argument("--seconds", type=SECONDS, default=3.0, help="how long to simulate (default 3, "
@@ -188,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
                          help="posed vertices in the .npz: float32 (default), float16, or left out")
     ragdoll.add_argument("--save-profile", metavar="OUT.json",
                          help="also write the profile the run used (loaded or automatic)")
+    ragdoll.add_argument("--follow", action="store_true",
+                         help="drive the joints toward the clip (--clip, default the first) with motors "
+                         "while the root follows it")
+    ragdoll.add_argument("--strength", type=STRENGTH, default=None, metavar="S",
+                         help="motor strength from 0 to 1 (default 1 with --follow; without it, a powered "
+                         "fall holding the take-over pose)")
+    ragdoll.add_argument("--release", type=SECONDS, default=None, metavar="T",
+                         help="from T seconds, free the root and fade the motors out over the rest of "
+                         "the run")
+    ragdoll.add_argument("--check", action="store_true",
+                         help="run the profile through the standard trial and print a JSON report "
+                         "(exit 1 when it fails)")
     return parser
 
 

@@ -274,8 +274,10 @@ def convert(args: Namespace) -> int:
 
 def ragdoll_start(model: Model, args: Namespace) -> tuple[Clip | None, float]:
     """The clip and time ``--clip``/``--frame``/``--time`` select for the ragdoll to take over from
-    (None and 0: the bind pose)."""
-    if args.frame is None and args.time is None:
+    (None and 0: the bind pose; with ``--follow``, the clip's first frame when no time is given)."""
+    if args.follow and not model.clips:
+        raise UsageError("--follow needs a clip to follow; the model has none")
+    if args.frame is None and args.time is None and not args.follow:
         if args.clip is not None:
             raise UsageError("--clip needs --frame or --time to say where the ragdoll takes over")
         return None, 0.0
@@ -300,6 +302,12 @@ RUN_WRITERS = {".npz": _run_npz, **{suffix: _run_gltf for suffix in MODEL_WRITER
 
 
 def ragdoll(args: Namespace) -> int:
+    if args.check:
+        return ragdoll_check(args)
+    if args.output is None:
+        raise UsageError("ragdoll needs -o OUT.npz|OUT.glb|OUT.gltf (or --check)")
+    if args.release is not None and not args.follow and args.strength is None:
+        raise UsageError("--release needs motors to release: give --follow or --strength")
     output = Path(args.output)
     write = _writer(output, RUN_WRITERS)
     if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
@@ -312,20 +320,10 @@ def ragdoll(args: Namespace) -> int:
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
-    from app.physics.profile import load_profile, save_profile
+    from app.physics.profile import save_profile
     from app.physics.ragdoll import Ragdoll
-    from app.state.ragdoll_document import model_profile
-    from app.user_files import user_data_dir
 
-    if args.profile:
-        profile = load_profile(args.profile)
-    else:
-        try:
-            profile, _found, problem = model_profile(model, user_data_dir(), builtin=bool(args.demo))
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        if problem is not None:
-            raise problem
+    profile = ragdoll_profile(model, args)
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
@@ -333,6 +331,9 @@ def ragdoll(args: Namespace) -> int:
             with writing(Path(args.save_profile)):
                 save_profile(profile, args.save_profile)
         world.take_over_clip(clip, start)
+        drive = motor_drive(world, clip, start, args)
+        if drive is not None:
+            world.set_drive(drive)
         run = record(world, args.seconds, args.output_fps, shots,
                      progress=lambda done: progress.update(done, f"{done * args.seconds:.1f} of "
                                                                  f"{args.seconds:g} s simulated"))
@@ -346,10 +347,53 @@ def ragdoll(args: Namespace) -> int:
     return EXIT_OK
 
 
+def ragdoll_profile(model: Model, args: Namespace):
+    """The profile ``--profile`` names, else the one saved for the model, else an automatic setup."""
+    from app.physics.profile import load_profile
+    from app.state.ragdoll_document import model_profile
+    from app.user_files import user_data_dir
+
+    if args.profile:
+        return load_profile(args.profile)
+    try:
+        profile, _found, problem = model_profile(model, user_data_dir(), builtin=bool(args.demo))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if problem is not None:
+        raise problem
+    return profile
+
+
+def motor_drive(world, clip: Clip | None, start: float, args: Namespace):
+    """The motors ``--follow``/``--strength``/``--release`` ask for (``physics/drive.Drive``), or
+    None for a limp ragdoll. A profile whose motors are too strong for its masses is a ProfileError."""
+    from app.physics.drive import Drive
+
+    if not args.follow and not args.strength:
+        return None
+    strength = 1.0 if args.strength is None else args.strength
+    release_over = 0.0 if args.release is None else max(args.seconds - args.release, 0.0)
+    return Drive(world, clip, start, strength=strength, follow=args.follow, release_at=args.release,
+                 release_over=release_over)
+
+
+def ragdoll_check(args: Namespace) -> int:
+    """``ragdoll --check``: the standard trial's JSON report on stdout; 1 when the verdict fails."""
+    if args.output is not None:
+        raise UsageError("--check prints its report; it takes no -o")
+    model = load_model(args)
+    from app.physics.check import check_profile
+
+    report = check_profile(model, ragdoll_profile(model, args))
+    print(json.dumps(report, indent=1))
+    return EXIT_OK if report["verdict"] == "pass" else 1
+
+
 def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "full") -> dict[str, np.ndarray]:
     """The arrays of the ``ragdoll`` contract (docs/cli.md); ``positions`` 'full' (float32), 'half'
     (float16) or 'none' (left out). Joint angles and limits are degrees, a hinge's angle first and 0
     for its locked others."""
+    locked = rig.hinge[:, None] & (np.arange(3) > 0)
     arrays = {
         "times": run.times,
         "world": run.world,
@@ -357,7 +401,8 @@ def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "ful
         "parts": np.array(rig.part_names, dtype=str),
         "part_world": run.part_world,
         "joint_names": np.array([joint.name for joint in rig.profile.joints], dtype=str),
-        "joint_angles": np.degrees(np.where(rig.hinge[:, None] & (np.arange(3) > 0), 0.0, run.joint_angles)),
+        "joint_angles": np.degrees(np.where(locked, 0.0, run.joint_angles)),
+        "target_angles": np.degrees(np.where(locked, 0.0, run.target_angles)),
         "joint_limits": joint_limit_ranges(rig.profile.joints),
     }
     if positions != "none":

@@ -29,13 +29,15 @@ class Shot:
 class Recording:
     """times (F,) seconds from the start; world (F, B, 4, 4) bone world matrices; part_world
     (F, P, 4, 4) part frames; joint_angles (F, J, 3) radians, each joint's Z, Y, X angles of part b
-    relative to part a (``Ragdoll.joint_angles``); hits: per shot, what it hit (None: nothing)."""
+    relative to part a (``Ragdoll.joint_angles``); hits: per shot, what it hit (None: nothing);
+    target_angles (F, J, 3) radians, the angles the motors drove toward (``Ragdoll.target_angles``)."""
 
     times: np.ndarray
     world: np.ndarray
     part_world: np.ndarray
     joint_angles: np.ndarray
     hits: list[RayHit | None] = field(default_factory=list)
+    target_angles: np.ndarray | None = None
 
     def clip(self, name: str = "ragdoll") -> Clip:
         return Clip(name=name, kind="matrices", times=self.times, world=self.world)
@@ -60,6 +62,7 @@ def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot
     world = np.empty((len(times), len(ragdoll.model.skeleton), 4, 4))
     parts = np.empty((len(times), len(ragdoll.rig.part_bones), 4, 4))
     angles = np.empty((len(times), len(ragdoll.rig.joint_parts), 3))
+    targets = np.empty_like(angles)
     steps = 0
     for frame, time in enumerate(times):
         target = int(round(time / TIME_STEP))
@@ -72,9 +75,11 @@ def record(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot
         parts[frame] = ragdoll.part_world(copy)
         world[frame] = ragdoll.rig.bone_world(parts[frame], ragdoll.bone_to_part)
         angles[frame] = ragdoll.joint_angles(copy)
+        targets[frame] = ragdoll.target_angles()
         if progress is not None:
             progress((frame + 1) / len(times))
-    return Recording(times=times, world=world, part_world=parts, joint_angles=angles, hits=hits)
+    return Recording(times=times, world=world, part_world=parts, joint_angles=angles, hits=hits,
+                     target_angles=targets)
 
 
 def bake(ragdoll: Ragdoll, seconds: float, fps: float = 60.0, shots: list[Shot] = (),

@@ -45,6 +45,8 @@ MAX_SWING2 = 85.0
 #: these the simulation's numbers overflow to NaN (a part of 1e18 kg does within a step).
 MAX_MASS = 1e5
 MAX_LENGTH = 1e6
+#: Largest motor torque a joint may name (N·m); ``motors.check_strengths`` also bounds it by the masses.
+MAX_STRENGTH = 1e6
 UNIT_RANGE = (1e-6, 1e6)
 #: Largest profile file read (a profile of a thousand parts is a few hundred kilobytes).
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -99,6 +101,9 @@ class Joint:
     swing1: float = 0.0
     swing2: float = 0.0
     twist: float = 0.0
+    #: The most torque its motors may use (N·m); None: derived from the masses it moves
+    #: (``physics/motors.default_strengths``).
+    strength: float | None = None
 
     @property
     def limits(self) -> dict[str, float]:
@@ -309,6 +314,8 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
         return ".rotation", f"a non-zero quaternion (x, y, z, w), got {list(joint.rotation)}"
     if joint.kind not in JOINT_KINDS:
         return ".type", f"one of {', '.join(JOINT_KINDS)}, got {joint.kind!r}"
+    if joint.strength is not None and not (_finite(joint.strength) and 0 <= joint.strength <= MAX_STRENGTH):
+        return ".strength", f"a motor torque from 0 to {MAX_STRENGTH:g} N·m or null, got {joint.strength}"
     if joint.kind == "hinge":
         if not (_finite(joint.low) and _finite(joint.high) and -180 <= joint.low <= joint.high <= 180):
             return ".limits", f"-180 <= low <= high <= 180 degrees, got low {joint.low}, high {joint.high}"
@@ -344,7 +351,8 @@ def to_dict(profile: RagdollProfile) -> dict:
         "relations": dict(profile.relations),
         "joints": [{"name": j.name, "parts": [j.part_a, j.part_b],
                     "offsets": [list(j.offset_a), list(j.offset_b)], "rotation": list(j.rotation),
-                    "type": j.kind, "limits": j.limits} for j in profile.joints],
+                    "type": j.kind, "limits": j.limits,
+                    **({} if j.strength is None else {"strength": j.strength})} for j in profile.joints],
         "disabled_collisions": [list(pair) for pair in profile.disabled_collisions],
     }
 
@@ -473,7 +481,13 @@ def _joint_from_dict(f: _Fields, item, where: str) -> Joint:
                  offset_a=f.numbers(offsets[0], f"{where}.offsets[0]", 3),
                  offset_b=f.numbers(offsets[1], f"{where}.offsets[1]", 3),
                  rotation=f.numbers(f.get(item, "rotation", where, [0, 0, 0, 1]), f"{where}.rotation", 4),
-                 kind=kind, **angles)
+                 kind=kind, strength=_strength(f, item, where), **angles)
+
+
+def _strength(f: _Fields, item: dict, where: str) -> float | None:
+    """A joint's optional motor torque (N·m): absent or null for the default."""
+    value = item.get("strength")
+    return None if value is None else f.number(value, f"{where}.strength")
 
 
 def load_profile(path: str | Path) -> RagdollProfile:

@@ -176,6 +176,8 @@ class Ragdoll:
         self._drag: tuple[int, RayHit] | None = None
         self._frames: dict[int, np.ndarray] = {}
         self.drag_strength = 0.0
+        #: Motors driving the copies (``physics/drive.Drive``), or None: limp.
+        self.drive = None
         self.rebuild(profile)
 
     # --- building --------------------------------------------------------------------------------
@@ -183,6 +185,7 @@ class Ragdoll:
     def rebuild(self, profile: RagdollProfile | None = None) -> None:
         """Build the world again (after a profile edit), keeping the take-over pose if there was one."""
         start = getattr(self, "_start", None)
+        self.set_drive(None)
         self.profile = profile or self.profile
         self.rig: Rig = bind_rig(self.model, self.profile)
         self.layout: list[Body] = build_layout(self.rig)
@@ -216,6 +219,37 @@ class Ragdoll:
     def _bind_start(self) -> _Start:
         world = self.model.skeleton.rest_world.copy()
         return _Start(world, world, TIME_STEP)
+
+    def copy_offset(self, copy: int) -> np.ndarray:
+        """(3,) where copy ``copy`` stands relative to the model (model units)."""
+        return self._offset(copy)
+
+    def body_ids(self, copy: int | None = None) -> list[int]:
+        """pybullet ids of one copy's multibodies (layout order), or of every copy's."""
+        return list(self._bodies[copy]) if copy is not None else [b for ids in self._bodies for b in ids]
+
+    @property
+    def start_world(self) -> np.ndarray:
+        """(B, 4, 4) the bone world matrices of the take-over pose (``take_over``; bind until then)."""
+        return self._start.world
+
+    def set_drive(self, drive) -> None:
+        """Drive the copies with motors (a ``physics/drive.Drive`` made for this ragdoll), or go limp
+        (None). A reset, a rebuild or a change of copies also goes limp."""
+        if drive is None and self.drive is None:
+            return
+        if self.drive is not None and self.drive is not drive:
+            self.drive.stop()
+        self.drive = drive
+        self._wake()
+
+    def target_angles(self) -> np.ndarray:
+        """(J, 3) radians: the joint angles the motors drive toward, as ``joint_angles`` gives them;
+        without motors, those of the take-over pose."""
+        if self.drive is not None:
+            return self.drive.target_angles()
+        frames = self.rig.joint_world(self.rig.parts_at(self._start.world))
+        return gimbal_angles(np.swapaxes(frames[:, 0, :3, :3], -1, -2) @ frames[:, 1, :3, :3])
 
     def _offset(self, copy: int) -> np.ndarray:
         """(3,) where copy ``copy`` stands relative to the model (model units)."""
@@ -392,6 +426,7 @@ class Ragdoll:
         if count < 1:
             raise ValueError(f"copies: expected at least 1, got {count}")
         self.end_drag()
+        self.set_drive(None)
         self._pushes, self._waking = [], []
         while len(self._bodies) > count:
             for constraint in self._loops.pop():
@@ -463,7 +498,7 @@ class Ragdoll:
         """Put every copy in the pose of bone world matrices ``world`` (B, 4, 4), moving as it moved
         from ``earlier`` (the pose ``interval`` seconds before, or after when ``interval`` is negative;
         None: at rest). This is also the state ``reset`` returns to. Joint angles outside their
-        limits are clamped."""
+        limits are clamped. Motors stop (``set_drive``)."""
         world = np.array(world, dtype=np.float64)
         earlier = world if earlier is None else np.array(earlier, dtype=np.float64)
         if not interval:
@@ -482,8 +517,10 @@ class Ragdoll:
             self.take_over(now, evaluate(self.model, clip, time + interval).world, -interval)
 
     def reset(self) -> None:
-        """Back to the take-over state (the bind pose at rest until ``take_over``); time restarts at 0."""
+        """Back to the take-over state (the bind pose at rest until ``take_over``); time restarts at 0.
+        Motors stop (``set_drive``)."""
         self.end_drag()
+        self.set_drive(None)
         for copy in range(self.copies):
             self._reset_copy(copy)
         self._wake()
@@ -579,10 +616,14 @@ class Ragdoll:
                                       list(maths.transform_points(centre, push.point)), pb.WORLD_FRAME,
                                       physicsClientId=self.client)
             self._pushes, self._waking = self._waking, []
+            if self.drive is not None:
+                self.drive.apply()
             pb.stepSimulation(physicsClientId=self.client)
             self.steps += 1
             self.time = self.steps * TIME_STEP
-            if self.steps % REST_CHECK_STEPS == 0:
+            if self.drive is not None and self.drive.finished():
+                self.set_drive(None)
+            if self.steps % REST_CHECK_STEPS == 0 and self.drive is None:
                 self._sleep_resting()
         self._frames.clear()
         if count:

@@ -1,0 +1,177 @@
+"""Physical animation: joint motors that drive a ragdoll toward a clip or a held pose
+(docs/ragdoll.md, *Physical animation*).
+
+- *Follow*: each multibody's base follows the clip through a fixed constraint to a moving world
+  frame (at most ROOT_WEIGHTS times the ragdoll's weight), and every joint's motors track the clip,
+  so a shot or a pull moves the limbs it hits and they come back.
+- *Powered fall*: the base is free and the motors hold the take-over pose at ``strength`` (0..1) of
+  their full torque, so the body falls with tone instead of limp.
+- *Release*: from ``release_at`` seconds the base is let go and the motors fade to nothing over
+  ``release_over`` seconds (a death that starts from the clip).
+
+Motors are pybullet's position control: a constraint row per link that drives the link's speed to
+``velocity_gain`` × the target speed error plus ``position_gain`` × the angle error per step, with
+at most the joint's torque (``motors.joint_strengths``). A row cannot overshoot, so any strength is
+stable; the gains only set how fast an error closes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app import maths
+from app.model import Clip
+from app.physics.motors import joint_strengths, link_forces, link_targets
+from app.physics.multibody import gimbal_angles
+from app.physics.ragdoll import GRAVITY, TIME_STEP, Ragdoll, pb
+from app.pose import evaluate
+
+#: Share of the angle error the motors close per step (pybullet's default 0.1).
+POSITION_GAIN = 0.2
+#: Share of the speed error the motors close per step.
+VELOCITY_GAIN = 1.0
+#: Largest force the constraint that carries a following base may use, in the ragdoll's weights.
+ROOT_WEIGHTS = 50.0
+
+
+class Drive:
+    """Motors on every copy of ``ragdoll``: toward ``clip`` from ``start`` seconds (looping) when it
+    is given, else toward the take-over pose. ``follow``: the bases follow the clip too."""
+
+    def __init__(self, ragdoll: Ragdoll, clip: Clip | None, start: float = 0.0, *, strength: float = 1.0,
+                 follow: bool = False, release_at: float | None = None, release_over: float = 0.0,
+                 position_gain: float = POSITION_GAIN, velocity_gain: float = VELOCITY_GAIN):
+        for name, value, top in (("strength", strength, 1.0), ("position gain", position_gain, 1.0),
+                                 ("velocity gain", velocity_gain, 1.0)):
+            if not 0.0 <= value <= top:
+                raise ValueError(f"{name}: expected a number from 0 to {top:g}, got {value}")
+        if follow and clip is None:
+            raise ValueError("following needs a clip: the model has none")
+        if release_at is not None and not (release_at >= 0 and release_over >= 0):
+            raise ValueError(f"release: expected times >= 0, got {release_at} and {release_over}")
+        self.ragdoll = ragdoll
+        self.clip = clip if follow else None
+        self.start = float(start)
+        self.strength = float(strength)
+        self.follow = follow
+        self.release_at = release_at
+        self.release_over = float(release_over)
+        self.gains = (float(position_gain), float(velocity_gain))
+        rig = ragdoll.rig
+        strengths = joint_strengths(rig, ragdoll.layout)
+        self._forces = [link_forces(body, strengths) for body in ragdoll.layout]
+        self._held = rig.parts_at(ragdoll.start_world)
+        self._previous: list[np.ndarray] | None = None
+        self._roots: list[list[int]] = []
+        self._target_parts = self._held
+        if follow:
+            self._attach_roots()
+        for body_id in ragdoll.body_ids():
+            pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
+                              physicsClientId=ragdoll.client)
+
+    # --- targets ---------------------------------------------------------------------------------
+
+    def clip_time(self, time: float) -> float:
+        """The clip's time ``time`` seconds into the run (looping over the clip's timeline)."""
+        clip = self.clip
+        if clip is None or clip.duration <= 0:
+            return self.start
+        return clip.start + (self.start + time - clip.start) % clip.duration
+
+    def target_parts(self, time: float) -> np.ndarray:
+        """(P, 4, 4) where the motors want the parts ``time`` seconds into the run (model units)."""
+        if self.clip is None:
+            return self._held
+        return self.ragdoll.rig.parts_at(evaluate(self.ragdoll.model, self.clip, self.clip_time(time)).world)
+
+    def target_angles(self) -> np.ndarray:
+        """(J, 3) radians: the joint angles (as ``Ragdoll.joint_angles``) of the current target."""
+        frames = self.ragdoll.rig.joint_world(self._target_parts)
+        return gimbal_angles(np.swapaxes(frames[:, 0, :3, :3], -1, -2) @ frames[:, 1, :3, :3])
+
+    def factor(self, time: float) -> float:
+        """The share of full torque the motors use ``time`` seconds into the run."""
+        if self.release_at is None or time < self.release_at:
+            return self.strength
+        if self.release_over <= 0:
+            return 0.0
+        return self.strength * max(0.0, 1.0 - (time - self.release_at) / self.release_over)
+
+    # --- applying --------------------------------------------------------------------------------
+
+    def apply(self) -> None:
+        """Set every copy's motors (and bases) for the coming step."""
+        ragdoll = self.ragdoll
+        time = ragdoll.time + TIME_STEP
+        if self._roots and self.release_at is not None and time >= self.release_at:
+            self._detach_roots()
+        parts = self._target_parts = self.target_parts(time)
+        targets = [link_targets(ragdoll.rig, body, parts) for body in ragdoll.layout]
+        previous = self._previous if self._previous is not None else targets
+        rates = [_wrap(now - before) / TIME_STEP for now, before in zip(targets, previous)]
+        self._previous = targets
+        factor = self.factor(time)
+        position_gain, velocity_gain = self.gains
+        for copy in range(ragdoll.copies):
+            for index, (body, body_id) in enumerate(zip(ragdoll.layout, ragdoll.body_ids(copy))):
+                if not body.links:
+                    continue
+                count = len(body.links)
+                pb.setJointMotorControlArray(
+                    body_id, list(range(count)), pb.POSITION_CONTROL, targetPositions=list(targets[index]),
+                    targetVelocities=list(rates[index]), forces=list(self._forces[index] * factor),
+                    positionGains=[position_gain] * count, velocityGains=[velocity_gain] * count,
+                    physicsClientId=ragdoll.client)
+            for body, constraint in zip(ragdoll.layout, self._roots[copy] if self._roots else []):
+                frame = parts[body.base]
+                where = (frame[:3, 3] + ragdoll.copy_offset(copy)) * ragdoll.scale
+                pb.changeConstraint(constraint, list(where),
+                                    jointChildFrameOrientation=list(maths.quat_from_matrix(frame)),
+                                    maxForce=self._root_force(), physicsClientId=ragdoll.client)
+
+    def finished(self) -> bool:
+        """Whether the motors have faded out and the bases are free: the drive has nothing left to do."""
+        return not self._roots and self.factor(self.ragdoll.time + TIME_STEP) == 0.0
+
+    def _root_force(self) -> float:
+        return ROOT_WEIGHTS * float(self.ragdoll.rig.masses.sum()) * GRAVITY
+
+    def _attach_roots(self) -> None:
+        ragdoll = self.ragdoll
+        for copy in range(ragdoll.copies):
+            constraints = []
+            for body, body_id in zip(ragdoll.layout, ragdoll.body_ids(copy)):
+                frame = self._held[body.base]
+                constraint = pb.createConstraint(
+                    body_id, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0],
+                    list((frame[:3, 3] + ragdoll.copy_offset(copy)) * ragdoll.scale),
+                    childFrameOrientation=list(maths.quat_from_matrix(frame)), physicsClientId=ragdoll.client)
+                pb.changeConstraint(constraint, maxForce=self._root_force(), physicsClientId=ragdoll.client)
+                constraints.append(constraint)
+            self._roots.append(constraints)
+
+    def _detach_roots(self) -> None:
+        for constraint in (c for copy in self._roots for c in copy):
+            pb.removeConstraint(constraint, physicsClientId=self.ragdoll.client)
+        self._roots = []
+
+    def stop(self) -> None:
+        """Free the bases and turn the motors off (limp, as without a drive); sleeping allowed again."""
+        ragdoll = self.ragdoll
+        if ragdoll.client is None:
+            return
+        self._detach_roots()
+        for copy in range(ragdoll.copies):
+            for body, body_id in zip(ragdoll.layout, ragdoll.body_ids(copy)):
+                count = len(body.links)
+                if count:
+                    pb.setJointMotorControlArray(body_id, list(range(count)), pb.VELOCITY_CONTROL,
+                                                 forces=[0.0] * count, physicsClientId=ragdoll.client)
+        for body_id in ragdoll.body_ids():
+            pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING,
+                              physicsClientId=ragdoll.client)
+
+
+def _wrap(angles: np.ndarray) -> np.ndarray:
+    return (angles + np.pi) % (2 * np.pi) - np.pi
