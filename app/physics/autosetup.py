@@ -74,6 +74,8 @@ LIMITS = {
     "elbow": (-5.0, 135.0),
     "hip": (80.0, 40.0, 30.0),
     "knee": (-5.0, 135.0),
+    "wrist": (60.0, 30.0, 20.0),
+    "ankle": (40.0, 20.0, 10.0),
     "generic": (40.0, 40.0, 30.0),
 }
 #: Cone-twist limits (swing1, swing2, twist) the generic setup gives a part by what its bone's name
@@ -106,6 +108,13 @@ HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "f
 LIMB_SLOTS = ("upperarm", "forearm", "thigh", "shin")
 HUMANOID_PARTS = ("pelvis", "spine", "chest", "head", "upperarm_l", "forearm_l", "upperarm_r", "forearm_r",
                   "thigh_l", "shin_l", "thigh_r", "shin_r")
+#: Hands and feet of the humanoid preset: (slot, the limb part it hangs from, joint, limits). Each gets
+#: a part when its bone moves vertices (at least MIN_OWNED_VERTICES), fitted over its own vertices and
+#: those of the bones below it without parts (fingers, toes), so hands and feet meet the ground.
+EXTREMITIES = (("hand", "forearm", "wrist"), ("foot", "shin", "ankle"))
+#: A generic setup's short bone still gets a part when it moves at least this share of the drawn
+#: vertices and no bone below it has a part: hands, feet, heads and tail ends.
+END_VERTEX_SHARE = 0.02
 
 
 def auto_setup(model: Model) -> RagdollProfile:
@@ -218,10 +227,11 @@ class _Shape:
 
 
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
-    """Bind positions of the vertices that give one bone at least half their weight, by bone."""
+    """Bind positions of the drawn vertices that give one bone at least half their weight, by bone
+    (a mesh the file does not render, as an NWN shadow mesh, moves no part)."""
     positions, owners = [], []
     for mesh in model.meshes:
-        if not mesh.vertex_count or not mesh.weights.size:
+        if not mesh.vertex_count or not mesh.weights.size or not mesh.visible:
             continue
         lane = np.argmax(mesh.weights, axis=1)
         owner = mesh.joints[np.arange(mesh.vertex_count), lane]
@@ -413,8 +423,14 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
 def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProfile:
     """Parts on the slots' bones and RagdollDemo-like joints between them (see ``LIMITS``)."""
     skeleton = model.skeleton
-    names = [name for name in HUMANOID_PARTS if name in slots]
-    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, slots[name]) for name in names])
+    ends = [(f"{slot}_{side}", f"{limb}_{side}", f"{joint}_{side}", joint)
+            for slot, limb, joint in EXTREMITIES for side in "lr"
+            if len(shape.owned.get(slots.get(f"{slot}_{side}", -1), ())) >= MIN_OWNED_VERTICES]
+    names = [name for name in HUMANOID_PARTS if name in slots] + [end[0] for end in ends]
+    taken = {slots[name] for name in names}
+    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, slots[name],
+                                                 owned=_with_loose_children(model, shape, slots[name], taken))
+                                       for name in names])
     frames = _part_frames(model, parts)
     up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
     lateral = np.mean([skeleton.heads[slots[f"{s}_l"]] - skeleton.heads[slots[f"{s}_r"]]
@@ -432,10 +448,44 @@ def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProf
                  (f"elbow_{side}", f"upperarm_{side}", f"forearm_{side}", "elbow", "hinge", arm),
                  (f"hip_{side}", "pelvis", f"thigh_{side}", "hip", "cone_twist", leg),
                  (f"knee_{side}", f"thigh_{side}", f"shin_{side}", "knee", "hinge", leg)]
+    plan += [(joint, limb, end, limits, "cone_twist", lateral) for end, limb, joint, limits in ends]
     joints = [_make_joint(model, shape, parts, frames, names.index(a), names.index(b), kind, axis,
                           LIMITS[limits], name)
               for name, a, b, limits, kind, axis in plan]
     return _finish(model, shape, parts, joints)
+
+
+def _end_bones(model: Model, shape: _Shape, chosen: np.ndarray) -> np.ndarray:
+    """(B,) short bones with no ``chosen`` bone below them, not named as helpers (``HELPER_WORDS``:
+    fingers, toes, nubs), that move at least END_VERTEX_SHARE of the drawn vertices with the bones
+    below them that have no part (a hand with its fingers)."""
+    total = sum(len(points) for points in shape.owned.values())
+    taken = {int(b) for b in np.flatnonzero(chosen)}
+    ends = np.zeros(len(model.skeleton), bool)
+    for bone in shape.owned:
+        if chosen[bone] or _helper_name(model.skeleton.names[bone]):
+            continue
+        if any(bone in _ancestors(shape.parents, b) for b in taken):
+            continue
+        cloud = _with_loose_children(model, shape, bone, taken)
+        ends[bone] = cloud is not None and len(cloud) >= max(MIN_OWNED_VERTICES, END_VERTEX_SHARE * total)
+    return ends
+
+
+def _helper_name(name: str) -> bool:
+    """Whether a bone's name says it is a helper (``HELPER_WORDS``: nubs, twists, fingers, toes)."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
+    return any(t.startswith(word) for t in re.split(r"[^a-z0-9]+", name) if t for word in HELPER_WORDS)
+
+
+def _with_loose_children(model: Model, shape: _Shape, bone: int, taken: set[int]) -> np.ndarray | None:
+    """The vertices ``bone`` owns and those of the bones below it that have no part and no part below
+    them (``taken``: the bones with parts), or None when there are none."""
+    below = [b for b in range(len(model.skeleton)) if bone in _ancestors(shape.parents, b)]
+    held = {a for b in taken for a in _ancestors(shape.parents, b)}
+    loose = [bone] + [b for b in below if b not in taken and b not in held]
+    clouds = [shape.owned[b] for b in loose if b in shape.owned]
+    return np.concatenate(clouds) if clouds else None
 
 
 def _generic(model: Model, shape: _Shape) -> RagdollProfile:
@@ -445,13 +495,18 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
     long = np.array([shape.length(b) >= MIN_BONE_FRACTION * model.extent()
                      and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
                      for b in range(len(skeleton))])
+    ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
+    long |= ends
     depths = [len(_ancestors(shape.parents, b)) for b in range(len(skeleton))]
     hubs = {} if skinned else _hubs(shape.parents, long, depths)
     bones = [int(b) for b in np.argsort(depths, kind="stable") if long[b] or b in hubs]
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]
     names = _unique_names([skeleton.names[b] for b in bones])
-    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, bone, hubs.get(bone))
+    taken = set(bones)
+    parts = _twin_parts(model, shape, [_fit_part(model, shape, name, bone, hubs.get(bone),
+                                                 _with_loose_children(model, shape, bone, taken) if ends[bone]
+                                                 else None)
                                        for name, bone in zip(names, bones)])
     frames = _part_frames(model, parts)
     joints = []

@@ -92,6 +92,15 @@ INERTIA_SHARE = 1.0
 #: pybullet's rolling friction of every capsule part (0 by default; boxes do not roll, and each
 #: contact with it costs the solver more rows: lying ragdolls stepped 40 % slower with it on every part).
 ROLLING_FRICTION = 0.001
+#: A shot is followed by FINE_STEPS steps (0.15 s) of SUBSTEPS substeps each, with the joint speed
+#: limit raised SUBSTEPS times (a joint still overshoots by at most one substep of it, 7°). At 240 Hz
+#: a 200 N·s shot drove a light part 10–40 cm into the ground; substeps alone did not stop it, as
+#: pybullet clamps joint speeds after the solver has resolved the contacts and so pushed the part on
+#: into the ground; with both the check's shots leave every part within 5 cm (docs/ragdoll.md).
+#: Only after shots, so a ragdoll's usual cost stays.
+SUBSTEPS = 4
+FINE_STEPS = 36
+FINE_RESIDUAL = SOLVER_RESIDUAL
 
 
 #: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
@@ -174,6 +183,7 @@ class Ragdoll:
         self._pushes: list[_Push] = []
         self._waking: list[_Push] = []
         self._drag: tuple[int, RayHit] | None = None
+        self._fine = 0
         self._frames: dict[int, np.ndarray] = {}
         self.drag_strength = 0.0
         #: Motors driving the copies (``physics/drive.Drive``), or None: limp.
@@ -191,6 +201,7 @@ class Ragdoll:
         self.layout: list[Body] = build_layout(self.rig)
         self.scale = self.profile.meters_per_unit
         self._drag = None
+        self._fine = 0
         pb.resetSimulation(physicsClientId=self.client)
         pb.setPhysicsEngineParameter(fixedTimeStep=TIME_STEP, numSubSteps=0,
                                      numSolverIterations=SOLVER_ITERATIONS,
@@ -529,6 +540,7 @@ class Ragdoll:
         self.steps = 0
         self._pending = 0.0
         self._pushes, self._waking = [], []
+        self._refine(0)
 
     def _reset_copy(self, copy: int) -> None:
         self._frames.clear()
@@ -615,7 +627,13 @@ class Ragdoll:
                 pb.applyExternalForce(push.body, push.link, list(push.force),
                                       list(maths.transform_points(centre, push.point)), pb.WORLD_FRAME,
                                       physicsClientId=self.client)
+            if self._pushes:
+                self._refine(FINE_STEPS)
             self._pushes, self._waking = self._waking, []
+            if self._fine:
+                self._fine -= 1
+                if not self._fine:
+                    self._refine(0)
             if self.drive is not None:
                 self.drive.apply()
             pb.stepSimulation(physicsClientId=self.client)
@@ -630,6 +648,15 @@ class Ragdoll:
             cost = (_time.perf_counter() - started) / count
             self.step_seconds = cost if not self.step_seconds else (
                 (1 - COST_SMOOTHING) * self.step_seconds + COST_SMOOTHING * cost)
+
+    def _refine(self, steps: int) -> None:
+        """Step with SUBSTEPS substeps, joints as fast, for the next ``steps`` steps (0: back to one)."""
+        if bool(steps) != bool(self._fine):
+            pb.setPhysicsEngineParameter(numSubSteps=SUBSTEPS if steps else 0, physicsClientId=self.client)
+            speed = MAX_JOINT_SPEED * (SUBSTEPS if steps else 1)
+            for body_id in self.body_ids():
+                pb.changeDynamics(body_id, -1, maxJointVelocity=speed, physicsClientId=self.client)
+        self._fine = steps
 
     def advance(self, seconds: float, budget: float | None = None) -> int:
         """Simulate ``seconds`` more in fixed steps, carrying what is left below a step to the next
