@@ -223,7 +223,8 @@ def _problems(joints: list[dict], parts: list[dict], uncovered: list[str], finit
             problems.append(f"joint {name!r} went {joint['overshoot_deg']:g}° past its limits "
                             f"(at most {t['overshoot_deg']:g}°)")
         if joint["rest_outside_deg"] > t["rest_outside_deg"]:
-            problems.append(f"joint {name!r}: the rest pose is {joint['rest_outside_deg']:g}° outside its limits")
+            problems.append(f"joint {name!r}: the rest pose is {joint['rest_outside_deg']:g}° outside "
+                            f"its limits")
         if joint["mass_ratio"] > t["mass_ratio"]:
             problems.append(f"joint {name!r} joins parts whose masses differ {joint['mass_ratio']:g}:1 "
                             f"(at most {t['mass_ratio']:g}:1)")
