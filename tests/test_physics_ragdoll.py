@@ -61,7 +61,7 @@ def random_shot(ragdoll: Ragdoll, rng, impulse: tuple[float, float]):
 # --- taking over ---------------------------------------------------------------------------------
 
 def test_bind_pose_at_rest_until_taken_over(ragdoll, demo):
-    np.testing.assert_allclose(ragdoll.bone_world(), demo.skeleton.bind_world, atol=1e-9)
+    np.testing.assert_allclose(ragdoll.bone_world(), demo.skeleton.bind_world, atol=1e-7)
     assert speeds(ragdoll).max() == 0.0
 
 
@@ -297,7 +297,9 @@ def test_dragging_pulls_the_picked_part_toward_the_target(ragdoll):
         ragdoll.drag_to(target)
         ragdoll.step()
     moved = np.linalg.norm(ragdoll.part_world()[:, :3, 3] - ragdoll.rig.part_bind[:, :3, 3], axis=1)
-    assert np.argmax(moved) == forearm
+    # the forearm, or the hand it carries further out
+    assert ragdoll.rig.part_names[int(np.argmax(moved))] in ("forearm_l", "hand_l")
+    assert moved[forearm] > 0.2
     assert np.linalg.norm(_held_point(ragdoll, picked) - target) < 0.03
 
 
@@ -333,9 +335,9 @@ def test_copies_stand_side_by_side_and_fall(ragdoll, demo):
     assert ragdoll.copies == 3
     for copy in range(3):
         shifted = demo.skeleton.bind_world[:, :3, 3] + [copy * ragdoll.spacing, 0, 0]
-        np.testing.assert_allclose(ragdoll.bone_world(copy)[:, :3, 3], shifted, atol=1e-9)
-    top = ragdoll.part_world(2)[:, :3, 3].mean(axis=0)
-    hit = ragdoll.shoot(top + [0, 0, 2.0], [0, 0, -1.0], 5.0)
+        np.testing.assert_allclose(ragdoll.bone_world(copy)[:, :3, 3], shifted, atol=1e-7)
+    chest = ragdoll.part_world(2)[ragdoll.rig.part_names.index("chest"), :3, 3]
+    hit = ragdoll.shoot(chest + [0, 0, 2.0], [0, 0, -1.0], 5.0)
     assert hit is not None and hit.copy == 2
     ragdoll.step(480)
     assert all(ragdoll.pose(copy).world[:, 1, 3].mean() < 0.6 for copy in range(3))
@@ -369,7 +371,7 @@ def test_joint_frames_and_boxes_for_gizmos(ragdoll):
     frames = ragdoll.joint_world()
     assert frames.shape == (len(ragdoll.profile.joints), 2, 4, 4)
     np.testing.assert_allclose(frames[:, 0], frames[:, 1], atol=1e-9)  # both sides agree at bind
-    np.testing.assert_allclose(ragdoll.box_world(), ragdoll.rig.box_bind, atol=1e-9)
+    np.testing.assert_allclose(ragdoll.box_world(), ragdoll.rig.box_bind, atol=1e-7)
     assert ragdoll.half_extents.shape == (len(ragdoll.profile.parts), 3)
 
 
