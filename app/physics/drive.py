@@ -23,13 +23,15 @@ from app import maths
 from app.model import Clip
 from app.physics.motors import joint_strengths, link_forces, link_targets
 from app.physics.multibody import gimbal_angles
-from app.physics.ragdoll import GRAVITY, TIME_STEP, Ragdoll, pb
+from app.physics.ragdoll import GRAVITY, TIME_STEP, UP_AXES, Ragdoll, pb
 from app.pose import evaluate
 
 #: Share of the angle error the motors close per step (pybullet's default 0.1).
 POSITION_GAIN = 0.2
 #: Share of the speed error the motors close per step.
 VELOCITY_GAIN = 1.0
+#: Poses of the clip looked at for its lowest reach (``Drive._clip_floor``).
+FLOOR_SAMPLES = 60
 #: Largest force the constraint that carries a following base may use, in the ragdoll's weights.
 ROOT_WEIGHTS = 50.0
 
@@ -66,11 +68,27 @@ class Drive:
         self._target_parts = self._held
         if follow:
             self._attach_roots()
+            ragdoll.set_floor(min(ragdoll.floor, self._clip_floor()))
         for body_id in ragdoll.body_ids():
             pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
                               physicsClientId=ragdoll.client)
 
     # --- targets ---------------------------------------------------------------------------------
+
+    def _clip_floor(self) -> float:
+        """The lowest any part's box reaches over the clip (model units, along the up axis), sampled
+        FLOOR_SAMPLES times: a following ragdoll's ground goes no higher, so feet the clip sinks a
+        little into the floor at the bind pose's height (a heel rolling onto its toes) are not
+        pushed off their course."""
+        rig, clip = self.ragdoll.rig, self.clip
+        axis = UP_AXES[self.ragdoll.model.up_axis]
+        times = clip.start + np.linspace(0.0, clip.duration, FLOOR_SAMPLES)
+        lowest = np.inf
+        for time in times:
+            boxes = rig.parts_at(evaluate(self.ragdoll.model, clip, time).world) @ rig.box_rotations
+            reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), rig.half_extents)
+            lowest = min(lowest, float(np.min(boxes[:, axis, 3] - reach)))
+        return lowest
 
     def clip_time(self, time: float) -> float:
         """The clip's time ``time`` seconds into the run (looping over the clip's timeline)."""
@@ -157,7 +175,8 @@ class Drive:
         self._roots = []
 
     def stop(self) -> None:
-        """Free the bases and turn the motors off (limp, as without a drive); sleeping allowed again."""
+        """Free the bases and turn the motors off (limp, as without a drive); sleeping allowed again.
+        The ground stays where following put it."""
         ragdoll = self.ragdoll
         if ragdoll.client is None:
             return

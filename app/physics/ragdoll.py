@@ -217,6 +217,7 @@ class Ragdoll:
         self._loops: list[list[int]] = []
         self.gravity = self._gravity
         self._ground_body = None
+        self._floor = self._bind_floor()
         self.ground = self._ground_enabled
         width = np.ptp(self.rig.box_bind[:, 0, 3]) + 2 * self.rig.half_extents.max()
         self.spacing = self._spacing if self._spacing is not None else 1.5 * width
@@ -487,12 +488,24 @@ class Ragdoll:
     @property
     def floor(self) -> float:
         """The ground's height along the up axis (model units): the lowest point of the bind-pose
-        bounds, or of the boxes at bind if one reaches lower."""
+        bounds, or of the boxes at bind if one reaches lower (``set_floor`` may lower it)."""
+        return self._floor
+
+    def _bind_floor(self) -> float:
         axis = UP_AXES[self.model.up_axis]
         low, _ = posed_bounds(self.model, rest_pose(self.model))
         boxes = self.rig.box_bind
         reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), self.rig.half_extents)
         return float(min(low[axis], np.min(boxes[:, axis, 3] - reach)))
+
+    def set_floor(self, height: float | None) -> None:
+        """Move the ground to ``height`` along the up axis (model units; None: back to the bind
+        pose's floor) until the next rebuild."""
+        self._floor = self._bind_floor() if height is None else float(height)
+        if self._ground_body is not None:
+            pb.resetBasePositionAndOrientation(self._ground_body, list(self._up * self._floor * self.scale),
+                                               [0, 0, 0, 1], physicsClientId=self.client)
+            self._wake()
 
     def set_drag_strength(self, newtons: float) -> None:
         """The most force the drag spring may use (N)."""
