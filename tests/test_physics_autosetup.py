@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
+from app import formats, maths
 from app.export.gltf import export_gltf
 from app.model import Mesh, Model, Skeleton
 from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
@@ -401,3 +401,54 @@ def test_bones_blended_into_each_other_in_the_skin_join_across_the_blend():
     assert joints == {frozenset(pair) for pair in [("hips", "chest"), ("chest", "upperarm"),
                                                    ("upperarm", "forearm"), ("forearm", "hand"),
                                                    ("hips", "thigh_r"), ("hips", "thigh_l")]}
+
+
+def _with_extras() -> Model:
+    """synthetic.humanoid (Z up) with a left hand and its finger, a shadow-mesh helper bone under the
+    hips whose (undrawn) mesh spans the whole body, and an emitter under the head with no vertices."""
+    base = synthetic.humanoid("Z")
+    extras = [("hand.L", "forearm.L", (0.76, 0, 1.42), (0.86, 0, 1.42), (0.04, 0.02)),
+              ("finger.L", "hand.L", (0.86, 0, 1.42), (0.94, 0, 1.42), (0.03, 0.01)),
+              ("dress_shadow", "hips", (0, 0, 0.95), (0, 0, 1.05), None),
+              ("emitter", "head", (0, 0, 1.78), (0, 0, 1.85), None)]
+    skeleton, body = base.skeleton, base.meshes[0]
+    names = skeleton.names + [row[0] for row in extras]
+    parents = np.concatenate([skeleton.parents, [names.index(row[1]) for row in extras]])
+    heads = np.concatenate([skeleton.heads, [row[2] for row in extras]])
+    tails = np.concatenate([skeleton.tails, [row[3] for row in extras]])
+    bind = synthetic._frames(heads, tails)
+    positions, joints = [body.positions], [body.joints[:, 0]]
+    for bone in (names.index("hand.L"), names.index("finger.L")):
+        across, deep = extras[bone - len(skeleton)][4]
+        length = np.linalg.norm(tails[bone] - heads[bone])
+        local, _, _ = synthetic.box((-across, 0.0, -deep), (across, length, deep))
+        positions.append(maths.transform_points(bind[bone], local))
+        joints.append(np.full(len(local), bone))
+    positions, joints = np.concatenate(positions), np.concatenate(joints)
+    shadow = np.array([[x, y, z] for x in (-0.8, 0.8) for y in (-0.2, 0.2) for z in (0.0, 1.8)])
+    meshes = [Mesh(name="body", positions=positions, joints=joints[:, None],
+                   weights=np.ones((len(joints), 1))),
+              Mesh(name="shadow", positions=shadow, joints=np.full((8, 1), names.index("dress_shadow")),
+                   weights=np.ones((8, 1)), visible=False)]
+    return Model(name="extras", skeleton=Skeleton(names=names, parents=parents, bind_world=bind, heads=heads,
+                                                  tails=tails, derived_tails=np.zeros(len(names), bool)),
+                 meshes=meshes, up_axis="Z")
+
+
+def test_hands_and_feet_get_parts_and_helper_bones_none():
+    model = _with_extras()
+    profile = auto_setup(model)
+    bones = {part.bone: part for part in profile.parts}
+    assert {"hand.L", "foot.L", "foot.R"} <= set(bones)
+    assert not {"dress_shadow", "emitter", "finger.L"} & set(bones)
+    assert {"wrist_l", "ankle_l", "ankle_r"} <= {joint.name for joint in profile.joints}
+    # the hand's box reaches over its finger (x from 0.76 to 0.94), not over the shadow's 1.6 m
+    hand = bind_rig(model, profile).box_bind[list(bones).index("hand.L")]
+    half = np.array(bones["hand.L"].size) / 2
+    reach = np.abs(hand[0, :3]) @ half
+    assert hand[0, 3] - reach == pytest.approx(0.76, abs=0.01)
+    assert hand[0, 3] + reach == pytest.approx(0.94, abs=0.01)
+    # and the foot's box stops at the foot's own vertices (0.18 long, 0.1 wide)
+    foot = sorted(bones["foot.L"].size)
+    assert foot[2] == pytest.approx(np.hypot(0.18, 0.06), abs=0.02)
+    assert foot[1] == pytest.approx(0.1, abs=0.01)
