@@ -201,6 +201,8 @@ GOALS = (
     Goal("nwn_ascii_3mb_load_s", "nwn_ascii", lambda r: r.get("load_s"), "<=", 0.5),
     Goal("ragdolls_realtime_awake", "ragdoll",
          lambda r: r.get("ragdolls in real time while all awake"), ">=", 10),
+    Goal("powered_ragdolls_realtime", "ragdoll",
+         lambda r: r.get("powered_ragdolls_realtime (goal >= 10)"), ">=", 10),
     Goal("ragdolls_realtime_falling", "ragdoll",
          lambda r: r.get("ragdolls in real time over a 6 s fall (goal >= 20)"), ">=", 20),
     Goal("window_ragdoll_speed_vs_realtime", "window", lambda r: r.get("window_ragdoll_speed_vs_realtime"),

@@ -30,6 +30,8 @@ from app.pose import evaluate
 POSITION_GAIN = 0.2
 #: Share of the speed error the motors close per step.
 VELOCITY_GAIN = 1.0
+#: Steps between looks at the clip (60 Hz); the targets are interpolated between (``Drive._targets``).
+KEY_STEPS = 4
 #: Poses of the clip looked at for its lowest reach (``Drive._clip_floor``).
 FLOOR_SAMPLES = 60
 #: Largest force the constraint that carries a following base may use, in the ragdoll's weights.
@@ -63,9 +65,8 @@ class Drive:
         strengths = joint_strengths(rig, ragdoll.layout)
         self._forces = [link_forces(body, strengths) for body in ragdoll.layout]
         self._held = rig.parts_at(ragdoll.start_world)
-        self._previous: list[np.ndarray] | None = None
+        self._keys: tuple | None = None
         self._roots: list[list[int]] = []
-        self._target_parts = self._held
         if follow:
             self._attach_roots()
             ragdoll.set_floor(min(ragdoll.floor, self._clip_floor()))
@@ -104,8 +105,8 @@ class Drive:
         return self.ragdoll.rig.parts_at(evaluate(self.ragdoll.model, self.clip, self.clip_time(time)).world)
 
     def target_angles(self) -> np.ndarray:
-        """(J, 3) radians: the joint angles (as ``Ragdoll.joint_angles``) of the current target."""
-        frames = self.ragdoll.rig.joint_world(self._target_parts)
+        """(J, 3) radians: the joint angles (as ``Ragdoll.joint_angles``) of the target now."""
+        frames = self.ragdoll.rig.joint_world(self.target_parts(self.ragdoll.time))
         return gimbal_angles(np.swapaxes(frames[:, 0, :3, :3], -1, -2) @ frames[:, 1, :3, :3])
 
     def factor(self, time: float) -> float:
@@ -124,11 +125,7 @@ class Drive:
         time = ragdoll.time + TIME_STEP
         if self._roots and self.release_at is not None and time >= self.release_at:
             self._detach_roots()
-        parts = self._target_parts = self.target_parts(time)
-        targets = [link_targets(ragdoll.rig, body, parts) for body in ragdoll.layout]
-        previous = self._previous if self._previous is not None else targets
-        rates = [_wrap(now - before) / TIME_STEP for now, before in zip(targets, previous)]
-        self._previous = targets
+        targets, rates, roots = self._targets(time)
         factor = self.factor(time)
         position_gain, velocity_gain = self.gains
         for copy in range(ragdoll.copies):
@@ -141,12 +138,38 @@ class Drive:
                     targetVelocities=list(rates[index]), forces=list(self._forces[index] * factor),
                     positionGains=[position_gain] * count, velocityGains=[velocity_gain] * count,
                     physicsClientId=ragdoll.client)
-            for body, constraint in zip(ragdoll.layout, self._roots[copy] if self._roots else []):
-                frame = parts[body.base]
-                where = (frame[:3, 3] + ragdoll.copy_offset(copy)) * ragdoll.scale
-                pb.changeConstraint(constraint, list(where),
-                                    jointChildFrameOrientation=list(maths.quat_from_matrix(frame)),
+            for (position, orientation), constraint in zip(roots, self._roots[copy]):
+                where = (position + ragdoll.copy_offset(copy)) * ragdoll.scale
+                pb.changeConstraint(constraint, list(where), jointChildFrameOrientation=orientation,
                                     maxForce=self._root_force(), physicsClientId=ragdoll.client)
+
+    def _targets(self, time: float) -> tuple[list[np.ndarray], list[np.ndarray], list[tuple]]:
+        """Per body, the link angles and speeds the motors aim at ``time``, and where each base goes
+        (position, quaternion) while the roots follow. The clip is looked at every KEY_STEPS steps and
+        the angles and bases are interpolated between (linearly; quaternions normalised): evaluating
+        the clip every step cost more than a following ragdoll's physics."""
+        if self._keys is None or time > self._keys[1][0] + 1e-12:
+            start = time - TIME_STEP if self._keys is None else self._keys[1][0]
+            first = self._key(start) if self._keys is None else self._keys[1]
+            self._keys = (first, self._key(start + KEY_STEPS * TIME_STEP))
+        (t0, angles0, roots0), (t1, angles1, roots1) = self._keys
+        share = (time - t0) / (t1 - t0)
+        turns = [_wrap(b - a) for a, b in zip(angles0, angles1)]
+        targets = [a + turn * share for a, turn in zip(angles0, turns)]
+        rates = [turn / (t1 - t0) for turn in turns]
+        roots = []
+        for (p0, q0), (p1, q1) in zip(roots0, roots1) if self._roots else ():
+            q1 = q1 if np.dot(q0, q1) >= 0 else -q1
+            q = q0 + (q1 - q0) * share
+            roots.append((p0 + (p1 - p0) * share, list(q / np.linalg.norm(q))))
+        return targets, rates, roots
+
+    def _key(self, time: float) -> tuple[float, list[np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
+        """(time, per body link angles, per body base position and quaternion) of the target."""
+        parts = self.target_parts(time)
+        layout = self.ragdoll.layout
+        angles = [link_targets(self.ragdoll.rig, body, parts) for body in layout]
+        return time, angles, [(parts[b.base][:3, 3], maths.quat_from_matrix(parts[b.base])) for b in layout]
 
     def finished(self) -> bool:
         """Whether the motors have faded out and the bases are free: the drive has nothing left to do."""
