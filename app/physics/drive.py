@@ -138,7 +138,7 @@ class Drive:
                     targetVelocities=list(rates[index]), forces=list(self._forces[index] * factor),
                     positionGains=[position_gain] * count, velocityGains=[velocity_gain] * count,
                     physicsClientId=ragdoll.client)
-            for (position, orientation), constraint in zip(roots, self._roots[copy]):
+            for (position, orientation), constraint in zip(roots, self._roots[copy] if roots else ()):
                 where = (position + ragdoll.copy_offset(copy)) * ragdoll.scale
                 pb.changeConstraint(constraint, list(where), jointChildFrameOrientation=orientation,
                                     maxForce=self._root_force(), physicsClientId=ragdoll.client)
