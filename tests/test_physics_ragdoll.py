@@ -258,9 +258,10 @@ def test_a_resting_ragdoll_sleeps_soon_after_it_stops_and_wakes_for_a_shot(ragdo
     ragdoll.step(60)
     assert np.array_equal(ragdoll.part_world(), resting)
     head = ragdoll.rig.part_names.index("head")
-    assert ragdoll.shoot(resting[head, :3, 3] + [0, 0, 2.0], [0, 0, -1.0], 40.0) is not None
+    hit = ragdoll.shoot(resting[head, :3, 3] + [0, 0, 2.0], [0, 0, -1.0], 40.0)
+    assert hit is not None
     ragdoll.step(12)
-    assert np.linalg.norm(ragdoll.part_world()[head, :3, 3] - resting[head, :3, 3]) > 0.01
+    assert np.linalg.norm(ragdoll.part_world()[hit.part, :3, 3] - resting[hit.part, :3, 3]) > 0.01
 
 
 # --- interaction ---------------------------------------------------------------------------------

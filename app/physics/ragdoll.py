@@ -635,13 +635,13 @@ class Ragdoll:
         """Simulate ``count`` fixed steps of TIME_STEP seconds."""
         started = _time.perf_counter()
         for _ in range(count):
+            if self._pushes:
+                self._refine(FINE_STEPS)
             for push in self._pushes:
                 centre = self._centre_of_mass(push.body, push.link)
                 pb.applyExternalForce(push.body, push.link, list(push.force),
                                       list(maths.transform_points(centre, push.point)), pb.WORLD_FRAME,
                                       physicsClientId=self.client)
-            if self._pushes:
-                self._refine(FINE_STEPS)
             self._pushes, self._waking = self._waking, []
             if self._fine:
                 self._fine -= 1
