@@ -428,6 +428,7 @@ def test_adding_and_removing_parts_joints_and_pairs_in_the_panel(window, qtbot, 
     from PySide6.QtWidgets import QInputDialog
 
     session, panel = window.ragdoll, window.ragdoll_panel
+    session.document.remove_part("hand_r")  # the automatic setup gives the hand a part: add it again
     answers = ["hand_r"]
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (answers.pop(0), True))
     before = view_image(window, qtbot)
@@ -443,7 +444,7 @@ def test_adding_and_removing_parts_joints_and_pairs_in_the_panel(window, qtbot, 
     assert panel.joints_tab.remove_joint()
     panel.parts_tab.table.selectRow(session.document.profile.part_index("hand_r"))
     assert panel.parts_tab.remove_part() and "hand_r" not in [p.name for p in session.document.profile.parts]
-    assert len(session.document.steps) == 5
+    assert len(session.document.steps) == 6
 
 
 @_gui
