@@ -206,12 +206,15 @@ class _Shape:
                                for bone in range(len(skeleton))])
         offsets = skeleton.tails - skeleton.heads
         lengths = np.zeros(len(skeleton)) if flat else np.einsum("bi,bi->b", offsets, directions)
-        # A tail the file does not give is a guess (toward a child, or a default length past an end
-        # bone): where the bone moves vertices, they alone say how far it reaches. The NWN satyr's
-        # head box rose 0.23 m above its horns along a guessed tail.
-        guessed = skeleton.derived_tails & np.array([len(owned.get(b, ())) >= MIN_OWNED_VERTICES
-                                                     for b in range(len(skeleton))], dtype=bool)
-        lengths = np.where(guessed, 0.0, lengths)
+        # A tail the file does not give is a guess: toward a child, or a default length past an end
+        # bone. Toward a child that moves vertices it is where the next part begins; otherwise (an
+        # end bone, or children that are helpers: attachment points, emitters) the bone's own
+        # vertices alone say how far it reaches. The NWN satyr's head box rose 0.23 m above its
+        # horns toward a helper node.
+        moving = np.array([len(owned.get(b, ())) >= MIN_OWNED_VERTICES for b in range(len(skeleton))])
+        fed = np.zeros(len(skeleton), bool)
+        np.logical_or.at(fed, parents[parents >= 0], moving[parents >= 0])
+        lengths = np.where(skeleton.derived_tails & moving & ~fed, 0.0, lengths)
         bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
         shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
                     bone_spans=bone_spans)
