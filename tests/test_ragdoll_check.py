@@ -106,3 +106,34 @@ def test_cli_prints_the_report_and_exits_by_verdict(tmp_path, demo, profile, cap
 def test_check_takes_no_output(tmp_path):
     assert exit_status(["ragdoll", "--demo", "--check", "-o", str(tmp_path / "x.npz")]) == 2
     assert exit_status(["ragdoll", "--demo"]) == 2  # neither -o nor --check
+
+
+def test_limit_excess_by_hand():
+    from types import SimpleNamespace
+
+    from app.physics.check import limit_excess
+
+    limits = [[-5.0, 135.0, 0.0], [30.0, 25.0, 30.0], [30.0, 25.0, 30.0]]
+    rig = SimpleNamespace(joint_limits=np.radians(limits), hinge=np.array([True, False, False]))
+    angles = np.radians([[140.0, 0.0, 3.0], [35.0, 0.0, -40.0], [10.0, -20.0, 29.0]])
+    # the hinge: 5° past its high limit, but its off-axis 3° counts too (max: 5°); the cone: twist 10°
+    # past; the third within its limits
+    np.testing.assert_allclose(np.degrees(limit_excess(rig, angles)), [5.0, 10.0, 0.0], atol=1e-9)
+
+
+def test_part_depths_by_hand():
+    from types import SimpleNamespace
+
+    from app.physics.check import part_depths
+
+    turn = np.eye(4)
+    turn[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]  # a quarter turn about X: the box's Z is up
+    rig = SimpleNamespace(box_rotations=np.stack([np.eye(4), turn, np.eye(4)]),
+                          half_extents=np.array([[0.1, 0.2, 0.3], [0.1, 0.2, 0.3], [0.05, 0.4, 0.05]]),
+                          capsules=np.array([False, False, True]))
+    world = SimpleNamespace(rig=rig, floor=0.0, model=SimpleNamespace(up_axis="Y"))
+    parts = np.repeat(np.eye(4)[None], 3, axis=0)
+    parts[:, 1, 3] = [0.15, 0.25, 0.3]
+    # box up 0.2 from its centre at 0.15: 5 cm under; turned, its 0.3 half edge is up: 5 cm under; the
+    # capsule along Y (radius 0.05, 0.8 long) reaches 0.4 down from 0.3: 10 cm under
+    np.testing.assert_allclose(part_depths(world, parts), [0.05, 0.05, 0.1], atol=1e-12)

@@ -259,3 +259,26 @@ def test_cli_too_strong_a_profile_exits_3_and_keeps_the_output(tmp_path, demo, c
     assert main(["ragdoll", "--demo", "--profile", str(path), "--follow", "-o", str(out)]) == 3
     assert "joints[0].strength" in capsys.readouterr().err
     assert out.read_bytes() == b"earlier run"
+
+
+@pytest.mark.parametrize("value, message", [(-1.0, "a motor torque from 0"), ("strong", "a finite number"),
+                                            (2e6, "a motor torque from 0")])
+def test_a_bad_strength_in_the_file_names_its_field(tmp_path, demo, value, message):
+    from app.physics.profile import load_profile
+
+    data = to_dict(auto_setup(demo))
+    data["joints"][2]["strength"] = value
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match=rf"joints\[2\]\.strength.*{message}"):
+        load_profile(path)
+
+
+def test_a_null_strength_is_the_default(tmp_path, demo):
+    from app.physics.profile import load_profile
+
+    data = to_dict(auto_setup(demo))
+    data["joints"][2]["strength"] = None
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    assert load_profile(path).joints[2].strength is None
