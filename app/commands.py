@@ -227,9 +227,15 @@ def _warn(warnings: list[str]) -> None:
 
 
 def render(args: Namespace) -> int:
+    from app import animation_output
+
+    if animation_output.wants_animation(args):
+        return animation_output.render(args)
     output = Path(args.output)
     if output.suffix.lower() != ".png":
-        raise UsageError(f"-o must end in .png, got {output.name!r}")
+        raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
+                         f"got {output.name!r}")
+    args.size = args.size or animation_output.DEFAULT_SIZE
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
