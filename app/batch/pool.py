@@ -8,6 +8,7 @@ the batch goes on.
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
 import signal
@@ -25,6 +26,7 @@ POLL_SECONDS = 0.25
 def _serve(connection: Connection, args: Namespace) -> None:
     """A worker's loop: read a Job, answer its result, until the pipe closes or None comes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch process decides when to stop
+    faulthandler.disable()  # a crash is one line in the report, not a traceback on the terminal
     worker = Worker(args)
     try:
         while True:
