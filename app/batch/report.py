@@ -55,9 +55,9 @@ th, td { border-bottom: 1px solid #ddd; padding: 6px 8px; text-align: left; vert
 th { cursor: pointer; background: #f3f3f3; position: sticky; top: 0; user-select: none; }
 th.sorted-up::after { content: " \\25B2"; } th.sorted-down::after { content: " \\25BC"; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
-img { max-width: 160px; max-height: 160px; background: #ccc; display: block; }
+img { max-width: 128px; max-height: 128px; background: #ccc; display: block; }
 .error { color: #b00020; } .ok { color: #1b6e20; }
-details { max-width: 40em; } ul { margin: 0.2em 0 0.2em 1.2em; padding: 0; }
+td:last-child { width: 34em; } details { max-width: 34em; } ul { margin: 0.2em 0 0.2em 1.2em; padding: 0; }
 """
 
 _SCRIPT = """
@@ -83,9 +83,11 @@ _COLUMNS = ("picture", "model", "status", "vertices", "bones", "clips", "warning
 
 
 def write_index(path: Path, command: str, entries: list[dict], line: str) -> None:
-    """``index.html`` in ``path``'s folder: one table row per model, sortable by any column."""
+    """``index.html`` in ``path``'s folder: one table row per model, the failed first, sortable by any
+    column."""
     folder = path.parent
-    rows = [_row(line_, folder, command) for line_ in sorted(entries, key=lambda e: e["model"])]
+    order = sorted(entries, key=lambda e: (e["status"] == "ok", e["model"]))
+    rows = [_row(line_, folder, command) for line_ in order]
     head = "".join(f"<th>{name}</th>" for name in _COLUMNS)
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>boneyard batch {html.escape(command)}</title><style>{_STYLE}</style></head>\n<body>"
@@ -113,17 +115,19 @@ def _row(line: dict, folder: Path, command: str) -> str:
     if line.get("error"):
         details.append(f'<div class="error">{html.escape(line["error"])}</div>')
     if line.get("clip_names"):
-        details.append(_list("clips", line["clip_names"]))
+        details.append(_list("clip", line["clip_names"]))
     if line.get("messages"):
-        details.append(_list("warnings", line["messages"]))
+        details.append(_list("warning", line["messages"]))
     if len(line.get("files", [])) > 1:
-        details.append(_list("files", line["files"]))
+        details.append(_list("file", line["files"]))
     status = line["status"]
     return ("<tr>" + _cell(picture, line["model"]) + _cell(html.escape(line["model"]), line["model"])
             + _cell(html.escape(status), status, status) + "".join(numbers)
             + _cell("".join(details), line.get("error") or "") + "</tr>")
 
 
-def _list(title: str, items: list[str]) -> str:
+def _list(noun: str, items: list[str]) -> str:
+    """A folded list: ``3 clips`` over the items."""
     entries = "".join(f"<li>{html.escape(str(item))}</li>" for item in items)
-    return f"<details><summary>{len(items)} {title}</summary><ul>{entries}</ul></details>"
+    title = f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+    return f"<details><summary>{title}</summary><ul>{entries}</ul></details>"
