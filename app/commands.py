@@ -269,7 +269,8 @@ def convert(args: Namespace) -> int:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
     except KeyError as error:
         raise UsageError(error.args[0]) from None
-    with writing(output):
+    with Progress("convert") as progress, writing(output):
+        progress.update(None, f"writing {output.name}")
         _warn(write(output, model, clips, args.show_hidden))
     if args.check:
         from app.export.check import check_export

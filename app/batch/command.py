@@ -16,6 +16,8 @@ from app.batch.pool import run_jobs
 from app.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
+#: Exit status after Ctrl+C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 #: The output file's extension per command.
 EXTENSIONS = {"info": ".json", "render": ".png", "convert": ".glb", "check": ".json"}
 
@@ -55,6 +57,7 @@ def run(args: Namespace) -> int:
     skipped = len(entries)
     report_file = open(args.report, "w", encoding="utf-8") if args.report else None
     progress = Progress(f"batch {args.batch_command}")
+    interrupted = False
     try:
         for line in entries:
             _write_line(report_file, line)
@@ -67,13 +70,19 @@ def run(args: Namespace) -> int:
             entries.append(line)
             _write_line(report_file, line)
             progress.update((len(entries) - skipped) / len(jobs), f"{len(entries)} of {len(groups)} models")
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         progress.__exit__(None, None, None)
         if report_file is not None:
             report_file.close()
     line = report.summary(args.batch_command, entries, time.perf_counter() - start, skipped)
+    if interrupted:
+        line += f"; interrupted, {len(groups) - len(entries)} not done (--skip-existing resumes)"
     report.write_index(outdir / "index.html", args.batch_command, entries, line)
     print(line)
+    if interrupted:
+        return EXIT_INTERRUPTED
     return EXIT_OK if all(entry["status"] == "ok" for entry in entries) else EXIT_FAILED
 
 
