@@ -7,6 +7,7 @@ picture) and, for a turntable, turns once around the model over the run.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -80,9 +81,14 @@ def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tup
 
 
 def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
-                  options, view: str, turntable: bool) -> Iterator[np.ndarray]:
-    """Each frame of the run as an (H, W, 4) uint8 RGBA image; ``offscreen`` is an OffscreenRenderer."""
-    camera = framing_camera(model, clip, times, size, view, options.bones or not model.meshes)
+                  options, view: str, turntable: bool, camera: Camera | None = None) -> Iterator[np.ndarray]:
+    """Each frame of the run as an (H, W, 4) uint8 RGBA image; ``offscreen`` has OffscreenRenderer's
+    ``render_image``. The camera is ``camera`` (the window's view; it is copied) or one from ``view``
+    framed on the run."""
+    if camera is None:
+        camera = framing_camera(model, clip, times, size, view, options.bones or not model.meshes)
+    else:
+        camera = copy.deepcopy(camera)
     start_yaw = camera.yaw
     for index, time in enumerate(times):
         if turntable:

@@ -211,12 +211,13 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", self.export_dialog, "Ctrl+E")
         self.export_pose_action = self._action(menu, "Export &Pose…", self.export_pose_dialog, "Ctrl+Shift+E")
+        self.export_animation_action = self._action(menu, "Export A&nimation…", self.export_animation_dialog)
         self._action(menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
         self._action(menu, "&Copy Image", self.copy_image, QKeySequence.StandardKey.Copy)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._model_actions = [self.attach_action, self.reload_action, self.export_action,
-                               self.export_pose_action]
+                               self.export_pose_action, self.export_animation_action]
         for action in self._model_actions:
             action.setEnabled(False)
 
@@ -726,6 +727,39 @@ class MainWindow(QMainWindow):
     def export_pose(self, path: str | Path) -> bool:
         """File › Export Pose: ``ViewerState.export_pose``, reported."""
         return self._export("Export Pose", path, self.state.export_pose)
+
+    def export_animation_dialog(self) -> None:
+        """File › Export Animation: the dialog, a file name, then ``export_animation``."""
+        from app.ui.export_animation import FORMATS, ExportAnimationDialog
+
+        self.viewport.makeCurrent()
+        limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
+        self.viewport.doneCurrent()
+        playback = self.state.playback
+        dialog = ExportAnimationDialog(self.model, playback.clip_index if playback else None,
+                                       (1280, 720), limit, self)
+        if not dialog.exec():
+            return
+        suffix, file_filter, _ = FORMATS[dialog.format.currentText()]
+        path = self._ask_save_path("Export Animation", suffix, file_filter)
+        if path:
+            self.export_animation(path, dialog.choice())
+
+    def export_animation(self, path: str | Path, choice) -> bool:
+        """Write ``choice`` (an ``AnimationChoice``) to ``path``, reported; False when it failed or was
+        cancelled."""
+        from app.ui.export_animation import Cancelled, export_animation
+
+        try:
+            line = export_animation(self, choice, Path(path))
+        except Cancelled:
+            self.statusBar().showMessage("Export Animation cancelled", 5000)
+            return False
+        except (OSError, ValueError, RuntimeError) as error:
+            QMessageBox.warning(self, "Export Animation", f"Could not write {path}: {error}")
+            return False
+        self.statusBar().showMessage(line, 10000)
+        return True
 
     def _export(self, title: str, path: str | Path, export: Callable[[str | Path], Exported]) -> bool:
         """Run ``export``; report a failure, the writer's warnings and what was written."""
