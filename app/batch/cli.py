@@ -38,7 +38,7 @@ def add_batch_parser(commands, load_options: Callable, render_options: Callable,
         parser.add_argument("paths", nargs="+", metavar="PATH",
                             help="files and folders (searched recursively)")
         parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="the folder written to")
-        parser.add_argument("--jobs", type=_jobs, help="worker processes (default: every core)")
+        parser.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: every core)")
         parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                             help=f"seconds one model may take before its worker is stopped (default "
                                  f"{DEFAULT_TIMEOUT:g})")
