@@ -53,7 +53,7 @@ def test_webm_is_vp9(tmp_path):
     assert duration == pytest.approx(9 / 8, abs=0.02)
 
 
-@pytest.mark.parametrize("suffix", [".gif", ".webp"])
+@pytest.mark.parametrize("suffix", [".gif", ".webp", ".apng"])
 def test_animated_images(tmp_path, suffix):
     out = tmp_path / f"walk{suffix}"
     assert main(["render", "--demo", "--fps", "10", "-o", str(out), "--size", "200x150"]) == 0
@@ -63,7 +63,7 @@ def test_animated_images(tmp_path, suffix):
     first = np.asarray(image.convert("RGB")).astype(int)
     image.seek(3)
     assert np.abs(np.asarray(image.convert("RGB")).astype(int) - first).max() > 60  # the legs moved
-    assert image.info["duration"] == 100  # WebP gives a frame's duration once it is decoded
+    assert image.info["duration"] == 100  # WebP and APNG give a frame's duration once it is decoded
 
 
 def test_frame_sequence_and_turntable(tmp_path):
@@ -115,3 +115,17 @@ def test_turntable_of_a_model_without_clips(tmp_path):
     out = tmp_path / "box.gif"
     assert main(["render", str(BOX), "--turntable", "--fps", "2", "-o", str(out), "--size", "64x64"]) == 0
     assert Image.open(out).n_frames == 9  # four seconds at two a second, both ends
+
+
+def test_a_long_clip_name_is_cut_to_its_frame():
+    from PIL import Image as PILImage
+    from PIL import ImageDraw, ImageFont
+
+    from app.render.sheet import fitted
+
+    draw = ImageDraw.Draw(PILImage.new("RGB", (10, 10)))
+    font = ImageFont.load_default(size=12)
+    label = fitted(draw, font, "a_very_long_animation_name_from_a_modding_tool", "  1.25 s", 120)
+    assert draw.textlength(label, font=font) <= 120
+    assert label.startswith("a_very") and label.endswith("…  1.25 s")
+    assert fitted(draw, font, "walk", "  0.00 s", 120) == "walk  0.00 s"

@@ -47,7 +47,16 @@ def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], op
             image = offscreen.render_image(model, evaluate(model, clip, float(time)), cell, options, view,
                                            camera=camera)
             sheet.paste(Image.fromarray(image, "RGBA"), (column * width, top))
-            label = f"{clip.name}  {time:.2f} s"
+            label = fitted(draw, font, clip.name, f"  {time:.2f} s", width - 8)
             draw.text((column * width + 4, top + height + 2), label, fill=(20, 20, 20, 255), font=font)
             progress((row * frames + column + 1) / (len(model.clips) * frames))
     return np.asarray(sheet)
+
+
+def fitted(draw, font, name: str, suffix: str, width: int) -> str:
+    """``name + suffix``, the name cut short with an ellipsis where the whole is wider than ``width``."""
+    label = name + suffix
+    while draw.textlength(label, font=font) > width and name:
+        name = name[:-1]
+        label = name + "…" + suffix
+    return label

@@ -22,7 +22,7 @@ from app.render.camera import Camera, camera_for
 
 #: Suffix → the kind of animated output.
 VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
-IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp"}
+IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp", ".apng": "apng"}
 #: A printf-style frame number in an image sequence's name (``walk_%04d.png``).
 FRAME_PATTERN = re.compile(r"%0?\d*d")
 #: The rate used when a clip's keys give none.
@@ -142,7 +142,7 @@ def write_video(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float)
 
 
 def write_animated_image(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
-    """A looping GIF (each frame given its own 256-colour palette) or lossy WebP."""
+    """A looping GIF (each frame given its own 256-colour palette), lossy WebP or APNG."""
     from PIL import Image
 
     duration = 1000.0 / fps
@@ -153,6 +153,9 @@ def write_animated_image(path: Path, kind: str, frames: Iterator[np.ndarray], fp
     if kind == "gif":
         images[0].save(path, format="GIF", save_all=True, append_images=images[1:], loop=0,
                        duration=max(20, round(duration / 10) * 10), disposal=2, optimize=False)
+    elif kind == "apng":
+        images[0].save(path, format="PNG", save_all=True, append_images=images[1:], loop=0,
+                       duration=round(duration), default_image=False)
     else:
         images[0].save(path, format="WEBP", save_all=True, append_images=images[1:], loop=0,
                        duration=round(duration), quality=80, method=4)
