@@ -193,8 +193,16 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
-                           material=_material(node), visible=geometry["render"]))
+                           material=_material(node), visible=geometry["render"],
+                           colors=_linear_colours(geometry.get("colors"))))
     return meshes
+
+
+def _linear_colours(colours: np.ndarray | None) -> np.ndarray | None:
+    """Display (sRGB) vertex colours as the linear light a mesh's colours are, alpha kept."""
+    if colours is None:
+        return None
+    return np.column_stack([maths.srgb_to_linear_array(colours[:, :3]), colours[:, 3]])
 
 
 def _material(node: Node) -> Material:
