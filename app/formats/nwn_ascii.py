@@ -608,7 +608,6 @@ def sniff(head: bytes, path: Path) -> str | None:
     return "model" if _NEWMODEL.search(head) else None
 
 
-nwn_model.PARSERS["ascii"] = parse
 register(Format(name="nwn_ascii", description="Neverwinter Nights ASCII MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_mdl",), extensions=(".mdl",), unit="metre",
                 dds_bottom_up=True))

@@ -387,7 +387,6 @@ def sniff(head: bytes, path: Path) -> str | None:
     return "model" if 0 < root < model_size else None
 
 
-nwn_model.PARSERS["binary"] = parse
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
                 dds_bottom_up=True, magic=b"\0\0\0\0"))
