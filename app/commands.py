@@ -89,14 +89,7 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    return formats.load(paths, load_options(args))
-
-
-def load_options(args: Namespace) -> formats.LoadOptions:
-    """The reader options the command line sets (shared by every command and the window)."""
-    return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
-                               textures=list(args.texture), texture_dirs=list(args.texture_dir),
-                               show_hidden=args.show_hidden)
+    return formats.load(paths, formats.LoadOptions.from_arguments(args))
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
