@@ -9,9 +9,9 @@ import pytest
 from app import formats, maths
 from app.physics.autosetup import auto_setup
 from app.physics.rig import bind_rig
-from app.render import gizmo_scene
+from app.scene import gizmo_scene
 from app.render.camera import Camera, project
-from app.render.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triangles, cone_directions,
+from app.scene.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triangles, cone_directions,
                                     hinge_arcs, pick_box, ragdoll_scene, swing_cones, twist_arcs)
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
@@ -208,7 +208,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
 
 
 def test_capsule_lines_lie_on_the_capsule_inside_the_box():
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_lines, part_lines
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS, capsule_lines, part_lines
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)
@@ -226,7 +226,7 @@ def test_capsule_lines_lie_on_the_capsule_inside_the_box():
 
 
 def test_capsule_triangles_cover_the_capsule_inside_the_box():
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_triangles
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS, capsule_triangles
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)

@@ -1,10 +1,11 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
 model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
-those four never import one another, nor anything above them (commands, state, ui); state (the Qt-free
-application state) imports anything but ui, and from render only its GL-free modules, so importing
-the state loads neither Qt nor moderngl; only ui imports Qt; no module imports another module's
-private names.
+those four never import one another, nor anything above them (commands, state, ui); scene (what is
+drawn, as data: draw settings, gizmo geometry) imports only the core, and render, state and ui read it;
+state (the Qt-free application state) imports neither ui nor render, so importing the state loads
+neither Qt nor moderngl; ui never imports commands (the command line is a sibling of the window, not a
+library of it); only ui imports Qt; no module imports another module's private names.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ APP = Path(__file__).resolve().parent.parent / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation"}
 SIBLINGS = ("formats", "render", "physics", "export")
 QT = ("PySide6", "shiboken6")
-#: The render modules that hold data and geometry only (numpy, no GL): all the state may use of render.
-GL_FREE_RENDER = {"app.render.gizmo_scene"}
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
                        if path.stem != "__init__")
 
@@ -75,12 +74,15 @@ def test_imports_follow_the_layers(path):
         if layer == "core":
             assert target == "core", f"{where}: model, maths and pose import nothing above them"
         if layer in SIBLINGS:
-            assert target in ("core", layer, "resources"), \
-                f"{where}: {layer}/ imports only itself and the core"
+            allowed = ("core", layer, "resources", *(("scene",) if layer == "render" else ()))
+            assert target in allowed, f"{where}: {layer}/ imports only itself and the core"
+        if layer == "scene":
+            assert target in ("core", "scene"), f"{where}: scene/ imports only itself and the core"
         if layer == "state":
             assert target != "ui", f"{where}: the state knows nothing of its views"
-            assert target != "render" or module in GL_FREE_RENDER, \
-                f"{where}: the state uses only render's GL-free modules {sorted(GL_FREE_RENDER)}"
+            assert target != "render", f"{where}: the state draws nothing (what is drawn is in app/scene)"
+        if layer == "ui":
+            assert target != "commands", f"{where}: the window does not import the command line"
         private = [name for name in names if name.startswith("_") and not name.startswith("__")]
         assert not private or module == importer, f"{where}: private names {private}"
 

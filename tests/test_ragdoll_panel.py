@@ -17,8 +17,8 @@ from app import formats
 from app.export.gltf import export_gltf
 from app.physics.profile import load_profile, to_dict
 from app.physics.symmetry import quaternion_to_euler
-from app.render import gizmo_scene
-from app.render.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
+from app.scene import gizmo_scene
+from app.scene.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
 from app.resources import demo_paths
 from tests.gui_helpers import part_centre, pixel_of, needs_display, show_demo_window, view_image
 
@@ -238,7 +238,7 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
 def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     from PySide6.QtWidgets import QComboBox
 
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS
     from app.ui.ragdoll_parts_tab import SHAPE
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
@@ -570,7 +570,7 @@ def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
 
 @_gui
 def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
-    from app.render.gizmo_scene import perpendiculars
+    from app.scene.gizmo_scene import perpendiculars
 
     session = window.ragdoll
     document = session.document

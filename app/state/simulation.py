@@ -22,7 +22,7 @@ import numpy as np
 from app.model import Clip
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.pose import Pose
-from app.render.gizmo_scene import pick_box
+from app.scene.gizmo_scene import pick_box
 from app.state.events import Events
 from app.state.ragdoll_document import RagdollDocument
 

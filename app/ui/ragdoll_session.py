@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
-from app.render.gizmo_scene import GizmoScene
+from app.scene.gizmo_scene import GizmoScene
 from app.resources import demo_paths
 from app.state.handles import Handle, HandleDrag, handles, pick_handle
 from app.state.ragdoll_document import RagdollDocument

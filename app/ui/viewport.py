@@ -23,7 +23,7 @@ from app.model import Model
 from app.pose import Pose, posed_bounds
 from app.root_motion import over_ground, pose_centre
 from app.render.camera import Camera, camera_for, project
-from app.render.gizmo_scene import GizmoScene
+from app.scene.gizmo_scene import GizmoScene
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
