@@ -227,13 +227,11 @@ def render(args: Namespace) -> int:
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
-    from app.render.renderer import DisplayOptions
+    from app.state.display import DisplayOptions, draw_settings
 
-    # A transparent picture is for compositing: the floor grid would only get in the way.
-    options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             show_hidden=args.show_hidden,
-                             wireframe=args.wireframe, transparent=args.transparent,
-                             grid=not args.transparent)
+    display = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
+                             show_hidden=args.show_hidden, wireframe=args.wireframe)
+    options = draw_settings(display, transparent=args.transparent)
     width, height = args.size
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")

@@ -15,7 +15,8 @@ from app.scene.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triang
                                     hinge_arcs, pick_box, ragdoll_scene, swing_cones, twist_arcs)
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
-from app.render.renderer import DisplayOptions, Renderer
+from app.render.renderer import Renderer
+from app.scene.draw_settings import DrawSettings
 from app.resources import demo_paths
 
 
@@ -179,7 +180,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
         camera = Camera(up_axis="Y")
         camera.set_view("front")
         camera.frame(*renderer.bounds(), aspect=size[0] / size[1])
-        options = DisplayOptions(grid=False)
+        options = DrawSettings(grid=False)
         scene = ragdoll_scene((rig.part_bind @ rig.box_rotations)[:1], rig.half_extents[:1],
                               extent=model.extent(), show_joints=False)
         with ImageTargets.create(gl_context, size) as targets:

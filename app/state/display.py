@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from app.scene.draw_settings import DrawSettings
 from app.state.events import Events
 
 SKINNING_METHODS = ("lbs", "dqs")
@@ -58,6 +59,18 @@ class DisplayOptions:
 
 #: The options' names, in menu order.
 OPTIONS = tuple(f.name for f in fields(DisplayOptions) if f.init)
+#: The options the renderer takes as they are: those both types name.
+DRAWN = tuple(name for name in OPTIONS if name in {f.name for f in fields(DrawSettings)})
+
+
+def draw_settings(display: DisplayOptions, selected_bone: int | None = None,
+                  transparent: bool = False) -> DrawSettings:
+    """What the renderer draws for ``display`` with ``selected_bone`` selected (the heat map shows that
+    bone's weights when it is on); ``transparent``: for a picture with a clear background. The window
+    and ``boneyard render`` both draw what this says."""
+    settings = DrawSettings(**{name: getattr(display, name) for name in DRAWN}, selected_bone=selected_bone,
+                            heatmap_bone=selected_bone if display.heatmap else None)
+    return settings.for_picture(transparent)
 
 
 def _checked(name: str, value):

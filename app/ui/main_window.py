@@ -29,6 +29,7 @@ from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
 from app.render.offscreen import max_image_side
+from app.state.display import draw_settings
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import TextureError
 from app.ui.assigned_textures import AssignedTextures
@@ -70,9 +71,6 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None),
                    ("follow", "F&ollow the Model", "follow", None))
-#: DisplayOptions fields the renderer's options take as they are.
-RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "vertex_colors",
-                  "show_hidden", "background")
 #: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
 WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 #: Keys that end typing in a text field and give the keys back to the view.
@@ -325,13 +323,7 @@ class MainWindow(QMainWindow):
 
     def _show_view_options(self) -> None:
         """The viewport draws what the display options and the selected bone say."""
-        display, options = self.state.display, self.viewport.options
-        for name in RENDER_OPTIONS:
-            setattr(options, name, getattr(display, name))
-        options.selected_bone = self.state.selected_bone
-        options.heatmap_bone = self.state.selected_bone if display.heatmap else None
-        self.viewport.overlay.bone_names = display.bone_names
-        self.viewport.update()
+        self.viewport.show_settings(draw_settings(self.state.display, self.state.selected_bone))
 
     def _show_display(self, name: str, value) -> None:
         for key, _, option, _ in DISPLAY_ACTIONS:
@@ -635,7 +627,7 @@ class MainWindow(QMainWindow):
         width = width or int(self.viewport.width() * ratio)
         height = height or int(self.viewport.height() * ratio)
         image = _image_to_qimage(self.viewport.render_image(width, height, transparent))
-        if self.state.display.bone_names:
+        if self.viewport.options.bone_names:
             self._paint_bone_names(image)
         return image
 

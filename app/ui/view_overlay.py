@@ -43,16 +43,16 @@ def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
 
 
 class ViewOverlay:
-    """Paints the marks, and the bone names while ``bone_names`` is on, over ``viewport``'s picture."""
+    """Paints the marks, and the bone names while the view's draw settings show them, over
+    ``viewport``'s picture."""
 
     def __init__(self, viewport):
         self.viewport = viewport
-        self.bone_names = False
 
     def paint(self, painter: QPainter) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(self.viewport.font())
-        if self.bone_names:
+        if self.viewport.options.bone_names:
             self.paint_bone_names(painter)
         self._paint_gizmo(painter)
         marks = self.viewport.marks()
