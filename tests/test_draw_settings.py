@@ -13,11 +13,11 @@ from app.state.display import DisplayOptions, draw_settings
 
 def test_the_display_options_and_selection_become_draw_settings():
     display = DisplayOptions(shaded=False, wireframe=True, bones=True, bone_names=True, heatmap=True,
-                             normals=True, grid=False, skinning="dqs", textures=False, vertex_colors=False,
-                             show_hidden=True, background=(0.1, 0.2, 0.3, 1.0))
+                             normals=True, grid=False, bounds=True, skinning="dqs", textures=False,
+                             vertex_colors=False, show_hidden=True, background=(0.1, 0.2, 0.3, 1.0))
     settings = draw_settings(display, selected_bone=4)
     assert settings == DrawSettings(skinning="dqs", shaded=False, wireframe=True, bones=True, bone_names=True,
-                                    normals=True, grid=False, heatmap_bone=4, selected_bone=4,
+                                    normals=True, grid=False, bounds=True, heatmap_bone=4, selected_bone=4,
                                     background=(0.1, 0.2, 0.3, 1.0), textures=False, show_hidden=True,
                                     vertex_colors=False)
 

@@ -189,6 +189,30 @@ def test_skeleton_overlay_adds_pixels(offscreen):
 
 
 @pytest.mark.gl
+def test_bounding_box_outlines_what_is_drawn(offscreen):
+    """The box's edges, alone on screen, reach exactly as far as its eight corners project."""
+    from app.pose import posed_bounds
+    from app.render.camera import camera_for, project
+
+    model = humanoid()
+    low, high = posed_bounds(model, rest_pose(model), False)
+    # Framed wider than the box, so all of it is in the picture.
+    camera = camera_for(low - (high - low), high + (high - low), up_axis=model.up_axis, view="iso",
+                        aspect=SIZE[0] / SIZE[1])
+    corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1])
+                        for z in (low[2], high[2])])
+    pixels, inside = project(camera, corners, *SIZE)
+    assert inside.all()
+    plain = DrawSettings(grid=False, shaded=False)
+    boxed = DrawSettings(grid=False, shaded=False, bounds=True)
+    assert not foreground(offscreen.render_image(model, None, SIZE, plain, camera=camera), plain).any()
+    drawn = foreground(offscreen.render_image(model, None, SIZE, boxed, camera=camera), boxed)
+    rows, columns = np.nonzero(drawn)
+    np.testing.assert_allclose([columns.min(), rows.min()], pixels.min(axis=0), atol=1.5)
+    np.testing.assert_allclose([columns.max() + 1, rows.max() + 1], pixels.max(axis=0), atol=1.5)
+
+
+@pytest.mark.gl
 def test_selected_bone_is_highlighted(offscreen):
     model = humanoid()
     plain = offscreen.render_image(model, None, SIZE, DrawSettings(grid=False, bones=True))

@@ -28,6 +28,7 @@ from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
+from app.scene.gizmo_scene import box_lines
 
 #: (scale, offset) applied to clip-space z for each depth layer.
 SCENE_LAYER = (0.5, 0.5)
@@ -49,6 +50,7 @@ BONE_COLOR = (0.62, 0.64, 0.70)
 SELECTED_COLOR = (1.0, 0.55, 0.10)
 WIREFRAME_COLOR = (0.05, 0.05, 0.08, 0.55)
 NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
+BOUNDS_COLOR = (0.95, 0.80, 0.30, 1.0)
 
 
 class GpuMesh:
@@ -211,8 +213,13 @@ class Renderer:
             "capture": load_program(ctx, "mesh.glsl", varyings=("v_world", "v_normal")),
             "grid": load_program(ctx, "grid.glsl"),
             "normals": load_program(ctx, "normals.glsl"),
+            "lines": load_program(ctx, "gizmo.glsl"),
         }
         self.grid_array = ctx.vertex_array(self.programs["grid"], [])
+        #: The bounding box's 12 edges: (24 ends, position and colour) rewritten for each frame drawn.
+        self.bounds_buffer = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
+        self.bounds_array = ctx.vertex_array(self.programs["lines"],
+                                             [(self.bounds_buffer, "3f 4f", "in_position", "in_color")])
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.palette: np.ndarray | None = None
@@ -341,6 +348,8 @@ class Renderer:
             self._draw_wireframe(options)
         if options.normals:
             self._draw_normals(options)
+        if options.bounds:
+            self._draw_bounds(options)
         if options.grid:
             self._draw_grid(camera)
         if meshes:
@@ -506,6 +515,18 @@ class Renderer:
             self.normal_arrays[index].render(moderngl.POINTS, vertices=gpu_mesh.vertex_count)
         self.ctx.disable(moderngl.BLEND)
 
+    def _draw_bounds(self, options: DrawSettings) -> None:
+        """The edges of the box that frames what is drawn (``bounds``), hidden where the model is in
+        front of them."""
+        low, high = self.bounds(options.bones)
+        frame = np.eye(4)
+        frame[:3, 3] = 0.5 * (low + high)
+        ends = box_lines(frame[None], (0.5 * (high - low))[None]).reshape(-1, 3)
+        colors = np.broadcast_to(BOUNDS_COLOR, (len(ends), 4))
+        self.bounds_buffer.write(np.ascontiguousarray(np.hstack([ends, colors]), dtype="f4").tobytes())
+        set_uniform(self.programs["lines"], "depth_layer", SCENE_LAYER)
+        self.bounds_array.render(moderngl.LINES, vertices=len(ends))
+
     def _draw_grid(self, camera: Camera) -> None:
         """The floor: perpendicular to the up axis, under the model's lowest point in the pose it
         was shown in first."""
@@ -645,6 +666,8 @@ class Renderer:
         self._release_model()
         self._release_pick_target()
         self.grid_array.release()
+        self.bounds_array.release()
+        self.bounds_buffer.release()
         if self._capture_framebuffer is not None:
             for attachment in self._capture_framebuffer.color_attachments:
                 attachment.release()

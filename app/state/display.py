@@ -16,7 +16,8 @@ class DisplayOptions:
 
     Assigning a field checks the value and, when it changed, emits the field's event with the new
     value, then ``changed(name, value)``; views subscribe to what they draw. ``heatmap`` colours the
-    selected bone's weights; ``bone_names`` labels the bones; ``show_hidden`` also draws the meshes a
+    selected bone's weights; ``bone_names`` labels the bones; ``bounds`` outlines the box that
+    frames what is drawn; ``show_hidden`` also draws the meshes a
     file marks as not rendered; ``vertex_colors`` tints meshes by their vertex colours; ``follow`` keeps
     a clip that travels (root motion) in view while it plays; ``background`` is an sRGB (r, g, b, a)
     in 0..1.
@@ -29,6 +30,7 @@ class DisplayOptions:
     heatmap: bool = False
     normals: bool = False
     grid: bool = True
+    bounds: bool = False
     skinning: str = "lbs"
     textures: bool = True
     vertex_colors: bool = True
