@@ -1,6 +1,6 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
+model, maths, pose, errors, textures, orientation and events sit below formats, render, physics and export;
 those four never import one another, nor anything above them (commands, state, ui); scene (what is
 drawn, as data: draw settings, gizmo geometry) imports only the core, and render, state and ui read it;
 state (the Qt-free application state) imports neither ui nor render, so importing the state loads
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation"}
+CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events"}
 SIBLINGS = ("formats", "render", "physics", "export")
 QT = ("PySide6", "shiboken6")
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")

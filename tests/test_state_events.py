@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.state.events import Events
+from app.events import Events
 
 
 def test_listeners_run_in_order_with_the_arguments():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from app.scene.draw_settings import DrawSettings
-from app.state.events import Events
+from app.events import Events
 
 SKINNING_METHODS = ("lbs", "dqs")
 

@@ -25,7 +25,7 @@ from app.physics.profile import ProfileError, RagdollProfile, load_profile, save
 from app.physics.profile_location import find_profile, save_location
 from app.physics.rig import Rig, bind_rig
 from app.physics.symmetry import joint_mirrors, mirrored_joint_changes, mirrored_part_changes, part_mirrors
-from app.state.events import Events
+from app.events import Events
 
 #: Consecutive edits of the same fields of the same part or joint within this many seconds are one
 #: undo step (a spin box's arrows held down, a handle dragged).

@@ -38,7 +38,7 @@ from app.pose import Pose
 from app.resources import demo_paths
 from app.root_motion import has_root_motion
 from app.state.display import DisplayOptions
-from app.state.events import Events
+from app.events import Events
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 from app.textures import TextureError, read_image
