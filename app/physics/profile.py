@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from app.errors import InputError, regular_size
+from app.events import Events
 from app.physics.profile_location import beside
 from app.model import Model
 
@@ -124,7 +125,8 @@ class RagdollProfile:
     linear_damping: float = 0.05
     angular_damping: float = 0.85
     path: Path | None = None
-    _listeners: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+    #: ``changed()`` after every edit.
+    events: Events = field(default_factory=lambda: Events("changed"), init=False, repr=False)
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -146,8 +148,9 @@ class RagdollProfile:
 
     # --- editing ---------------------------------------------------------------------------------
 
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every edit; returns the function that stops it."""
+        return self.events.subscribe("changed", listener)
 
     def _commit_fields(self, **fields) -> None:
         """Commit a copy of the profile with ``fields`` (profile field → new value) replaced."""
@@ -163,8 +166,7 @@ class RagdollProfile:
         for name in ("parts", "joints", "relations", "disabled_collisions", "meters_per_unit",
                      "linear_damping", "angular_damping"):
             setattr(self, name, getattr(candidate, name))
-        for listener in list(self._listeners):
-            listener()
+        self.events.emit("changed")
 
     def set_part(self, part: str, /, **changes) -> None:
         """Change fields of part ``part``; a new ``name`` is followed by joints, relations and pairs."""
