@@ -303,9 +303,9 @@ def ragdoll(args: Namespace) -> int:
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
+    from app.physics.model_profile import model_profile
     from app.physics.profile import load_profile, save_profile
     from app.physics.ragdoll import Ragdoll
-    from app.state.ragdoll_document import model_profile
     from app.user_files import user_data_dir
 
     if args.profile:

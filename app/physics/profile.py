@@ -33,8 +33,6 @@ from typing import Callable, Literal
 
 from app.errors import InputError, regular_size
 from app.events import Events
-from app.physics.profile_location import beside
-from app.model import Model
 
 VERSION = 1
 JOINT_KINDS = ("hinge", "cone_twist")
@@ -566,16 +564,3 @@ def _running(pid: int) -> bool:
     except (PermissionError, OverflowError):
         return pid < 2 ** 31
     return True
-
-
-def profile_path_for(model_path: str | Path) -> Path:
-    """Where the profile of the model read from ``model_path`` lives: ``<file>.ragdoll.json`` beside it."""
-    return beside(model_path)
-
-
-def load_profile_for(model: Model) -> RagdollProfile | None:
-    """The profile saved beside the model's first file, or None when there is none."""
-    if not model.files:
-        return None
-    path = profile_path_for(model.files[0])
-    return load_profile(path) if path.is_file() else None

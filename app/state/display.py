@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from app.scene.draw_settings import DrawSettings
 from app.events import Events
+from app.scene.draw_settings import DrawSettings
 
 SKINNING_METHODS = ("lbs", "dqs")
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from app import formats
+from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.playback import Playback
@@ -38,7 +39,6 @@ from app.pose import Pose
 from app.resources import demo_paths
 from app.root_motion import has_root_motion
 from app.state.display import DisplayOptions
-from app.events import Events
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 from app.textures import TextureError, read_image
