@@ -354,7 +354,7 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
                        lifted)
     assert session.simulation.message == ""
     assert "Dragging" not in window.ragdoll_panel.simulation_box.stats_label.text()
-    assert session.marks().spring is None
+    assert window.state.ragdoll_tool.marks().spring is None
 
 
 def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, monkeypatch):

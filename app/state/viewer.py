@@ -41,6 +41,7 @@ from app.root_motion import has_root_motion
 from app.state.display import DisplayOptions
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation
 from app.textures import IMAGE_SUFFIXES, TextureError, read_image
 
@@ -80,14 +81,14 @@ class Exported:
 class ViewerState:
     """The model on screen and everything the viewer does with it.
 
-    ``load_options`` are those the model on screen was read with (a reload reads with them again);
-    ``document`` is the ragdoll profile document (None: no ragdoll), ``simulation`` its simulation
-    (made for the document when not given); ``up_axes`` and ``textures`` remember the user's choices
-    per model file (None: not remembered).
+    ``load_options`` are those the model on screen was read with (a reload reads with them again).
+    With ``ragdoll_dir`` (the user's data folder, where profiles that cannot be saved beside their
+    model go) the state has a ragdoll: ``document`` (the profile being edited), ``simulation`` and
+    ``ragdoll_tool`` (what the view's presses and drags do to them); without, all three are None.
+    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered).
     """
 
-    def __init__(self, load_options: formats.LoadOptions | None = None,
-                 document: RagdollDocument | None = None, simulation: Simulation | None = None,
+    def __init__(self, load_options: formats.LoadOptions | None = None, ragdoll_dir: str | Path | None = None,
                  up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None):
         self.load_options = load_options or formats.LoadOptions()
         #: The texture folders the command line gave; remembered folders are searched after them.
@@ -97,10 +98,12 @@ class ViewerState:
         self.display = DisplayOptions(show_hidden=self.load_options.show_hidden)
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
-        self.document = document
-        if simulation is None and document is not None:
-            simulation = Simulation(document)
-        self.simulation = simulation
+        self.document = self.simulation = self.ragdoll_tool = None
+        if ragdoll_dir is not None:
+            self.document = RagdollDocument(ragdoll_dir, builtin_files=tuple(demo_paths()))
+            self.simulation = Simulation(self.document)
+            self.ragdoll_tool = RagdollTool(self.document, self.simulation)
+        simulation = self.simulation
         self.up_axes = up_axes
         self.textures = textures
         self._resume_playback = False

@@ -47,6 +47,7 @@ from app.ui.up_axes import RememberedUpAxes
 from app.ui.user_settings import open_settings
 from app.ui.viewport import Viewport, local_files
 from app.ui.warnings_dock import WarningsDock
+from app.user_files import user_data_dir
 
 #: Saved dock layouts of another version are ignored (raise it when the docks change).
 DOCK_LAYOUT_VERSION = 2
@@ -111,9 +112,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
-        self.ragdoll = RagdollSession(self)
-        self.state = ViewerState(load_options, self.ragdoll.document, self.ragdoll.simulation,
-                                 up_axes=self.up_axes, textures=self.assigned_textures)
+        self.state = ViewerState(load_options, ragdoll_dir=user_data_dir(), up_axes=self.up_axes,
+                                 textures=self.assigned_textures)
+        self.ragdoll = RagdollSession(self.state.ragdoll_tool, self)
         self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.ragdoll_panel)
@@ -567,7 +568,7 @@ class MainWindow(QMainWindow):
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
         self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)
         self.ragdoll_panel.visibilityChanged.connect(self._ragdoll_panel_shown)
-        self.viewport.ray_tool = session
+        self.viewport.ray_tool = self.state.ragdoll_tool
 
     def _ragdoll_panel_shown(self, visible: bool) -> None:
         """The gizmos and part picking are on while the panel shows."""
@@ -575,7 +576,8 @@ class MainWindow(QMainWindow):
         self._show_gizmos()
 
     def _show_gizmos(self) -> None:
-        self.viewport.set_gizmo_scene(self.ragdoll.gizmo_scene() if self.model is not None else None)
+        tool = self.state.ragdoll_tool
+        self.viewport.set_gizmo_scene(tool.gizmo_scene() if self.model is not None else None)
 
     def _show_selected_part(self) -> None:
         part = self.ragdoll.selected_part

@@ -5,7 +5,6 @@ the view's own GL window after the scene, so they stay crisp at any size and sho
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
@@ -22,15 +21,6 @@ SHOT_SECONDS = 1.5
 SHOT_COLOR = QColor(255, 90, 40)
 SPRING_COLOR = QColor(120, 230, 255)
 MARKER_RADIUS = 7
-
-
-@dataclass(frozen=True)
-class ViewMarks:
-    """What a ray tool wants drawn: ``shot`` (origin (3,), end (3,), hit: bool, when: monotonic
-    seconds) and ``spring`` (anchor on the part (3,), drag target (3,)); None for none."""
-
-    shot: tuple[np.ndarray, np.ndarray, bool, float] | None = None
-    spring: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:

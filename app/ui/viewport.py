@@ -29,7 +29,8 @@ from app.render.picking import nearest_segment
 from app.render.renderer import Renderer
 from app.scene.draw_settings import DrawSettings
 from app.scene.gizmo_scene import GizmoScene
-from app.ui.view_overlay import ViewMarks, ViewOverlay
+from app.scene.view_marks import ViewMarks
+from app.ui.view_overlay import ViewOverlay
 
 #: glPixelStorei's name for the row alignment of uploaded pixels.
 GL_UNPACK_ALIGNMENT = 0x0CF5
