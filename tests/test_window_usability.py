@@ -98,8 +98,7 @@ def test_hiding_the_dock_that_had_focus_gives_the_keys_to_the_view(window, qtbot
     window.ragdoll_panel.raise_()
     qtbot.mouseClick(window.ragdoll_panel.profile_box.total_mass_box, Qt.MouseButton.LeftButton)
     window.ragdoll_panel.toggleViewAction().trigger()
-    qtbot.wait(50)
-    assert QApplication.focusWidget() is window.viewport
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.viewport, timeout=5_000)
     assert frame_key_reframes(window, qtbot)
     assert window.outliner.filter.text() == ""
 
@@ -248,9 +247,8 @@ def test_the_wheel_over_the_ragdoll_tabs_scrolls_the_panel(window, qtbot):
     panel = window.ragdoll_panel
     panel.raise_()
     window.resize(1000, 420)
-    qtbot.wait(100)
     bar = panel.widget().verticalScrollBar()
-    assert bar.maximum() > 0, "the panel should need scrolling at this height"
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # the panel needs scrolling at this height
     tabs = panel.tabs.tabBar()
     centre = QPointF(tabs.rect().center())
     wheel = QWheelEvent(centre, QPointF(tabs.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
@@ -264,10 +262,9 @@ def test_the_wheel_over_the_ragdoll_tabs_scrolls_the_panel(window, qtbot):
 def test_the_inspector_shows_every_row_of_a_matrix(window, qtbot):
     window.outliner.raise_()
     window.state.select_bone(3)
-    qtbot.wait(100)
     label = window.outliner.inspector.bone_page.labels["bind"]
     assert label.text().count("\n") == 3
-    assert label.height() >= label.sizeHint().height()
+    qtbot.waitUntil(lambda: label.height() >= label.sizeHint().height(), timeout=5_000)
     assert label.visibleRegion().boundingRect().height() >= label.sizeHint().height() - 1
 
 
@@ -375,9 +372,8 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     qtbot.addWidget(window)
     window.show()
     window.state.set_model(formats.load(demo_paths()))
-    qtbot.wait(200)
-    labels = [label.text() for label in window.viewport.findChildren(QLabel)]
-    assert any(problem in text for text in labels)
+    qtbot.waitUntil(lambda: any(problem in label.text() for label in window.viewport.findChildren(QLabel)),
+                    timeout=5_000)
     assert window.outliner.isVisible() and window.model is not None
     assert not window.save_screenshot(tmp_path / "shot.png") and problem in refusals[-1]
     window.copy_image()
