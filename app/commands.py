@@ -360,11 +360,7 @@ def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "ful
 
 def joint_limit_ranges(joints: list) -> np.ndarray:
     """(J, 3, 2) degrees: each joint angle's low and high limit (0, 0 for a hinge's locked angles)."""
-    ranges = np.zeros((len(joints), 3, 2))
-    for index, joint in enumerate(joints):
-        if joint.kind == "hinge":
-            ranges[index, 0] = joint.low, joint.high
-        else:
-            spans = np.array([joint.swing1, joint.swing2, joint.twist])
-            ranges[index] = np.stack([-spans, spans], axis=-1)
-    return ranges
+    from app.physics.joint_kinds import KINDS
+
+    ranges = [KINDS[joint.kind].angle_ranges(KINDS[joint.kind].values(joint)) for joint in joints]
+    return np.array(ranges).reshape(-1, 3, 2)

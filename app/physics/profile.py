@@ -33,13 +33,11 @@ from typing import Callable, Literal
 
 from app.errors import InputError, regular_size
 from app.events import Events
+from app.physics.joint_kinds import JOINT_KINDS, KINDS
 
 VERSION = 1
-JOINT_KINDS = ("hinge", "cone_twist")
 #: A part's collision shape: its box, or the capsule inside the box (``capsule_dimensions``).
 SHAPES = ("box", "capsule")
-#: The middle gimbal axis (swing2) locks at 90°; docs/ragdoll.md keeps it under about 80°.
-MAX_SWING2 = 85.0
 #: Largest part mass (kg), box edge or offset (model units) and unit scale a profile may hold: beyond
 #: these the simulation's numbers overflow to NaN (a part of 1e18 kg does within a step).
 MAX_MASS = 1e5
@@ -102,9 +100,8 @@ class Joint:
     @property
     def limits(self) -> dict[str, float]:
         """The limits that apply to the kind, in degrees."""
-        if self.kind == "hinge":
-            return {"low": self.low, "high": self.high}
-        return {"swing1": self.swing1, "swing2": self.swing2, "twist": self.twist}
+        kind = KINDS[self.kind]
+        return dict(zip(kind.limit_names, kind.values(self)))
 
 
 @dataclass(eq=False)
@@ -309,15 +306,7 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
         return ".rotation", f"a non-zero quaternion (x, y, z, w), got {list(joint.rotation)}"
     if joint.kind not in JOINT_KINDS:
         return ".type", f"one of {', '.join(JOINT_KINDS)}, got {joint.kind!r}"
-    if joint.kind == "hinge":
-        if not (_finite(joint.low) and _finite(joint.high) and -180 <= joint.low <= joint.high <= 180):
-            return ".limits", f"-180 <= low <= high <= 180 degrees, got low {joint.low}, high {joint.high}"
-        return None
-    for key, top in (("swing1", 180.0), ("swing2", MAX_SWING2), ("twist", 180.0)):
-        value = getattr(joint, key)
-        if not (_finite(value) and 0 <= value <= top):
-            return f".limits.{key}", f"an angle from 0 to {top:g} degrees, got {value}"
-    return None
+    return KINDS[joint.kind].problem(joint)
 
 
 def _finite(value) -> bool:
@@ -466,7 +455,7 @@ def _joint_from_dict(f: _Fields, item, where: str) -> Joint:
     if kind not in JOINT_KINDS:
         f.fail(f"{where}.type", f"one of {', '.join(JOINT_KINDS)}, got {_kind(kind)}")
     limits = f.object(f.get(item, "limits", where), f"{where}.limits")
-    keys = ("low", "high") if kind == "hinge" else ("swing1", "swing2", "twist")
+    keys = KINDS[kind].limit_names
     angles = {key: f.number(f.get(limits, key, f"{where}.limits"), f"{where}.limits.{key}") for key in keys}
     return Joint(name=f.text(f.get(item, "name", where), f"{where}.name"),
                  part_a=f.text(parts[0], f"{where}.parts[0]"), part_b=f.text(parts[1], f"{where}.parts[1]"),
