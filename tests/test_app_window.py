@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.demo_formats import WRITERS
-from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
+from tests.gui_helpers import SharedWindow, image_array, needs_display, view_image
 
 pytestmark = [pytest.mark.gui, needs_display]
 
@@ -39,13 +39,20 @@ def assert_in_frame(image, coverage=0.02):
     assert not mask[:, 0].all() and not mask[0, :].all()
 
 
+@pytest.fixture(scope="module")
+def shared_window():
+    """One window for the module (SharedWindow puts it back before each test)."""
+    shared = SharedWindow()
+    yield shared
+    shared.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
-    win = show_demo_window(qtbot)
+def window(qtbot, shared_window):
+    win = shared_window.get(qtbot)
     win.timer.stop()  # the tests move time with state.tick
     win.playback.set_playing(False)
-    yield win
-    win.close()
+    return win
 
 
 def open_and_wait(window, qtbot, paths):
