@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events"}
+CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
+        "app.atomic_files"}
 SIBLINGS = ("formats", "render", "physics", "export")
 QT = ("PySide6", "shiboken6")
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")

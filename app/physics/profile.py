@@ -23,14 +23,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
-import secrets
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
+from app.atomic_files import write_atomically
 from app.errors import InputError, regular_size
 from app.events import Events
 from app.physics.joint_kinds import JOINT_KINDS, KINDS
@@ -492,7 +489,7 @@ def load_profile(path: str | Path) -> RagdollProfile:
 
 
 def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
-    """Write ``profile`` to ``path`` atomically (see ``write_atomically``)."""
+    """Write ``profile`` to ``path`` atomically (``app.atomic_files.write_atomically``)."""
     path = Path(path)
     problem = first_problem(profile)
     if problem:
@@ -500,56 +497,3 @@ def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
     write_atomically(path, json.dumps(to_dict(profile), indent=2) + "\n")
     profile.path = path
     return path
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace the file at ``path`` (a symlink's target, when ``path`` is a link) with ``text``, so a
-    reader sees the old bytes or the new, never a mix; the file keeps its mode (a new file gets 0666
-    less the umask). The bytes go to a temporary file beside the target, renamed over it once
-    complete; it is removed on any failure Python sees, and one left by a save that was killed
-    (its process gone) is removed by the next save."""
-    target = Path(os.path.realpath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
-    _remove_orphans(target)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        handle = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        try:
-            if mode is not None:
-                os.fchmod(handle, mode)
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(handle, view):]
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def _remove_orphans(target: Path) -> None:
-    """Remove temporaries of earlier saves of ``target`` whose process no longer runs."""
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return
-    for name in names:
-        match = pattern.fullmatch(name)
-        if match and not _running(int(match.group(1))):
-            (target.parent / name).unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return pid < 2 ** 31
-    return True
