@@ -73,8 +73,20 @@ class SharedWindow:
         and focus as they were when it was first shown; its timers running."""
         from app import formats
         from app.resources import demo_paths
+        from app.state.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
 
         window = self.window
+        if window.state.ragdoll_running:
+            window.set_ragdoll_running(False)
+        simulation = window.state.simulation
+        simulation.set_paused(False)
+        simulation.set_tool("shoot")
+        simulation.set_gravity(True)
+        simulation.set_ground(True)
+        simulation.set_copies(1)
+        simulation.set_impulse(DEFAULT_IMPULSE)
+        simulation.set_budget(DEFAULT_BUDGET)
+        simulation.last_hit = simulation.last_shot = None
         window.loader.cancel()
         window._close_progress()
         window.settings.clear()
