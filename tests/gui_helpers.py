@@ -57,9 +57,12 @@ class SharedWindow:
         self._display = None
 
     def get(self, qtbot):
-        """The module's window, made on first use, else put back as it started."""
+        """The module's window, made on first use (or after a test closed it), else put back as it
+        started."""
         from shiboken6 import isValid
 
+        if self.window is not None and isValid(self.window) and not self.window.isVisible():
+            self.close()  # a test closed it (its simulation is gone): the next test gets a new one
         if self.window is None or not isValid(self.window):
             self.window = show_demo_window(qtbot, owned=False)
             self._docks = self.window.saveState()
@@ -105,10 +108,14 @@ class SharedWindow:
         park_pointer(window)
 
     def close(self) -> None:
+        """Close the window, dropping unsaved ragdoll edits a test left (no question asked)."""
+        from PySide6.QtWidgets import QMessageBox
         from shiboken6 import isValid
 
         if self.window is not None and isValid(self.window):
-            self.window.close()
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
+                self.window.close()
             self.window.deleteLater()
         self.window = None
 
