@@ -7,7 +7,7 @@ from __future__ import annotations
 from argparse import Namespace
 from pathlib import Path
 
-from app.commands import (EXIT_OK, OutputError, UsageError, check_output, load_model, writing)
+from app.commands import EXIT_OK, OutputError, UsageError, check_output, load_model, render_settings, writing
 from app.model import Clip, Model
 from app.progress import Progress
 from app.render import video
@@ -41,7 +41,7 @@ def render(args: Namespace) -> int:
         raise UsageError(f"--transparent: a {kind.upper()} video has no transparency (use .webp or .gif)")
     check_output(output)
     model = load_model(args)
-    options = _options(model, args)
+    options = render_settings(model, args)
     from app.render.offscreen import OffscreenRenderer
 
     with OffscreenRenderer() as offscreen, Progress("render") as progress:
@@ -53,14 +53,6 @@ def render(args: Namespace) -> int:
     for warning in warnings:
         print(f"warning: {warning}")
     return EXIT_OK
-
-
-def _options(model: Model, args: Namespace):
-    from app.render.renderer import DisplayOptions
-
-    return DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                          show_hidden=args.show_hidden, wireframe=args.wireframe,
-                          transparent=args.transparent, grid=not args.transparent)
 
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:

@@ -89,14 +89,7 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    return formats.load(paths, load_options(args))
-
-
-def load_options(args: Namespace) -> formats.LoadOptions:
-    """The reader options the command line sets (shared by every command and the window)."""
-    return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
-                               textures=list(args.texture), texture_dirs=list(args.texture_dir),
-                               show_hidden=args.show_hidden)
+    return formats.load(paths, formats.LoadOptions.from_arguments(args))
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
@@ -240,13 +233,8 @@ def render(args: Namespace) -> int:
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
-    from app.render.renderer import DisplayOptions
 
-    # A transparent picture is for compositing: the floor grid would only get in the way.
-    options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             show_hidden=args.show_hidden,
-                             wireframe=args.wireframe, transparent=args.transparent,
-                             grid=not args.transparent)
+    options = render_settings(model, args)
     width, height = args.size
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
@@ -258,6 +246,15 @@ def render(args: Namespace) -> int:
             warnings = renderer.renderer.take_warnings()
     _warn(warnings)
     return EXIT_OK
+
+
+def render_settings(model: Model, args: Namespace):
+    """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations)."""
+    from app.state.display import DisplayOptions, draw_settings
+
+    display = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
+                             show_hidden=args.show_hidden, wireframe=args.wireframe)
+    return draw_settings(display, transparent=args.transparent)
 
 
 def convert(args: Namespace) -> int:
@@ -319,9 +316,9 @@ def ragdoll(args: Namespace) -> int:
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
+    from app.physics.model_profile import model_profile
     from app.physics.profile import load_profile, save_profile
     from app.physics.ragdoll import Ragdoll
-    from app.state.ragdoll_document import model_profile
     from app.user_files import user_data_dir
 
     if args.profile:
@@ -376,11 +373,7 @@ def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "ful
 
 def joint_limit_ranges(joints: list) -> np.ndarray:
     """(J, 3, 2) degrees: each joint angle's low and high limit (0, 0 for a hinge's locked angles)."""
-    ranges = np.zeros((len(joints), 3, 2))
-    for index, joint in enumerate(joints):
-        if joint.kind == "hinge":
-            ranges[index, 0] = joint.low, joint.high
-        else:
-            spans = np.array([joint.swing1, joint.swing2, joint.twist])
-            ranges[index] = np.stack([-spans, spans], axis=-1)
-    return ranges
+    from app.physics.joint_kinds import KINDS
+
+    ranges = [KINDS[joint.kind].angle_ranges(KINDS[joint.kind].values(joint)) for joint in joints]
+    return np.array(ranges).reshape(-1, 3, 2)

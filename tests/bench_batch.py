@@ -136,12 +136,12 @@ def bench_video(frames: int = 300, size: tuple[int, int] = (1280, 720)) -> dict:
     """The demo's idle clip (3 s) at 100 frames a second: rendered to memory, then to an MP4."""
     from app.render import video
     from app.render.offscreen import OffscreenRenderer
-    from app.render.renderer import DisplayOptions
+    from app.scene.draw_settings import DrawSettings
 
     model = load(demo_paths())
     clip = model.clips[1]
     times = video.run_times(0.0, clip.duration, (frames - 1) / clip.duration)
-    options = DisplayOptions()
+    options = DrawSettings()
     with OffscreenRenderer() as offscreen, tempfile.TemporaryDirectory() as folder:
         for _ in video.render_frames(offscreen, model, clip, times[:5], size, options, "iso", False):
             pass  # warm-up: shaders, buffers

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from app import formats
-from app.commands import OutputError, UsageError, describe, load_options, pose_at, writing
+from app.commands import OutputError, UsageError, describe, pose_at, render_settings, writing
 from app.errors import InputError
 from app.model import Model
 from app.pose import evaluate, posed_positions
@@ -55,7 +55,7 @@ class Worker:
         try:
             if job.error:
                 raise InputError(job.paths[0], job.error)
-            model = formats.load(job.paths, load_options(self.args))
+            model = formats.load(job.paths, formats.LoadOptions.from_arguments(self.args))
             result.update(files=list(model.files) + [file for _, file in model.supermodels
                                                       if file and file not in model.files],
                           vertices=model.vertex_count, bones=len(model.skeleton), clips=len(model.clips),
@@ -76,15 +76,12 @@ class Worker:
 
     def render(self, model: Model, job: Job) -> list[str]:
         from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
-        from app.render.renderer import DisplayOptions
 
         args = self.args
         if self.offscreen is None:
             self.offscreen = OffscreenRenderer()
         current = pose_at(model, args, default_first_clip=True)
-        options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                                 show_hidden=args.show_hidden, wireframe=args.wireframe,
-                                 transparent=args.transparent, grid=not args.transparent)
+        options = render_settings(model, args)
         output = Path(job.output)
         with writing(output):
             try:
