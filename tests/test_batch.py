@@ -192,3 +192,37 @@ def test_check_writes_the_findings(library, tmp_path):
     assert findings["round_trip"]["fraction"] < 1e-3
     assert findings["ragdoll"]["lowest"] >= findings["ragdoll"]["floor"] - 0.05 * 2
     assert read_report(report)["demo.bnf"]["status"] == "ok"
+
+
+INTERRUPTED_RUN = """
+import sys, time
+from pathlib import Path
+from app.batch import jobs
+def slow(worker, model, job):
+    if Path(job.paths[0]).name == "hang.glb":
+        time.sleep(60)
+    return jobs.Worker.info(worker, model, job)
+jobs.ACTIONS["info"] = slow
+from app.__main__ import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_keeps_what_was_done(library, tmp_path):
+    out, report = tmp_path / "out", tmp_path / "report.jsonl"
+    run = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, "batch", "info", str(library / "gltf"),
+                            "-o", str(out), "--jobs", "1", "--report", str(report)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (report.exists() and report.read_text().count("\n") >= 1):
+        time.sleep(0.1)  # crash.glb and demo.glb come before hang.glb: one is done, the worker on the next
+    time.sleep(0.5)
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=30)
+    assert run.returncode == 130, stderr
+    done = read_report(report)
+    assert set(done) <= {"crash.glb", "demo.glb"} and done
+    assert "interrupted" in stdout and "(--skip-existing resumes)" in stdout
+    assert "Traceback" not in stderr
+    assert (out / "index.html").exists()

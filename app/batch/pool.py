@@ -108,9 +108,12 @@ def run_jobs(jobs: list[Job], args: Namespace, workers: int, timeout: float | No
                     process.kill()
                     processes[index] = _Process(context, args)
                     yield job, failed(job, failure, seconds)
-    finally:
+    finally:  # after the last result, or Ctrl+C: a worker still on a model is not waited for
         for process in processes:
-            process.stop()
+            if process.job is not None:
+                process.kill()
+            else:
+                process.stop()
 
 
 def _death(process: _Process) -> str:
