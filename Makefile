@@ -54,14 +54,14 @@ bench: $(BENCH_STAMP)
 	$(PY) -m tests.bench
 
 # 20,000 mutated inputs per reader, each under a CPU limit (tests/fuzzing.py); the result is the table
-# of docs/fuzzing.md.
+# of docs/fuzzing.md. The soak tests (random ragdoll runs) run at their long length too.
 FUZZ_EXAMPLES ?= 20000
 FUZZ_REPORT := build/fuzz-report.jsonl
 
 fuzz: $(STAMP)
 	mkdir -p build && rm -f $(FUZZ_REPORT)
-	BONEYARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) BONEYARD_FUZZ_REPORT=$(CURDIR)/$(FUZZ_REPORT) \
-		$(PY) -m pytest -m fuzz; status=$$?; \
+	BONEYARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) BONEYARD_FUZZ_REPORT=$(CURDIR)/$(FUZZ_REPORT) BONEYARD_SOAK=long \
+		$(PY) -m pytest -m "fuzz or soak"; status=$$?; \
 		$(PY) -m tests.fuzzing_report $(FUZZ_REPORT) docs/fuzzing.md; exit $$status
 
 demo: $(STAMP)

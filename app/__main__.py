@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app import __version__
 
-SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll")
+SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "batch")
 VIEWS = ("front", "side", "top", "iso")
 EXIT_USAGE = 2
 WINDOW_USAGE = "boneyard [FILE ...] [--screenshot OUT.png [--size WxH]] [MODEL OPTIONS]"
@@ -63,6 +63,8 @@ SECONDS = _number(0.0, 600.0, above_low=True)
 TIME = _number(-1e6, 1e6)
 IMPULSE = _number(0.0, 1e6)
 STRENGTH = _number(0.0, 1.0)
+#: ``batch --timeout``: up to a day per model.
+TIMEOUT = _number(0.0, 86400.0, above_low=True)
 
 
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
@@ -110,6 +112,10 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
     parser.add_argument("files", nargs="*", metavar="FILE", help="model and animation files (one model)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo character")
+    _add_load_options(parser, load_fps)
+
+
+def _add_load_options(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
     if load_fps:
         parser.add_argument("--fps", type=FPS, help="frames per second for formats that store no times")
     else:
@@ -125,6 +131,17 @@ def _add_instant(parser: argparse.ArgumentParser) -> None:
     when = parser.add_mutually_exclusive_group()
     when.add_argument("--frame", type=int, help="the N-th stored frame or key of the clip (0-based)")
     when.add_argument("--time", type=TIME, help="seconds on the clip's timeline")
+
+
+def _add_render_options(render: argparse.ArgumentParser, default_size: tuple[int, int] | None = None) -> None:
+    size = "1280x720; a sheet's frames 320x240" if default_size is None else "x".join(map(str, default_size))
+    render.add_argument("--size", type=_size, default=default_size, help=f"WIDTHxHEIGHT (default {size})")
+    render.add_argument("--bones", action="store_true", help="draw the skeleton")
+    render.add_argument("--wireframe", action="store_true", help="draw the wireframe over the shading")
+    render.add_argument("--transparent", action="store_true", help="transparent background")
+    render.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default iso)")
+    render.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
+                        help="linear blend or dual quaternion skinning")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,17 +168,22 @@ def build_parser() -> argparse.ArgumentParser:
     pose.add_argument("-o", "--output", required=True,
                       help="OUT.npz, OUT.json, OUT.obj, or OUT.glb/.gltf (static mesh)")
 
-    render = commands.add_parser("render", help="render a PNG without a window")
+    render = commands.add_parser("render", help="render a PNG, a video, an animated image or a contact "
+                                 "sheet without a window")
     _add_files(render)
     _add_instant(render)
-    render.add_argument("-o", "--output", required=True, help="OUT.png")
-    render.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT (default 1280x720)")
-    render.add_argument("--bones", action="store_true", help="draw the skeleton")
-    render.add_argument("--wireframe", action="store_true", help="draw the wireframe over the shading")
-    render.add_argument("--transparent", action="store_true", help="transparent background")
-    render.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default iso)")
-    render.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
-                        help="linear blend or dual quaternion skinning")
+    render.add_argument("-o", "--output", required=True,
+                        help="OUT.png, or a clip as OUT.mp4|.webm|.gif|.webp or frames/OUT_%%04d.png")
+    _add_render_options(render)
+    render.add_argument("--from", dest="start", type=TIME, metavar="S",
+                        help="animation: first instant, seconds on the clip (default its start)")
+    render.add_argument("--to", dest="end", type=TIME, metavar="S",
+                        help="animation: last instant, seconds on the clip (default its end)")
+    render.add_argument("--turntable", action="store_true", help="animation: the camera circles once")
+    render.add_argument("--sheet", action="store_true",
+                        help="a contact sheet (-o OUT.png): one row per clip of --frames frames")
+    render.add_argument("--frames", type=int, default=6, metavar="K",
+                        help="frames per clip on a --sheet (default 6)")
 
     convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
     _add_files(convert)
@@ -201,6 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
     ragdoll.add_argument("--check", action="store_true",
                          help="run the profile through the standard trial and print a JSON report "
                          "(exit 1 when it fails)")
+
+    from app.batch.cli import add_batch_parser
+
+    add_batch_parser(commands, _add_load_options, _add_render_options, _add_instant, TIMEOUT)
     return parser
 
 
@@ -254,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     first = first_word(app_parser, argv)
     if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
         args = build_parser().parse_args(argv)
+        if args.command == "batch":
+            from app.batch.command import run
+
+            return run(args)
         from app import commands
 
         return commands.run(args)

@@ -89,14 +89,7 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    return formats.load(paths, load_options(args))
-
-
-def load_options(args: Namespace) -> formats.LoadOptions:
-    """The reader options the command line sets (shared by every command and the window)."""
-    return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
-                               textures=list(args.texture), texture_dirs=list(args.texture_dir),
-                               show_hidden=args.show_hidden)
+    return formats.load(paths, formats.LoadOptions.from_arguments(args))
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
@@ -227,20 +220,21 @@ def _warn(warnings: list[str]) -> None:
 
 
 def render(args: Namespace) -> int:
+    from app import animation_output
+
+    if animation_output.wants_animation(args):
+        return animation_output.render(args)
     output = Path(args.output)
     if output.suffix.lower() != ".png":
-        raise UsageError(f"-o must end in .png, got {output.name!r}")
+        raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
+                         f"got {output.name!r}")
+    args.size = args.size or animation_output.DEFAULT_SIZE
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
-    from app.render.renderer import DisplayOptions
 
-    # A transparent picture is for compositing: the floor grid would only get in the way.
-    options = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             show_hidden=args.show_hidden,
-                             wireframe=args.wireframe, transparent=args.transparent,
-                             grid=not args.transparent)
+    options = render_settings(model, args)
     width, height = args.size
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
@@ -254,6 +248,15 @@ def render(args: Namespace) -> int:
     return EXIT_OK
 
 
+def render_settings(model: Model, args: Namespace):
+    """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations)."""
+    from app.state.display import DisplayOptions, draw_settings
+
+    display = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
+                             show_hidden=args.show_hidden, wireframe=args.wireframe)
+    return draw_settings(display, transparent=args.transparent)
+
+
 def convert(args: Namespace) -> int:
     output = Path(args.output)
     write = _writer(output, MODEL_WRITERS)
@@ -263,7 +266,8 @@ def convert(args: Namespace) -> int:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
     except KeyError as error:
         raise UsageError(error.args[0]) from None
-    with writing(output):
+    with Progress("convert") as progress, writing(output):
+        progress.update(None, f"writing {output.name}")
         _warn(write(output, model, clips, args.show_hidden))
     if args.check:
         from app.export.check import check_export
@@ -349,8 +353,8 @@ def ragdoll(args: Namespace) -> int:
 
 def ragdoll_profile(model: Model, args: Namespace):
     """The profile ``--profile`` names, else the one saved for the model, else an automatic setup."""
+    from app.physics.model_profile import model_profile
     from app.physics.profile import load_profile
-    from app.state.ragdoll_document import model_profile
     from app.user_files import user_data_dir
 
     if args.profile:
@@ -414,11 +418,7 @@ def ragdoll_arrays(model: Model, run: Recording, rig: Rig, positions: str = "ful
 
 def joint_limit_ranges(joints: list) -> np.ndarray:
     """(J, 3, 2) degrees: each joint angle's low and high limit (0, 0 for a hinge's locked angles)."""
-    ranges = np.zeros((len(joints), 3, 2))
-    for index, joint in enumerate(joints):
-        if joint.kind == "hinge":
-            ranges[index, 0] = joint.low, joint.high
-        else:
-            spans = np.array([joint.swing1, joint.swing2, joint.twist])
-            ranges[index] = np.stack([-spans, spans], axis=-1)
-    return ranges
+    from app.physics.joint_kinds import KINDS
+
+    ranges = [KINDS[joint.kind].angle_ranges(KINDS[joint.kind].values(joint)) for joint in joints]
+    return np.array(ranges).reshape(-1, 3, 2)

@@ -95,9 +95,14 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
 
 def srgb_to_linear(color) -> tuple[float, ...]:
     """Display (sRGB) RGB → linear RGB, as the shaders light (an alpha after RGB is dropped)."""
-    rgb = np.asarray(color[:3], dtype=np.float64)
+    return tuple(srgb_to_linear_array(np.asarray(color[:3], dtype=np.float64)).tolist())
+
+
+def srgb_to_linear_array(rgb: np.ndarray) -> np.ndarray:
+    """Display (sRGB) values → linear ones, element by element (any shape)."""
+    rgb = np.asarray(rgb, dtype=np.float64)
     curve = ((np.maximum(rgb, 0.04045) + 0.055) / 1.055) ** 2.4  # both branches are evaluated
-    return tuple(np.where(rgb <= 0.04045, rgb / 12.92, curve).tolist())
+    return np.where(rgb <= 0.04045, rgb / 12.92, curve)
 
 
 # --- quaternions (x, y, z, w) -------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from app.events import Events
 from app.model import Clip, Model
 from app.pose import Pose, evaluate
 
@@ -68,14 +69,15 @@ class Playback:
         self.reverse = False
         self.scrubbing = False
         self._pose: tuple[tuple[int | None, float], Pose] | None = None
-        self._listeners: list[Callable[[], None]] = []
+        #: ``changed()`` after every change of clip, time or settings.
+        self.events = Events("changed")
 
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every change; returns the function that stops it."""
+        return self.events.subscribe("changed", listener)
 
     def _changed(self) -> None:
-        for listener in self._listeners:
-            listener()
+        self.events.emit("changed")
 
     @property
     def clip(self) -> Clip | None:

@@ -23,6 +23,8 @@ from app.model import Model
 
 #: Suffixes tried, in order, for a name that does not find a file as given.
 LOOKUP_SUFFIXES = (".tga", ".dds", ".png", ".jpg", ".bmp")
+#: Image files a texture can be assigned from (the window's file dialog, drops).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tga", ".dds", ".bmp")
 #: Longest side kept; larger images are downscaled (with a warning) rather than refused.
 MAX_SIDE = 8192
 #: Largest image decoded, in pixels (640 MiB as RGBA; 12000×12000 fits); bigger ones are refused with a

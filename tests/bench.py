@@ -170,6 +170,10 @@ BENCHES = {
     "convert": _optional("tests.bench_convert", "run"),
     "ragdoll": _optional("tests.bench_ragdoll", "run"),
     "window": _optional("tests.bench_window", "run"),
+    "batch": _optional("tests.bench_batch", "bench_batch_vs_f3d"),
+    "batch_worker": _optional("tests.bench_batch", "bench_per_model"),
+    "video": _optional("tests.bench_batch", "bench_video"),
+    "floor": _optional("tests.bench_batch", "bench_floor"),
 }
 
 
@@ -207,6 +211,10 @@ GOALS = (
          lambda r: r.get("ragdolls in real time over a 6 s fall (goal >= 20)"), ">=", 20),
     Goal("window_ragdoll_speed_vs_realtime", "window", lambda r: r.get("window_ragdoll_speed_vs_realtime"),
          ">=", 0.95),
+    Goal("batch_render_vs_f3d", "batch", lambda r: r.get("batch_render_vs_f3d"), "<=", 0.1),
+    Goal("batch_render_per_model_ms", "batch_worker", lambda r: r.get("batch_render_per_model_ms"), "<=", 40),
+    Goal("video_encode_overhead", "video", lambda r: r.get("video_encode_overhead"), "<=", 1.3),
+    Goal("render_vs_floor", "floor", lambda r: r.get("render_vs_floor"), "<=", 1.3),
 )
 
 

@@ -16,7 +16,8 @@ from app.model import Clip, Mesh, Model, Skeleton, Track
 from app.pose import evaluate, pose_from_world
 from app.render.camera import camera_for
 from app.render.offscreen import ImageTargets, OffscreenRenderer
-from app.render.renderer import DisplayOptions, Renderer
+from app.render.renderer import Renderer
+from app.scene.draw_settings import DrawSettings
 
 
 def skinned_tube(vertices: int = 100_000, bones: int = 64, lanes: int = 4) -> Model:
@@ -120,10 +121,10 @@ def bench_skinned_vs_static(draws: int = 4, rounds: int = 9, vertices: int = 100
             def skinned_frame(mode: str):
                 def frame() -> None:
                     skinned.set_pose(pose)
-                    skinned.draw(target, camera, DisplayOptions(skinning=mode, grid=False))
+                    skinned.draw(target, camera, DrawSettings(skinning=mode, grid=False))
                 return frame
 
-            unskinned = DisplayOptions(skinning="none", grid=False)
+            unskinned = DrawSettings(skinning="none", grid=False)
             cases = {
                 "static": lambda: static.draw(target, camera, unskinned),
                 "lbs": skinned_frame("lbs"),
@@ -131,7 +132,7 @@ def bench_skinned_vs_static(draws: int = 4, rounds: int = 9, vertices: int = 100
                 "bind_static": lambda: skinned.draw(target, camera, unskinned),
             }
             with ImageTargets.create(ctx, size) as targets:
-                pictures = [targets.render(renderer, camera, DisplayOptions(skinning=mode, grid=False))
+                pictures = [targets.render(renderer, camera, DrawSettings(skinning=mode, grid=False))
                             for renderer, mode in ((static, "none"), (skinned, "lbs"))]
             for function in cases.values():
                 _per_draw(ctx, function, 1)
@@ -176,7 +177,7 @@ def waving_clip(model: Model, keys: int = 30) -> Clip:
 def _time_scrub(offscreen: OffscreenRenderer, model: Model, clip: Clip, camera, frames: int,
                 size: tuple[int, int]) -> tuple[float, float]:
     """Seconds per scrubbed frame (evaluate + bone upload + draw) and per plain redraw."""
-    options = DisplayOptions(grid=False)
+    options = DrawSettings(grid=False)
     target = offscreen.draw_target(size)
     times = np.linspace(clip.start, clip.start + clip.duration, frames)
 

@@ -120,13 +120,13 @@ def _offscreen(paths: list[str], view: dict) -> dict:
     from app.pose import evaluate
     from app.render.camera import Camera
     from app.render.offscreen import ImageTargets, OffscreenRenderer
-    from app.render.renderer import DisplayOptions
+    from app.scene.draw_settings import DrawSettings
 
     model = _load(paths)
     clip = model.clips[0] if model.clips else None
     size = tuple(view["size"])
     camera = Camera(**view["camera"])
-    options = DisplayOptions(**{key: tuple(value) if isinstance(value, list) else value
+    options = DrawSettings(**{key: tuple(value) if isinstance(value, list) else value
                                 for key, value in view["options"].items()})
     with OffscreenRenderer() as offscreen, ImageTargets.create(offscreen.ctx, size) as targets:
         renderer = offscreen.renderer

@@ -10,9 +10,8 @@ import threading
 import numpy as np
 import pytest
 
-from app.ui.loader import POLL_MS
 from tests.demo_formats import WRITERS
-from tests.gui_helpers import image_array, needs_display, show_demo_window, view_image
+from tests.gui_helpers import SharedWindow, image_array, needs_display, view_image
 
 pytestmark = [pytest.mark.gui, needs_display]
 
@@ -40,13 +39,20 @@ def assert_in_frame(image, coverage=0.02):
     assert not mask[:, 0].all() and not mask[0, :].all()
 
 
+@pytest.fixture(scope="module")
+def shared_window():
+    """One window for the module (SharedWindow puts it back before each test)."""
+    shared = SharedWindow()
+    yield shared
+    shared.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
-    win = show_demo_window(qtbot)
+def window(qtbot, shared_window):
+    win = shared_window.get(qtbot)
     win.timer.stop()  # the tests move time with state.tick
     win.playback.set_playing(False)
-    yield win
-    win.close()
+    return win
 
 
 def open_and_wait(window, qtbot, paths):
@@ -98,7 +104,7 @@ def test_cancelled_load_keeps_the_model(window, qtbot, tmp_path):
     window._cancel_load(request)
     worker = f"load-{request}"
     qtbot.waitUntil(lambda: all(thread.name != worker for thread in threading.enumerate()), timeout=10_000)
-    qtbot.wait(3 * POLL_MS)  # the loader's poll would have delivered it by now
+    assert not window.loader.waiting  # the cancelled result is in, and nothing will deliver it
     assert window.model is model
 
 
@@ -121,12 +127,9 @@ def test_display_modes_change_the_picture(window, qtbot):
 def test_bone_names_are_drawn_over_the_view(window, qtbot):
     before = image_array(window.viewport.grab())
     window.display_actions["names"].setChecked(True)
-    qtbot.wait(60)
-    labelled = image_array(window.viewport.grab())
-    assert changed_pixels(before, labelled) > 200
+    qtbot.waitUntil(lambda: changed_pixels(before, image_array(window.viewport.grab())) > 200, timeout=5_000)
     window.display_actions["names"].setChecked(False)
-    qtbot.wait(60)
-    assert changed_pixels(before, image_array(window.viewport.grab())) < 20
+    qtbot.waitUntil(lambda: changed_pixels(before, image_array(window.viewport.grab())) < 20, timeout=5_000)
 
 
 def test_each_view_frame_paints_its_overlay_in_its_own_window(window, qtbot):

@@ -16,8 +16,8 @@ OPTIONS = ["--up", "y", "--texture", "body=a.png", "--texture", "b.png", "--text
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_every_command_takes_the_model_options(command):
-    args = build_parser().parse_args([command, "x.mdl", "-o", "out.png", *OPTIONS] if command != "info"
-                                     else [command, "x.mdl", *OPTIONS])
+    words = {"info": [command, "x.mdl"], "batch": [command, "render", "models", "-o", "out"]}
+    args = build_parser().parse_args([*words.get(command, [command, "x.mdl", "-o", "out.png"]), *OPTIONS])
     assert (args.up, args.texture, args.texture_dir, args.show_hidden) == (
         "Y", [("body", "a.png"), (None, "b.png")], ["t1", "t2"], True)
 
@@ -29,9 +29,9 @@ def test_the_window_takes_the_model_options():
 
 
 def test_window_load_options_come_from_the_command_line():
-    from app.commands import load_options
+    from app.formats import LoadOptions
 
-    options = load_options(build_app_parser().parse_args(["x.mdl", *OPTIONS]))
+    options = LoadOptions.from_arguments(build_app_parser().parse_args(["x.mdl", *OPTIONS]))
     assert options.up == "Y" and options.show_hidden
     assert options.textures == [("body", "a.png"), (None, "b.png")] and options.texture_dirs == ["t1", "t2"]
 

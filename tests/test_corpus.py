@@ -76,9 +76,9 @@ def renderer():
 
 
 def _drawn(renderer, model) -> np.ndarray:
-    from app.render.renderer import DisplayOptions
+    from app.scene.draw_settings import DrawSettings
 
-    options = DisplayOptions(transparent=True, grid=False, bones=not model.meshes)
+    options = DrawSettings(transparent=True, grid=False, bones=not model.meshes)
     return renderer.render_image(model, size=SIZE, options=options, view="front")
 
 

@@ -9,13 +9,14 @@ import pytest
 from app import formats, maths
 from app.physics.autosetup import auto_setup
 from app.physics.rig import bind_rig
-from app.render import gizmo_scene
+from app.scene import gizmo_scene
 from app.render.camera import Camera, project
-from app.render.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triangles, cone_directions,
+from app.scene.gizmo_scene import (GizmoScene, axis_lines, box_lines, box_triangles, cone_directions,
                                     hinge_arcs, pick_box, ragdoll_scene, swing_cones, twist_arcs)
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
-from app.render.renderer import DisplayOptions, Renderer
+from app.render.renderer import Renderer
+from app.scene.draw_settings import DrawSettings
 from app.resources import demo_paths
 
 
@@ -179,7 +180,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
         camera = Camera(up_axis="Y")
         camera.set_view("front")
         camera.frame(*renderer.bounds(), aspect=size[0] / size[1])
-        options = DisplayOptions(grid=False)
+        options = DrawSettings(grid=False)
         scene = ragdoll_scene((rig.part_bind @ rig.box_rotations)[:1], rig.half_extents[:1],
                               extent=model.extent(), show_joints=False)
         with ImageTargets.create(gl_context, size) as targets:
@@ -208,7 +209,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
 
 
 def test_capsule_lines_lie_on_the_capsule_inside_the_box():
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_lines, part_lines
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS, capsule_lines, part_lines
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)
@@ -226,7 +227,7 @@ def test_capsule_lines_lie_on_the_capsule_inside_the_box():
 
 
 def test_capsule_triangles_cover_the_capsule_inside_the_box():
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS, capsule_triangles
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS, capsule_triangles
 
     frame = np.eye(4)
     frame[:3, 3] = (1.0, 2.0, 3.0)

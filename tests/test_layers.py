@@ -1,10 +1,12 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths, pose, errors, textures and orientation sit below formats, render, physics and export;
-those four never import one another, nor anything above them (commands, state, ui); state (the Qt-free
-application state) imports anything but ui, and from render only its GL-free modules, so importing
-the state loads neither Qt nor moderngl; only ui imports Qt; no module imports another module's
-private names.
+model, maths, pose, errors, textures, orientation and events sit below formats, render, physics and export;
+those four never import one another, nor anything above them (commands, state, ui); scene (what is
+drawn, as data: draw settings, gizmo geometry) imports only the core, and render, state and ui read it;
+state (the Qt-free application state) imports neither ui nor render, so importing the state loads
+neither Qt nor moderngl; ui never imports commands (the command line is a sibling of the window, not a
+library of it); readers import from pose only what FORMATS_POSE_USES lists; only ui imports Qt; no
+module imports another module's private names.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation"}
+CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
+        "app.atomic_files"}
 SIBLINGS = ("formats", "render", "physics", "export")
+#: What readers still take from pose, by module: the glTF reader skins its meshes to the rest pose to
+#: find the bones' tails and bakes morph-target animations into vertex clips, the NWN reader bakes
+#: animated meshes, the C3DE reader poses its first frame to warn of a bones file that does not fit.
+#: Nothing else: a reader converts its file's conventions and builds the model, it does not pose it.
+FORMATS_POSE_USES = {"app.formats.gltf": {"GPU_INFLUENCES", "top_influences", "rest_pose", "posed_positions",
+                                          "bake_vertex_clip"},
+                     "app.formats.nwn_model": {"bake_vertex_clip"},
+                     "app.formats.c3de": {"evaluate", "posed_positions"}}
 QT = ("PySide6", "shiboken6")
-#: The render modules that hold data and geometry only (numpy, no GL): all the state may use of render.
-GL_FREE_RENDER = {"app.render.gizmo_scene"}
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
                        if path.stem != "__init__")
 
@@ -75,12 +84,18 @@ def test_imports_follow_the_layers(path):
         if layer == "core":
             assert target == "core", f"{where}: model, maths and pose import nothing above them"
         if layer in SIBLINGS:
-            assert target in ("core", layer, "resources"), \
-                f"{where}: {layer}/ imports only itself and the core"
+            allowed = ("core", layer, "resources", *(("scene",) if layer == "render" else ()))
+            assert target in allowed, f"{where}: {layer}/ imports only itself and the core"
+        if layer == "formats" and module == "app.pose":
+            extra = set(names or ["the whole module"]) - FORMATS_POSE_USES.get(importer, set())
+            assert not extra, f"{where}: readers do not pose models ({sorted(extra)})"
+        if layer == "scene":
+            assert target in ("core", "scene"), f"{where}: scene/ imports only itself and the core"
         if layer == "state":
             assert target != "ui", f"{where}: the state knows nothing of its views"
-            assert target != "render" or module in GL_FREE_RENDER, \
-                f"{where}: the state uses only render's GL-free modules {sorted(GL_FREE_RENDER)}"
+            assert target != "render", f"{where}: the state draws nothing (what is drawn is in app/scene)"
+        if layer == "ui":
+            assert target != "commands", f"{where}: the window does not import the command line"
         private = [name for name in names if name.startswith("_") and not name.startswith("__")]
         assert not private or module == importer, f"{where}: private names {private}"
 

@@ -23,7 +23,9 @@ def test_delivers_the_result_of_the_latest_request_only(qtbot):
     second = loader.start(lambda: "second")
     qtbot.waitUntil(lambda: bool(got), timeout=5000)
     first_may_finish.set()
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: all(thread.name != f"load-{first}" for thread in threading.enumerate()),
+                    timeout=5000)
+    assert not loader.waiting  # the first's result is in, and nothing will deliver it
     assert got == [("second", second)] and first != second
 
 
@@ -40,9 +42,11 @@ def test_failures_and_cancels(qtbot):
 
     loader.start(broken)
     qtbot.waitUntil(lambda: bool(errors), timeout=5000)
-    loader.start(lambda: "dropped")
+    dropped = loader.start(lambda: "dropped")
     loader.cancel()
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: all(thread.name != f"load-{dropped}" for thread in threading.enumerate()),
+                    timeout=5000)
+    assert not loader.waiting
     assert errors == ["no such bone"] and models == []
 
 
@@ -65,12 +69,14 @@ def test_owner_deleted_while_a_worker_runs(qtbot):
         return "late"
 
     try:
-        loader.start(job)
+        request = loader.start(job)
         owner.deleteLater()
         qtbot.waitUntil(lambda: not _alive(loader), timeout=5000)
         may_finish.set()
         assert finished.wait(5)
-        qtbot.wait(100)
+        # The worker's last step (its result into the queue) is done once its thread has ended.
+        qtbot.waitUntil(lambda: all(thread.name != f"load-{request}" for thread in threading.enumerate()),
+                        timeout=5000)
     finally:
         threading.excepthook = previous_hook
     assert raised == []

@@ -130,3 +130,21 @@ def test_inherited_position_keys_scale_by_the_models_animation_scale(tmp_path, f
     # the engine multiplies a supermodel's position keys by the model's scale: z = 1.5 · (1 + 2 · 0.5)
     assert pelvis_height(model, "castout", 0.5) == pytest.approx(3.0)
     assert pelvis_height(model, "own", 0.5) == pytest.approx(1.5)  # the model's own keys are not scaled
+
+
+@pytest.mark.parametrize("model_form, lender_form", [("ascii", "binary"), ("binary", "ascii")])
+def test_a_supermodel_of_the_other_form_is_read_in_a_fresh_process(tmp_path, model_form, lender_form):
+    """The registry imports only the reader of the file given; a supermodel found on disk in the other
+    form needs that form's reader all the same (a fresh process has imported neither)."""
+    import subprocess
+    import sys
+
+    writers = {"ascii": write_ascii_mdl, "binary": write_mdl}
+    save(tmp_path, "a_lend.mdl", writers[lender_form]("a_lend", lender_tree(), [lifting("castout", 3.0)]))
+    hero = save(tmp_path, "c_hero.mdl", writers[model_form]("c_hero", model_tree(), [walk_animation()],
+                                                            supermodel="a_lend"))
+    result = subprocess.run([sys.executable, "-m", "app", "info", str(hero), "--json"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    clips = [(clip["name"], clip["source"]) for clip in json.loads(result.stdout)["clips"]]
+    assert ("castout", "a_lend.mdl") in clips

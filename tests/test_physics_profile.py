@@ -20,8 +20,6 @@ from app.physics.profile import (
     RagdollProfile,
     capsule_dimensions,
     load_profile,
-    load_profile_for,
-    profile_path_for,
     save_profile,
     to_dict,
 )
@@ -180,16 +178,20 @@ def test_capsule_dimensions_follow_the_long_axis(size, expected):
 def test_saved_beside_the_model_and_found_again(tmp_path, demo_model, demo_profile):
     from app import formats
 
+    from app.physics.model_profile import model_profile
+    from app.physics.profile_location import beside
+
     copy = tmp_path / "hero.glb"
     copy.write_bytes(open(demo_model.files[0], "rb").read())
     model = formats.load([copy])
-    assert profile_path_for(copy) == tmp_path / "hero.glb.ragdoll.json"
-    assert load_profile_for(model) is None
+    data_dir = tmp_path / "data"
+    assert beside(copy) == tmp_path / "hero.glb.ragdoll.json"
+    assert model_profile(model, data_dir)[1:] == (None, None)
     edited = demo_profile.copy()
     edited.set_total_mass(50.0)
-    save_profile(edited, profile_path_for(copy))
-    found = load_profile_for(model)
-    assert found.total_mass == pytest.approx(50.0) and found.path == profile_path_for(copy)
+    save_profile(edited, beside(copy))
+    found, path, problem = model_profile(model, data_dir)
+    assert found.total_mass == pytest.approx(50.0) and found.path == path == beside(copy) and problem is None
 
 
 def test_save_replaces_atomically(tmp_path, demo_profile, monkeypatch):

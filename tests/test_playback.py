@@ -193,6 +193,15 @@ def test_listeners_hear_every_change(playback):
     assert len(calls) == 6
 
 
+def test_a_listener_that_stops_hears_nothing_more(playback):
+    calls = []
+    stop = playback.subscribe(lambda: calls.append(playback.time))
+    playback.set_speed(2)
+    stop()
+    playback.set_speed(3)
+    assert len(calls) == 1
+
+
 def test_clip_index_out_of_range_is_refused(playback):
     with pytest.raises(ValueError, match="clip index 2 outside 0..1"):
         playback.set_clip(2)

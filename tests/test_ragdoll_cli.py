@@ -13,7 +13,8 @@ import pytest
 from app import formats
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
-from app.physics.profile import profile_path_for, save_profile, to_dict
+from app.physics.profile import save_profile, to_dict
+from app.physics.profile_location import beside
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests.helpers import exit_status
@@ -72,7 +73,7 @@ def test_profile_beside_the_model_or_given(tmp_path, demo):
     model_path.write_bytes(open(demo.files[0], "rb").read())
     profile = auto_setup(demo)
     profile.remove_part("forearm_l")
-    save_profile(profile, profile_path_for(model_path))
+    save_profile(profile, beside(model_path))
     out = tmp_path / "run.npz"
     assert main(["ragdoll", str(model_path), "--seconds", "0.1", "-o", str(out)]) == 0
     assert "forearm_l" not in list(np.load(out)["parts"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.render import gizmo_scene
+from app.scene import gizmo_scene
 from app.state import handles as handle_module
 from app.state.handles import HandleDrag, handles, pick_handle
 from app.state.ragdoll_gizmos import ragdoll_gizmos

@@ -17,32 +17,39 @@ from app import formats
 from app.export.gltf import export_gltf
 from app.physics.profile import load_profile, to_dict
 from app.physics.symmetry import quaternion_to_euler
-from app.render import gizmo_scene
-from app.render.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
+from app.scene import gizmo_scene
+from app.scene.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
 from app.resources import demo_paths
-from tests.gui_helpers import part_centre, pixel_of, needs_display, show_demo_window, view_image
+from tests.gui_helpers import SharedWindow, needs_display, part_centre, pixel_of, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
 
 # --- the window ----------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def shared_window():
+    """One window for the module (SharedWindow puts it back before each test)."""
+    shared = SharedWindow()
+    yield shared
+    shared.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
+def window(qtbot, tmp_path, monkeypatch, shared_window):
     from PySide6.QtWidgets import QMessageBox
 
-    # pytest-qt closes the window before fixtures end: a profile a failed test left edited (or an
-    # editor committing on close) must not block the run with a real question.
+    # A profile a failed test left edited (or an editor committing on close) must not block the run
+    # with a real question.
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = show_demo_window(qtbot)
+    win = shared_window.get(qtbot)
     win.playback.set_playing(False)
     win.playback.set_time(0.35)
     win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
     win.timer.stop()  # the tests drive the simulation with tick(dt)
     win.ragdoll_panel.raise_()
     qtbot.waitUntil(lambda: win.ragdoll.editing, timeout=5_000)
-    yield win
-    win.close()
+    return win
 
 
 def run_for(simulation, seconds: float, dt: float = 1 / 60) -> None:
@@ -238,7 +245,7 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
 def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     from PySide6.QtWidgets import QComboBox
 
-    from app.render.gizmo_scene import CAPSULE_SEGMENTS
+    from app.scene.gizmo_scene import CAPSULE_SEGMENTS
     from app.ui.ragdoll_parts_tab import SHAPE
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
@@ -571,7 +578,7 @@ def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
 
 @_gui
 def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
-    from app.render.gizmo_scene import perpendiculars
+    from app.scene.gizmo_scene import perpendiculars
 
     session = window.ragdoll
     document = session.document

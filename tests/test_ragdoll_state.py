@@ -12,7 +12,7 @@ from app.physics.profile import load_profile
 from app.physics.ragdoll import TIME_STEP
 from app.physics.symmetry import (euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name, part_mirrors,
                                   quaternion_to_euler)
-from app.render import gizmo_scene
+from app.scene import gizmo_scene
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_gizmos import ragdoll_gizmos
 from tests import synthetic

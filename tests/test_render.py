@@ -11,7 +11,8 @@ from app.model import Material, Mesh, Model, Skeleton
 from app.pose import pose_from_world, rest_pose, skin_mesh
 from app.render import shaders
 from app.render.offscreen import OffscreenRenderer
-from app.render.renderer import DisplayOptions, Renderer
+from app.render.renderer import Renderer
+from app.scene.draw_settings import DrawSettings
 from tests.synthetic import humanoid, wave_pose
 
 SIZE = (160, 120)
@@ -146,7 +147,7 @@ def test_every_shader_compiles(gl_context):
 
 # --- pixels -------------------------------------------------------------------------------------
 
-def foreground(image: np.ndarray, options: DisplayOptions) -> np.ndarray:
+def foreground(image: np.ndarray, options: DrawSettings) -> np.ndarray:
     """(H, W) bool: pixels that differ from the background."""
     background = np.rint(np.array(options.background) * 255)
     return np.abs(image.astype(int) - background).max(axis=-1) > 8
@@ -156,7 +157,7 @@ def foreground(image: np.ndarray, options: DisplayOptions) -> np.ndarray:
 @pytest.mark.parametrize("up_axis", ["Z", "Y"])
 @pytest.mark.parametrize("view", ["front", "side", "top", "iso"])
 def test_model_is_framed(offscreen, up_axis, view):
-    options = DisplayOptions(grid=False)
+    options = DrawSettings(grid=False)
     model = humanoid(up_axis)
     image = offscreen.render_image(model, wave_pose(model), SIZE, options, view=view)
     mask = foreground(image, options)
@@ -168,7 +169,7 @@ def test_model_is_framed(offscreen, up_axis, view):
 @pytest.mark.gl
 def test_front_view_faces_the_figure(offscreen):
     """The figure's right arm (−X) is raised: seen from the front it is on the image's left."""
-    options = DisplayOptions(grid=False)
+    options = DrawSettings(grid=False)
     for up_axis in ("Z", "Y"):
         model = humanoid(up_axis)
         image = offscreen.render_image(model, wave_pose(model), SIZE, options, view="front")
@@ -181,18 +182,42 @@ def test_front_view_faces_the_figure(offscreen):
 @pytest.mark.gl
 def test_skeleton_overlay_adds_pixels(offscreen):
     model = humanoid()
-    plain = DisplayOptions(grid=False, shaded=False)
-    bones = DisplayOptions(grid=False, shaded=False, bones=True)
+    plain = DrawSettings(grid=False, shaded=False)
+    bones = DrawSettings(grid=False, shaded=False, bones=True)
     assert not foreground(offscreen.render_image(model, None, SIZE, plain), plain).any()
     assert foreground(offscreen.render_image(model, None, SIZE, bones), bones).sum() > 100
 
 
 @pytest.mark.gl
+def test_bounding_box_outlines_what_is_drawn(offscreen):
+    """The box's edges, alone on screen, reach exactly as far as its eight corners project."""
+    from app.pose import posed_bounds
+    from app.render.camera import camera_for, project
+
+    model = humanoid()
+    low, high = posed_bounds(model, rest_pose(model), False)
+    # Framed wider than the box, so all of it is in the picture.
+    camera = camera_for(low - (high - low), high + (high - low), up_axis=model.up_axis, view="iso",
+                        aspect=SIZE[0] / SIZE[1])
+    corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1])
+                        for z in (low[2], high[2])])
+    pixels, inside = project(camera, corners, *SIZE)
+    assert inside.all()
+    plain = DrawSettings(grid=False, shaded=False)
+    boxed = DrawSettings(grid=False, shaded=False, bounds=True)
+    assert not foreground(offscreen.render_image(model, None, SIZE, plain, camera=camera), plain).any()
+    drawn = foreground(offscreen.render_image(model, None, SIZE, boxed, camera=camera), boxed)
+    rows, columns = np.nonzero(drawn)
+    np.testing.assert_allclose([columns.min(), rows.min()], pixels.min(axis=0), atol=1.5)
+    np.testing.assert_allclose([columns.max() + 1, rows.max() + 1], pixels.max(axis=0), atol=1.5)
+
+
+@pytest.mark.gl
 def test_selected_bone_is_highlighted(offscreen):
     model = humanoid()
-    plain = offscreen.render_image(model, None, SIZE, DisplayOptions(grid=False, bones=True))
+    plain = offscreen.render_image(model, None, SIZE, DrawSettings(grid=False, bones=True))
     selected = offscreen.render_image(model, None, SIZE,
-                                      DisplayOptions(grid=False, bones=True, selected_bone=1))
+                                      DrawSettings(grid=False, bones=True, selected_bone=1))
     changed = np.abs(plain.astype(int) - selected.astype(int)).max(axis=-1) > 30
     assert changed.sum() > 20
 
@@ -200,7 +225,7 @@ def test_selected_bone_is_highlighted(offscreen):
 @pytest.mark.gl
 def test_meshless_skeleton_is_visible_and_lit(offscreen):
     model = humanoid(with_mesh=False)
-    options = DisplayOptions(grid=False, bones=True)
+    options = DrawSettings(grid=False, bones=True)
     image = offscreen.render_image(model, wave_pose(model), SIZE, options)
     mask = foreground(image, options)
     assert mask.sum() > 100
@@ -211,8 +236,8 @@ def test_meshless_skeleton_is_visible_and_lit(offscreen):
 @pytest.mark.gl
 def test_heat_map_follows_the_bone(offscreen):
     model = humanoid()
-    chest = offscreen.render_image(model, None, SIZE, DisplayOptions(grid=False, heatmap_bone=1)).astype(int)
-    head = offscreen.render_image(model, None, SIZE, DisplayOptions(grid=False, heatmap_bone=2)).astype(int)
+    chest = offscreen.render_image(model, None, SIZE, DrawSettings(grid=False, heatmap_bone=1)).astype(int)
+    head = offscreen.render_image(model, None, SIZE, DrawSettings(grid=False, heatmap_bone=2)).astype(int)
     red_chest = (chest[..., 0] > chest[..., 2] + 60).sum()
     red_head = (head[..., 0] > head[..., 2] + 60).sum()
     assert red_chest > 50 and red_head > 20
@@ -221,7 +246,7 @@ def test_heat_map_follows_the_bone(offscreen):
 
 @pytest.mark.gl
 def test_transparent_background(offscreen):
-    image = offscreen.render_image(humanoid(), None, SIZE, DisplayOptions(transparent=True, grid=False))
+    image = offscreen.render_image(humanoid(), None, SIZE, DrawSettings(transparent=True, grid=False))
     for corner in (image[0, 0], image[0, -1], image[-1, 0]):
         assert corner[3] == 0
     assert (image[..., 3] == 255).sum() > 0.02 * image[..., 3].size
@@ -230,10 +255,10 @@ def test_transparent_background(offscreen):
 @pytest.mark.gl
 def test_grid_and_overlays_draw(offscreen):
     model = humanoid()
-    base = DisplayOptions(grid=False)
+    base = DrawSettings(grid=False)
     plain = offscreen.render_image(model, None, SIZE, base).astype(int)
-    for options in (DisplayOptions(grid=True), DisplayOptions(grid=False, wireframe=True),
-                    DisplayOptions(grid=False, normals=True), DisplayOptions(grid=False, skinning="dqs",
+    for options in (DrawSettings(grid=True), DrawSettings(grid=False, wireframe=True),
+                    DrawSettings(grid=False, normals=True), DrawSettings(grid=False, skinning="dqs",
                                                                              wireframe=True)):
         image = offscreen.render_image(model, wave_pose(model), SIZE, options).astype(int)
         assert np.abs(image - plain).max() > 30, options
@@ -247,14 +272,14 @@ def test_points_mode_renders(offscreen):
     cloud = Mesh(name="cloud", positions=rng.uniform(-1, 1, (300, 3)), joints=np.zeros((300, 1)),
                  weights=np.ones((300, 1)))
     model = Model(name="points", skeleton=skeleton, meshes=[cloud])
-    options = DisplayOptions(grid=False)
+    options = DrawSettings(grid=False)
     image = offscreen.render_image(model, None, SIZE, options, view="front")
     assert foreground(image, options).sum() > 300
 
 
 @pytest.mark.gl
 def test_large_image(offscreen):
-    image = offscreen.render_image(humanoid(), None, (3840, 2160), DisplayOptions())
+    image = offscreen.render_image(humanoid(), None, (3840, 2160), DrawSettings())
     assert image.shape == (2160, 3840, 4)
 
 
@@ -285,7 +310,7 @@ def test_copies_are_drawn_skinned_beside_the_model(offscreen):
     from app.render.camera import camera_for
     from app.render.offscreen import ImageTargets
 
-    options = DisplayOptions(grid=False)
+    options = DrawSettings(grid=False)
     model = humanoid("Z")
     pose = rest_pose(model)
     width = float(np.ptp(model.meshes[0].positions[:, 0]))

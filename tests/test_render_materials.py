@@ -9,7 +9,7 @@ import pytest
 
 from app.model import Material, Mesh
 from app.render.offscreen import OffscreenRenderer
-from app.render.renderer import DisplayOptions
+from app.scene.draw_settings import DrawSettings
 from tests.quads import (
     BLUE,
     GREEN,
@@ -24,7 +24,7 @@ from tests.quads import (
     srgb_to_linear,
 )
 
-PLAIN = DisplayOptions(grid=False)
+PLAIN = DrawSettings(grid=False)
 
 
 def at(u: float, v: float) -> tuple[int, int]:
@@ -39,7 +39,7 @@ def offscreen(gl_context):
         yield offscreen
 
 
-def draw(offscreen, *meshes: Mesh, options: DisplayOptions = PLAIN, behind: bool = False) -> np.ndarray:
+def draw(offscreen, *meshes: Mesh, options: DrawSettings = PLAIN, behind: bool = False) -> np.ndarray:
     image = offscreen.render_image(scene(*meshes), None, SIZE, options, camera=front_camera(behind))
     return image.astype(int)
 
@@ -85,7 +85,7 @@ def test_base_colour_multiplies_the_texel(offscreen):
 def test_textures_off_draws_the_base_colour(offscreen):
     factor = (0.2, 0.5, 0.3)
     mesh = quad(Material(base_color=(*factor, 1.0), image=quadrants(RED, GREEN, BLUE, GREY)))
-    image = draw(offscreen, mesh, options=DisplayOptions(grid=False, textures=False))
+    image = draw(offscreen, mesh, options=DrawSettings(grid=False, textures=False))
     for u, v in ((0.25, 0.25), (0.75, 0.75)):
         np.testing.assert_allclose(image[at(u, v)], plain_colour(offscreen, factor, u, v), atol=1)
 
@@ -223,7 +223,7 @@ def test_hidden_mesh_is_drawn_only_when_shown(offscreen):
     left = quad(Material(base_color=(0.8, 0.1, 0.1, 1)), x=-0.5, half=0.45, name="left")
     right = quad(Material(base_color=(0.1, 0.8, 0.1, 1)), x=0.5, half=0.45, name="right", visible=False)
     hidden = draw(offscreen, left, right)
-    shown = draw(offscreen, left, right, options=DisplayOptions(grid=False, show_hidden=True))
+    shown = draw(offscreen, left, right, options=DrawSettings(grid=False, show_hidden=True))
     right_pixel, left_pixel = at(0.75, 0.5), at(0.25, 0.5)
     np.testing.assert_array_equal(hidden[right_pixel], _background())
     assert shown[right_pixel][1] > shown[right_pixel][0] + 100
@@ -267,7 +267,7 @@ def test_mesh_at_names_the_mesh_under_a_pixel(offscreen):
     assert pick(0.25, 0.5) == 0
     assert pick(0.55, 0.5) == 1          # the right quad's opaque left half
     assert pick(0.85, 0.5) is None       # its cut half, with the hidden quad not drawn
-    assert pick(0.85, 0.5, DisplayOptions(show_hidden=True)) == 2
+    assert pick(0.85, 0.5, DrawSettings(show_hidden=True)) == 2
     assert pick(0.5, 0.02) is None
     assert renderer.mesh_at(camera, SIZE, -1, 5) is None
 

@@ -14,7 +14,7 @@ from PIL import Image
 
 from app.render import offscreen as offscreen_module
 from app.render.offscreen import OffscreenRenderer, write_png_bands
-from app.render.renderer import DisplayOptions
+from app.scene.draw_settings import DrawSettings
 from tests.helpers import exit_status
 
 SIZE = (200, 150)
@@ -28,16 +28,16 @@ def offscreen(gl_context):
         yield renderer
 
 
-def tiled_and_single(offscreen, model, options: DisplayOptions, tile=TILE) -> tuple[np.ndarray, np.ndarray]:
+def tiled_and_single(offscreen, model, options: DrawSettings, tile=TILE) -> tuple[np.ndarray, np.ndarray]:
     bands = list(offscreen.render_bands(model, None, SIZE, options, tile=tile))
     assert [len(band) for band in bands] == [40, 40, 40, 30]
     return np.concatenate(bands), offscreen.render_image(model, None, SIZE, options)
 
 
 @pytest.mark.gl
-@pytest.mark.parametrize("options", [DisplayOptions(), DisplayOptions(bones=True),
-                                     DisplayOptions(transparent=True, grid=False),
-                                     DisplayOptions(skinning="dqs", grid=False)])
+@pytest.mark.parametrize("options", [DrawSettings(), DrawSettings(bones=True),
+                                     DrawSettings(transparent=True, grid=False),
+                                     DrawSettings(skinning="dqs", grid=False)])
 def test_tiled_picture_is_the_single_pass_picture(offscreen, demo, options):
     tiled, single = tiled_and_single(offscreen, demo, options)
     assert tiled.shape == single.shape == (SIZE[1], SIZE[0], 4)
@@ -49,7 +49,7 @@ def test_tiled_picture_is_the_single_pass_picture(offscreen, demo, options):
 
 @pytest.mark.gl
 def test_tiled_wireframe_lines_stay_where_they_were(offscreen, demo):
-    tiled, single = tiled_and_single(offscreen, demo, DisplayOptions(wireframe=True, grid=False))
+    tiled, single = tiled_and_single(offscreen, demo, DrawSettings(wireframe=True, grid=False))
     difference = np.abs(tiled.astype(int) - single).max(axis=-1)
     # A line clipped at a tile's edge may start a pixel off: under 1 % of the pixels (0.4 % seen).
     assert np.count_nonzero(difference > 1) < 0.01 * difference.size

@@ -1,8 +1,8 @@
-"""Events: declared names, order of calls, unsubscribing, misspelt names."""
+"""Events: declared names, order of calls, unsubscribing, misspelt names; the profile uses them."""
 
 import pytest
 
-from app.state.events import Events
+from app.events import Events
 
 
 def test_listeners_run_in_order_with_the_arguments():
@@ -39,3 +39,16 @@ def test_an_undeclared_name_is_an_error():
     with pytest.raises(KeyError):
         events.emit("poes")
     assert events.names == ("pose",)
+
+
+def test_the_ragdoll_profile_speaks_through_events_too():
+    from app.physics.profile import Part, RagdollProfile
+
+    profile = RagdollProfile(parts=[Part("body", "root", size=(1.0, 1.0, 1.0))])
+    calls = []
+    stop = profile.subscribe(lambda: calls.append(profile.parts[0].mass))
+    profile.set_part("body", mass=2.0)
+    stop()
+    profile.set_part("body", mass=3.0)
+    assert calls == [2.0] and profile.events.names == ("changed",)
+    assert profile.copy().events is not profile.events

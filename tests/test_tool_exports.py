@@ -15,7 +15,7 @@ from app.formats.gltf import read
 from app.model import Model
 from app.pose import posed_bounds, rest_pose
 from app.render.offscreen import OffscreenRenderer
-from app.render.renderer import DisplayOptions
+from app.scene.draw_settings import DrawSettings
 from tests.helpers import exit_status
 from tests.tool_exports import (
     BONES,
@@ -106,7 +106,7 @@ def test_mixamo_style_character_fills_the_render(gl_context, tmp_path):
     model = read(mixamo_character(tmp_path))
     with OffscreenRenderer(gl_context) as offscreen:
         image = offscreen.render_image(model, size=(640, 480), view="front",
-                                       options=DisplayOptions(transparent=True, grid=False))
+                                       options=DrawSettings(transparent=True, grid=False))
     width, height = _coverage(image)
     assert height > 0.8 and width > 0.3, (width, height)  # it covered 28 pixels before
 
@@ -160,7 +160,7 @@ def test_vertex_colors_are_drawn_times_the_base_colour_and_can_be_turned_off(gl_
     red = np.tile([1.0, 0.0, 0.0, 1.0], (8, 1))
     model = read(vertex_colored_cube(tmp_path, red, "VEC4", 5126, base_color=(1, 1, 1, 1)))
     with OffscreenRenderer(gl_context) as offscreen:
-        colored, plain = (offscreen.render_image(model, size=(160, 120), view="iso", options=DisplayOptions(
+        colored, plain = (offscreen.render_image(model, size=(160, 120), view="iso", options=DrawSettings(
             transparent=True, grid=False, vertex_colors=on)) for on in (True, False))
     drawn = colored[..., 3] > 0
     red_channel, green_channel = colored[drawn][:, 0].astype(float), colored[drawn][:, 1].astype(float)
@@ -310,7 +310,7 @@ def test_exports_face_gltf_front_and_reopen_the_same(gl_context, demo, tmp_path,
     turn = rest_pose(exported).world[0] if forward != "+Z" else np.eye(4)  # the root the exporter added
     np.testing.assert_allclose(turn[:3, :3] @ ahead, [0, 0, 1], atol=1e-7)
     with OffscreenRenderer(gl_context) as offscreen:
-        options = DisplayOptions(transparent=True, grid=False)
+        options = DrawSettings(transparent=True, grid=False)
         before, after = (offscreen.render_image(model, size=(200, 200), view="front", options=options)
                          for model in (original, exported))
     drawn_before, drawn_after = before[..., 3] > 0, after[..., 3] > 0

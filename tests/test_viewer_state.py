@@ -352,9 +352,8 @@ def test_dropped_animation_files_attach_and_models_open(tmp_path):
 def ragdoll_state(tmp_path):
     """The demo with its auto-set-up ragdoll, playing the walk from 0.3 s."""
     from app.resources import demo_paths
-    from app.state.ragdoll_document import RagdollDocument
 
-    state = ViewerState(document=RagdollDocument(tmp_path, builtin_files=tuple(demo_paths())))
+    state = ViewerState(ragdoll_dir=tmp_path)
     state.set_model(formats.load(demo_paths()))
     state.document.path = None  # never write beside the built-in demo
     state.playback.set_time(0.3)

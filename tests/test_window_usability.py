@@ -19,22 +19,29 @@ from app.render.camera import project
 from app.resources import demo_paths
 from app.ui.shortcuts_dialog import MOUSE
 from app.ui.view_overlay import AXIS_COLORS, GIZMO_MARGIN, MARKER_RADIUS, SHOT_COLOR, SPRING_COLOR
-from tests.gui_helpers import part_centre, pixel_of, image_array, needs_display, show_demo_window
+from tests.gui_helpers import SharedWindow, image_array, needs_display, part_centre, pixel_of
 
 pytestmark = [pytest.mark.gui, needs_display]
 
 
+@pytest.fixture(scope="module")
+def shared_window():
+    """One window for the module (SharedWindow puts it back before each test)."""
+    shared = SharedWindow()
+    yield shared
+    shared.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
+def window(qtbot, tmp_path, monkeypatch, shared_window):
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = show_demo_window(qtbot)
+    win = shared_window.get(qtbot)
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=5_000)
     win.timer.stop()  # time passes only through state.tick, but for the frame rate test
     win.playback.set_playing(False)
     win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
-    yield win
-    win.close()
+    return win
 
 
 def press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
@@ -98,8 +105,7 @@ def test_hiding_the_dock_that_had_focus_gives_the_keys_to_the_view(window, qtbot
     window.ragdoll_panel.raise_()
     qtbot.mouseClick(window.ragdoll_panel.profile_box.total_mass_box, Qt.MouseButton.LeftButton)
     window.ragdoll_panel.toggleViewAction().trigger()
-    qtbot.wait(50)
-    assert QApplication.focusWidget() is window.viewport
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.viewport, timeout=5_000)
     assert frame_key_reframes(window, qtbot)
     assert window.outliner.filter.text() == ""
 
@@ -248,9 +254,8 @@ def test_the_wheel_over_the_ragdoll_tabs_scrolls_the_panel(window, qtbot):
     panel = window.ragdoll_panel
     panel.raise_()
     window.resize(1000, 420)
-    qtbot.wait(100)
     bar = panel.widget().verticalScrollBar()
-    assert bar.maximum() > 0, "the panel should need scrolling at this height"
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # the panel needs scrolling at this height
     tabs = panel.tabs.tabBar()
     centre = QPointF(tabs.rect().center())
     wheel = QWheelEvent(centre, QPointF(tabs.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, -120),
@@ -264,10 +269,9 @@ def test_the_wheel_over_the_ragdoll_tabs_scrolls_the_panel(window, qtbot):
 def test_the_inspector_shows_every_row_of_a_matrix(window, qtbot):
     window.outliner.raise_()
     window.state.select_bone(3)
-    qtbot.wait(100)
     label = window.outliner.inspector.bone_page.labels["bind"]
     assert label.text().count("\n") == 3
-    assert label.height() >= label.sizeHint().height()
+    qtbot.waitUntil(lambda: label.height() >= label.sizeHint().height(), timeout=5_000)
     assert label.visibleRegion().boundingRect().height() >= label.sizeHint().height() - 1
 
 
@@ -354,7 +358,7 @@ def test_dragging_shows_the_spring_and_clears_its_message(window, qtbot):
                        lifted)
     assert session.simulation.message == ""
     assert "Dragging" not in window.ragdoll_panel.simulation_box.stats_label.text()
-    assert session.marks().spring is None
+    assert window.state.ragdoll_tool.marks().spring is None
 
 
 def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, monkeypatch):
@@ -375,9 +379,8 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     qtbot.addWidget(window)
     window.show()
     window.state.set_model(formats.load(demo_paths()))
-    qtbot.wait(200)
-    labels = [label.text() for label in window.viewport.findChildren(QLabel)]
-    assert any(problem in text for text in labels)
+    qtbot.waitUntil(lambda: any(problem in label.text() for label in window.viewport.findChildren(QLabel)),
+                    timeout=5_000)
     assert window.outliner.isVisible() and window.model is not None
     assert not window.save_screenshot(tmp_path / "shot.png") and problem in refusals[-1]
     window.copy_image()

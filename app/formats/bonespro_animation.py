@@ -17,8 +17,7 @@ import numpy as np
 from app import maths
 from app.formats.registry import ReadError
 from app.formats.textscan import RecordLayout, TextScanner, record_starts, shown
-from app.model import Clip, Mesh, Skeleton
-from app.pose import compose_world
+from app.model import Clip, Mesh, Skeleton, world_from_local
 
 #: Frames per second when the user sets none (3ds Max's NTSC default).
 DEFAULT_FPS = 30.0
@@ -190,7 +189,8 @@ def build_clips(animations: list[Animation], skeleton: Skeleton, mesh: Mesh,
         if animation.mode == "bones":
             world = animation.bones
             if animation.relative:
-                world = np.swapaxes(compose_world(skeleton, np.swapaxes(world, 0, 1)), 0, 1)
+                local = np.swapaxes(world, 0, 1)
+                world = np.swapaxes(world_from_local(local, skeleton.parents, skeleton.levels), 0, 1)
             bone_worlds.setdefault(_frames_key(animation), world)
             animation.bones = world
     clips = []

@@ -45,8 +45,9 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from pygltflib import GLTF2
 
 from app import maths
 from app.maths import FLOAT32_SINGULAR
@@ -84,6 +85,9 @@ from app.model import (
     world_from_local,
 )
 from app.textures import decode_embedded
+
+if TYPE_CHECKING:
+    from pygltflib import GLTF2
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
 CUBIC_SUBSTEPS = 8

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-import DracoPy
 import numpy as np
-from pygltflib import GLTF2
 
 from app.formats import gltf_schema
 from app.formats.registry import ReadError, regular_size
 from app.model import MAX_MAGNITUDE
+
+if typing.TYPE_CHECKING:  # pygltflib (and its dataclasses_json, marshmallow) is imported on first read:
+    from pygltflib import GLTF2  # sniffing a file of another format needs none of it
 
 GLB_MAGIC = b"glTF"
 CHUNK_JSON = 0x4E4F534A
@@ -224,6 +225,8 @@ class Document:
         if not isinstance(extension, dict) or not isinstance(extension.get("attributes"), dict):
             raise self.fail(f"{where}: expected an object with bufferView and attributes")
         data = self.view_bytes(extension.get("bufferView"), f"{where}.bufferView")
+        import DracoPy  # only files with Draco meshes need it
+
         try:
             decoded = DracoPy.decode(data)
         except (DracoPy.FileTypeException, ValueError, RuntimeError) as error:
@@ -353,6 +356,8 @@ def to_gltf(path: Path, document: dict) -> GLTF2:
     """pygltflib's classes for a document the schema check passed: what ``GLTF2.from_dict`` makes of
     it (the same classes and defaults, unknown members left out, ``attributes`` left as dicts), built
     directly from the type hints; from_dict's generic decoder took ~100 ms for a 20 kB document."""
+    from pygltflib import GLTF2
+
     try:
         return _built(GLTF2, document)
     except (TypeError, ValueError) as error:

@@ -251,7 +251,10 @@ class _Parser:
             count = self.count(tokens, at)
             width = 3 if keyword == "animverts" else 2
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
-        elif keyword in ("colors", "tangents"):
+        elif keyword == "colors":
+            count = self.count(tokens, at)
+            text.lists[keyword] = (self.rows(at, count, 3, f"colors {count}"), at)
+        elif keyword == "tangents":
             self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
         elif keyword in ("bitmap", "texture0", "render", "diffuse", "sampleperiod") or keyword in EXTRAS:
             text.values[keyword] = " ".join(tokens[1:])
@@ -408,6 +411,24 @@ class _Parser:
                               extras=extras))
         return nodes
 
+    def vertex_colours(self, text: _NodeText, name: str, count: int, source: np.ndarray) -> np.ndarray | None:
+        """(V, 4) display colours in 0..1 of the split vertices from a ``colors`` list (r g b per vertex);
+        None without one. A list of another length than ``verts``, or values outside 0..1, are a
+        warning and the mesh is drawn without them."""
+        colours = text.lists.get("colors")
+        if colours is None or not len(colours[0]):
+            return None
+        rows, line = colours
+        if len(rows) != count:
+            self.warnings.append(f"{self.path.name} line {line + 1}: node {name!r}: colors lists {len(rows)} "
+                                 f"colours for {count} vertices; drawn without them")
+            return None
+        if not np.all((rows >= 0.0) & (rows <= 1.0)):
+            self.warnings.append(f"{self.path.name} line {line + 1}: node {name!r}: a colour is outside "
+                                 "0..1; drawn without them")
+            return None
+        return np.column_stack([rows[source], np.ones(len(source))])
+
     def mesh(self, node: Node, text: _NodeText, lookup: dict[str, int]) -> None:
         """Vertices, split where one vertex has several texture vertices, with faces and skin."""
         verts = text.lists.get("verts")
@@ -444,6 +465,7 @@ class _Parser:
             "texture": self.texture(text),
             "color": tuple(float(v) for v in self.floats(text, "diffuse", (0.8, 0.8, 0.8))),
             "render": self.floats(text, "render", (1.0,))[0] != 0,
+            "colors": self.vertex_colours(text, node.name, count, source),
         }
         node.extras.update(vertices=len(source), faces=len(triangles))
         if text.kind == "dangly" and "constraints" in text.lists:
@@ -586,7 +608,6 @@ def sniff(head: bytes, path: Path) -> str | None:
     return "model" if _NEWMODEL.search(head) else None
 
 
-nwn_model.PARSERS["ascii"] = parse
 register(Format(name="nwn_ascii", description="Neverwinter Nights ASCII MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_mdl",), extensions=(".mdl",), unit="metre",
                 dds_bottom_up=True))

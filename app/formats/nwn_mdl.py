@@ -235,7 +235,7 @@ class _Reader:
             uvs = self.raw_array(record["uvs"][0], "<f4", 2 * count, f"mesh {node.name!r} uvs", at + 0x1C4)
         normals = self.raw_array(record["normals"], "<f4", 3 * count, f"mesh {node.name!r} normals",
                                  at + 0x1D4)
-        self.raw_array(record["colours"], "<u4", count, f"mesh {node.name!r} colours", at + 0x1D8)
+        colours = self.raw_array(record["colours"], "<u4", count, f"mesh {node.name!r} colours", at + 0x1D8)
         node.geometry = {
             "positions": finite_or_zero(positions, f"mesh {node.name!r} vertices",
                                         self.warnings).reshape(count, 3),
@@ -247,6 +247,7 @@ class _Reader:
             "texture": fixed_string(record["texture0"]),
             "color": tuple(float(c) for c in finite_or_zero(record["diffuse"], "diffuse", self.warnings)),
             "render": bool(record["render"]),
+            "colors": None if colours is None else vertex_colours(colours, node.name, self.warnings),
         }
 
     def _skin(self, node: Node, record, at: int) -> None:
@@ -386,7 +387,16 @@ def sniff(head: bytes, path: Path) -> str | None:
     return "model" if 0 < root < model_size else None
 
 
-nwn_model.PARSERS["binary"] = parse
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
                 load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
                 dds_bottom_up=True, magic=b"\0\0\0\0"))
+
+
+def vertex_colours(packed: np.ndarray, mesh: str, warnings: list[str]) -> np.ndarray | None:
+    """(V, 4) display colours in 0..1 from the vertex colour words (bytes R, G, B, A in file order);
+    None when every vertex is white, as in every sample (the byte order of other colours is unconfirmed,
+    which a warning says)."""
+    if np.all(packed == 0xFFFFFFFF):
+        return None
+    warnings.append(f"mesh {mesh!r}: vertex colours read as bytes R, G, B, A (their order is unconfirmed)")
+    return packed.astype("<u4").view(np.uint8).reshape(-1, 4) / 255.0

@@ -18,6 +18,7 @@ followed through files beside it (any case of the name, binary or ASCII).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -103,14 +104,17 @@ class Parsed:
         return "" if name.lower() == "null" else name
 
 
-#: Parsers by form, filled in by the reader modules: ``parse(path, data) → Parsed``.
-PARSERS: dict[str, Callable[[Path, bytes], Parsed]] = {}
+#: The reader module of each form, each with ``parse(path, data) → Parsed``. Imported when a file of
+#: that form is met: the registry imports only the module of the file given, and its supermodels may
+#: be of the other form.
+PARSER_MODULES = {"binary": "app.formats.nwn_mdl", "ascii": "app.formats.nwn_ascii"}
 
 
 def parse_file(path: Path) -> Parsed:
     """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes."""
     data = read_bytes(path)
-    return PARSERS["binary" if data[:4] == b"\0\0\0\0" else "ascii"](path, data)
+    form = "binary" if data[:4] == b"\0\0\0\0" else "ascii"
+    return importlib.import_module(PARSER_MODULES[form]).parse(path, data)
 
 
 # --- building the model -------------------------------------------------------------------------
@@ -193,8 +197,16 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
-                           material=_material(node), visible=geometry["render"]))
+                           material=_material(node), visible=geometry["render"],
+                           colors=_linear_colours(geometry.get("colors"))))
     return meshes
+
+
+def _linear_colours(colours: np.ndarray | None) -> np.ndarray | None:
+    """Display (sRGB) vertex colours as the linear light a mesh's colours are, alpha kept."""
+    if colours is None:
+        return None
+    return np.column_stack([maths.srgb_to_linear_array(colours[:, :3]), colours[:, 3]])
 
 
 def _material(node: Node) -> Material:

@@ -30,6 +30,7 @@ import numpy as np
 
 from app import maths
 from app.model import Model
+from app.physics.joint_kinds import KINDS
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
 from app.physics.symmetry import AXIS_SNAP, FUSED_SIDE, SIDE_WORDS, mirror_bones
@@ -768,7 +769,7 @@ def _make_joint(model: Model, shape: _Shape, parts: list[Part], frames: np.ndarr
         x = twist
         z = _square(axis, x)
     rotation = np.stack([x, np.cross(z, x), z], axis=1)
-    angles = dict(zip(("low", "high") if kind == "hinge" else ("swing1", "swing2", "twist"), limits))
+    angles = dict(zip(KINDS[kind].limit_names, limits))
     quantum = _quantum(model)
     return Joint(name=name, part_a=parts[a].name, part_b=parts[b].name,
                  offset_a=_rounded(maths.transform_points(rigid_inverse(frames[a]), pivot), quantum),

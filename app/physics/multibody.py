@@ -6,7 +6,8 @@ it, are its links. A hinge is one revolute link turning about Z of the joint fra
 is a gimbal of three revolute links at ``J``: two massless, shapeless ones turning about Z (±swing1)
 and Y (±swing2), then the child part's link turning about X (±twist), Bullet's cone-twist axes. A
 joint that closes a loop becomes a point-to-point constraint. Each link's frame at the bind pose is
-its joint's ``J``; the base's is its part's frame. Pure numpy: ``ragdoll.py`` makes the pybullet calls.
+its joint's ``J``; the base's is its part's frame. The links of each kind of joint come from its
+``axes`` (app/physics/joint_kinds.py). Pure numpy: ``ragdoll.py`` makes the pybullet calls.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.physics.rig import Rig, rigid_inverse
-
-X_AXIS, Y_AXIS, Z_AXIS = 0, 1, 2
 
 
 @dataclass
@@ -108,15 +107,15 @@ def _add_edge(rig: Rig, body: Body, frames: dict, joint: int, parent: int, child
     first = len(body.links)
     parent_link = body.part_links[parent]
     reversed_ = rig.joint_parts[joint][0] == child
-    if rig.hinge[joint]:
-        low, high = rig.joint_limits[joint, :2]
-        lower, upper = (-high, -low) if reversed_ else (low, high)
-        body.links.append(Link(parent_link, child, joint, Z_AXIS, lower, upper, origin))
-    else:
-        swing1, swing2, twist = rig.joint_limits[joint]
-        body.links += [Link(parent_link, -1, joint, Z_AXIS, -swing1, swing1, origin),
-                       Link(first, -1, joint, Y_AXIS, -swing2, swing2, np.eye(4)),
-                       Link(first + 1, child, joint, X_AXIS, -twist, twist, np.eye(4))]
+    kind = rig.joint_kinds[joint]
+    ranges = kind.angle_ranges(rig.joint_limits[joint, :len(kind.limits)])
+    last = len(kind.axes) - 1
+    for step, axis in enumerate(kind.axes):
+        lower, upper = ranges[step]
+        if reversed_:  # a hinge turns the other way; a ± span stays as it is
+            lower, upper = -upper, -lower
+        body.links.append(Link(parent_link if step == 0 else first + step - 1, child if step == last else -1,
+                               joint, axis, lower, upper, origin if step == 0 else np.eye(4)))
     body.part_links[child] = len(body.links) - 1
     body.edges.append(Edge(joint, parent, child, list(range(first, len(body.links))), bool(reversed_)))
     frames[child] = frame

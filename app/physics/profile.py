@@ -23,29 +23,23 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
-import secrets
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
+from app.atomic_files import write_atomically
 from app.errors import InputError, regular_size
-from app.physics.profile_location import beside
-from app.model import Model
+from app.events import Events
+from app.physics.joint_kinds import JOINT_KINDS, KINDS
 
 VERSION = 1
-JOINT_KINDS = ("hinge", "cone_twist")
 #: A part's collision shape: its box, or the capsule inside the box (``capsule_dimensions``).
 SHAPES = ("box", "capsule")
-#: The middle gimbal axis (swing2) locks at 90°; docs/ragdoll.md keeps it under about 80°.
-MAX_SWING2 = 85.0
 #: Largest part mass (kg), box edge or offset (model units) and unit scale a profile may hold: beyond
 #: these the simulation's numbers overflow to NaN (a part of 1e18 kg does within a step).
 MAX_MASS = 1e5
 MAX_LENGTH = 1e6
-#: Largest motor torque a joint may name (N·m); ``motors.check_strengths`` also bounds it by the masses.
+#: Largest motor torque a joint may name (N·m); ``motors.joint_strengths`` also bounds it by the masses.
 MAX_STRENGTH = 1e6
 UNIT_RANGE = (1e-6, 1e6)
 #: Largest profile file read (a profile of a thousand parts is a few hundred kilobytes).
@@ -108,9 +102,8 @@ class Joint:
     @property
     def limits(self) -> dict[str, float]:
         """The limits that apply to the kind, in degrees."""
-        if self.kind == "hinge":
-            return {"low": self.low, "high": self.high}
-        return {"swing1": self.swing1, "swing2": self.swing2, "twist": self.twist}
+        kind = KINDS[self.kind]
+        return dict(zip(kind.limit_names, kind.values(self)))
 
 
 @dataclass(eq=False)
@@ -129,7 +122,8 @@ class RagdollProfile:
     linear_damping: float = 0.05
     angular_damping: float = 0.85
     path: Path | None = None
-    _listeners: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+    #: ``changed()`` after every edit.
+    events: Events = field(default_factory=lambda: Events("changed"), init=False, repr=False)
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -151,8 +145,9 @@ class RagdollProfile:
 
     # --- editing ---------------------------------------------------------------------------------
 
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every edit; returns the function that stops it."""
+        return self.events.subscribe("changed", listener)
 
     def _commit_fields(self, **fields) -> None:
         """Commit a copy of the profile with ``fields`` (profile field → new value) replaced."""
@@ -168,8 +163,7 @@ class RagdollProfile:
         for name in ("parts", "joints", "relations", "disabled_collisions", "meters_per_unit",
                      "linear_damping", "angular_damping"):
             setattr(self, name, getattr(candidate, name))
-        for listener in list(self._listeners):
-            listener()
+        self.events.emit("changed")
 
     def set_part(self, part: str, /, **changes) -> None:
         """Change fields of part ``part``; a new ``name`` is followed by joints, relations and pairs."""
@@ -316,15 +310,7 @@ def _joint_problem(joint: Joint, names: list[str]) -> tuple[str, str] | None:
         return ".type", f"one of {', '.join(JOINT_KINDS)}, got {joint.kind!r}"
     if joint.strength is not None and not (_finite(joint.strength) and 0 <= joint.strength <= MAX_STRENGTH):
         return ".strength", f"a motor torque from 0 to {MAX_STRENGTH:g} N·m or null, got {joint.strength}"
-    if joint.kind == "hinge":
-        if not (_finite(joint.low) and _finite(joint.high) and -180 <= joint.low <= joint.high <= 180):
-            return ".limits", f"-180 <= low <= high <= 180 degrees, got low {joint.low}, high {joint.high}"
-        return None
-    for key, top in (("swing1", 180.0), ("swing2", MAX_SWING2), ("twist", 180.0)):
-        value = getattr(joint, key)
-        if not (_finite(value) and 0 <= value <= top):
-            return f".limits.{key}", f"an angle from 0 to {top:g} degrees, got {value}"
-    return None
+    return KINDS[joint.kind].problem(joint)
 
 
 def _finite(value) -> bool:
@@ -474,7 +460,7 @@ def _joint_from_dict(f: _Fields, item, where: str) -> Joint:
     if kind not in JOINT_KINDS:
         f.fail(f"{where}.type", f"one of {', '.join(JOINT_KINDS)}, got {_kind(kind)}")
     limits = f.object(f.get(item, "limits", where), f"{where}.limits")
-    keys = ("low", "high") if kind == "hinge" else ("swing1", "swing2", "twist")
+    keys = KINDS[kind].limit_names
     angles = {key: f.number(f.get(limits, key, f"{where}.limits"), f"{where}.limits.{key}") for key in keys}
     return Joint(name=f.text(f.get(item, "name", where), f"{where}.name"),
                  part_a=f.text(parts[0], f"{where}.parts[0]"), part_b=f.text(parts[1], f"{where}.parts[1]"),
@@ -517,7 +503,7 @@ def load_profile(path: str | Path) -> RagdollProfile:
 
 
 def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
-    """Write ``profile`` to ``path`` atomically (see ``write_atomically``)."""
+    """Write ``profile`` to ``path`` atomically (``app.atomic_files.write_atomically``)."""
     path = Path(path)
     problem = first_problem(profile)
     if problem:
@@ -525,69 +511,3 @@ def save_profile(profile: RagdollProfile, path: str | Path) -> Path:
     write_atomically(path, json.dumps(to_dict(profile), indent=2) + "\n")
     profile.path = path
     return path
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace the file at ``path`` (a symlink's target, when ``path`` is a link) with ``text``, so a
-    reader sees the old bytes or the new, never a mix; the file keeps its mode (a new file gets 0666
-    less the umask). The bytes go to a temporary file beside the target, renamed over it once
-    complete; it is removed on any failure Python sees, and one left by a save that was killed
-    (its process gone) is removed by the next save."""
-    target = Path(os.path.realpath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
-    _remove_orphans(target)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        handle = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        try:
-            if mode is not None:
-                os.fchmod(handle, mode)
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(handle, view):]
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def _remove_orphans(target: Path) -> None:
-    """Remove temporaries of earlier saves of ``target`` whose process no longer runs."""
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return
-    for name in names:
-        match = pattern.fullmatch(name)
-        if match and not _running(int(match.group(1))):
-            (target.parent / name).unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return pid < 2 ** 31
-    return True
-
-
-def profile_path_for(model_path: str | Path) -> Path:
-    """Where the profile of the model read from ``model_path`` lives: ``<file>.ragdoll.json`` beside it."""
-    return beside(model_path)
-
-
-def load_profile_for(model: Model) -> RagdollProfile | None:
-    """The profile saved beside the model's first file, or None when there is none."""
-    if not model.files:
-        return None
-    path = profile_path_for(model.files[0])
-    return load_profile(path) if path.is_file() else None

@@ -22,6 +22,7 @@ import numpy as np
 
 from app import maths
 from app.model import Model
+from app.physics.joint_kinds import KINDS
 from app.physics.profile import ProfileError, RagdollProfile, first_problem
 
 
@@ -68,6 +69,8 @@ class Rig:
     hinge: np.ndarray
     joint_limits: np.ndarray
     capsules: np.ndarray
+    #: Each joint's kind (app.physics.joint_kinds): its limit fields and multibody axes.
+    joint_kinds: tuple = ()
 
     @property
     def part_names(self) -> list[str]:
@@ -138,14 +141,15 @@ def bind_rig(model: Model, profile: RagdollProfile) -> Rig:
     joint_bind = maths.quat_to_matrix(maths.quat_normalize(
         np.array([j.rotation for j in joints], dtype=np.float64).reshape(-1, 4)))
     joint_bind[:, :3, 3] = midpoints
-    hinge = np.array([j.kind == "hinge" for j in joints], dtype=bool)
-    limits = np.radians([(j.low, j.high, 0.0) if j.kind == "hinge" else (j.swing1, j.swing2, j.twist)
-                         for j in joints]).reshape(-1, 3)
+    kinds = tuple(KINDS[j.kind] for j in joints)
+    hinge = np.array([len(kind.axes) == 1 for kind in kinds], dtype=bool)
+    limits = np.radians([(kind.values(j) + (0.0,) * 3)[:3] for kind, j in zip(kinds, joints)]).reshape(-1, 3)
     return Rig(model=model, profile=profile, part_bones=part_bones, part_bind=part_bind,
                box_rotations=box_rotations, half_extents=np.array([p.size for p in parts], float) / 2,
                masses=np.array([p.mass for p in parts], float), bone_parts=bone_parts,
                bone_to_part=bone_to_part, joint_parts=joint_parts, joint_bind=joint_bind, hinge=hinge,
-               joint_limits=limits, capsules=np.array([p.shape == "capsule" for p in parts], dtype=bool))
+               joint_limits=limits, capsules=np.array([p.shape == "capsule" for p in parts], dtype=bool),
+               joint_kinds=kinds)
 
 
 def _bone(model: Model, profile: RagdollProfile, name: str, where: str) -> int:

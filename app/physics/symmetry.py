@@ -11,6 +11,7 @@ import numpy as np
 
 from app import maths
 from app.model import Model
+from app.physics.joint_kinds import KINDS, LIMIT_NAMES
 from app.physics.profile import RagdollProfile
 from app.physics.rig import Rig
 
@@ -191,7 +192,7 @@ def mirrored_joint_changes(model: Model, rig: Rig, profile: RagdollProfile, cand
     other_end = {"offset_a": "offset_b", "offset_b": "offset_a", "part_a": "part_b", "part_b": "part_a"}
     result = {}
     for key, value in changes.items():
-        if key in ("low", "high", "swing1", "swing2", "twist", "kind"):
+        if key in LIMIT_NAMES or key == "kind":
             result[key] = value
         elif key in ("offset_a", "offset_b"):
             own = source.part_a if key == "offset_a" else source.part_b
@@ -203,13 +204,14 @@ def mirrored_joint_changes(model: Model, rig: Rig, profile: RagdollProfile, cand
             result[key] = mirrored_rotation(value, mirror)
         elif key in ("part_a", "part_b"):
             result[other_end[key] if swapped else key] = parts.get(value, value)
-    if source.kind == "hinge" and any(key in result for key in ("low", "high")):
-        # Limits copy as they are when the twin's hinge axis is the mirror of this one's.
+    kind = KINDS[source.kind]
+    if kind.ordered and any(name in result for name in kind.limit_names):
+        # Limits copy as they are when the twin's axis is the mirror of this one's.
+        axis = kind.axes[0]
         rotation = result.get("rotation", target.rotation)
         expected = mirrored_rotation(source.rotation, mirror)
-        z_twin = maths.quat_to_matrix(maths.quat_normalize(np.asarray(rotation, float)))[:3, 2]
-        z_expected = maths.quat_to_matrix(maths.quat_normalize(np.asarray(expected, float)))[:3, 2]
-        if z_twin @ z_expected < 0:
-            low, high = result.get("low", source.low), result.get("high", source.high)
-            result["low"], result["high"] = -high, -low
+        twin_axis = maths.quat_to_matrix(maths.quat_normalize(np.asarray(rotation, float)))[:3, axis]
+        expected_axis = maths.quat_to_matrix(maths.quat_normalize(np.asarray(expected, float)))[:3, axis]
+        limits = {name: result.get(name, getattr(source, name)) for name in kind.limit_names}
+        result.update(kind.mirrored(limits, axis_reversed=twin_axis @ expected_axis < 0))
     return result

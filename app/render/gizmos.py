@@ -1,4 +1,4 @@
-"""Draws a ``GizmoScene`` (app.render.gizmo_scene) in the renderer's overlay depth layer, so the
+"""Draws a ``GizmoScene`` (app.scene.gizmo_scene) in the renderer's overlay depth layer, so the
 gizmos show through the skin yet hide each other."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import moderngl
 import numpy as np
 
 from app.render.camera import Camera
-from app.render.gizmo_scene import GizmoScene
+from app.scene.gizmo_scene import GizmoScene
 from app.render.renderer import OVERLAY_LAYER
 from app.render.shaders import load_program, set_uniform
 

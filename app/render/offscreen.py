@@ -22,8 +22,9 @@ import numpy as np
 from app.model import Model
 from app.pose import Pose, rest_pose
 from app.render.camera import Camera, camera_for
-from app.render.renderer import DisplayOptions, Renderer
+from app.render.renderer import Renderer
 from app.render.shaders import load_program
+from app.scene.draw_settings import DrawSettings
 
 #: Multisampling tried first; fewer samples are tried when the driver refuses.
 DEFAULT_SAMPLES = 4
@@ -102,7 +103,7 @@ class ImageTargets:
     def __exit__(self, *exc_info) -> None:
         self.release()
 
-    def render(self, renderer: Renderer, camera: Camera, options: DisplayOptions) -> np.ndarray:
+    def render(self, renderer: Renderer, camera: Camera, options: DrawSettings) -> np.ndarray:
         """Draw with ``renderer`` and read back an (H, W, 4) uint8 RGBA image, top row first
         (straight alpha when ``options.transparent``)."""
         return self.capture(lambda framebuffer: renderer.draw(framebuffer, camera, options),
@@ -179,14 +180,14 @@ class OffscreenRenderer:
         return self._targets_for(size).draw_target
 
     def render_image(self, model: Model, pose: Pose | None = None, size: tuple[int, int] = (800, 600),
-                     options: DisplayOptions | None = None, view: str = "iso",
+                     options: DrawSettings | None = None, view: str = "iso",
                      camera: Camera | None = None) -> np.ndarray:
         """Render ``model`` in ``pose`` (default: bind) to an (H, W, 4) uint8 RGBA image, top row first.
 
         Without ``camera`` the posed bounds are framed from ``view``. With ``options.transparent``
         the background has alpha 0 and colours are un-premultiplied (straight alpha, as PNG wants).
         """
-        options = options or DisplayOptions()
+        options = options or DrawSettings()
         pose = pose if pose is not None else rest_pose(model)
         size = (int(size[0]), int(size[1]))
         self._show(model, pose)
@@ -209,14 +210,14 @@ class OffscreenRenderer:
         return width, min(size[1], limit, max(1, TILE_PIXELS // width))
 
     def render_bands(self, model: Model, pose: Pose | None, size: tuple[int, int],
-                     options: DisplayOptions | None = None, view: str = "iso",
+                     options: DrawSettings | None = None, view: str = "iso",
                      tile: tuple[int, int] | None = None) -> Iterator[np.ndarray]:
         """``render_image``'s picture as (rows, W, 4) bands, top first, drawn in tiles of ``tile``
         (default ``tile_size``). Each tile is drawn with the whole picture's viewport, shifted so that
         the tile's pixels fall on the tile's framebuffer: vertices land where they do in one pass
         (the shift is whole pixels) and primitives are clipped as there. Only the odd edge pixel
         may differ by a multisample, and a wireframe line a tile's edge cuts may move by a pixel."""
-        options = options or DisplayOptions()
+        options = options or DrawSettings()
         pose = pose if pose is not None else rest_pose(model)
         width, height = size = (int(size[0]), int(size[1]))
         tile_width, tile_height = tile or self.tile_size(size)
@@ -250,7 +251,7 @@ class OffscreenRenderer:
         return tile_width * tile_height * TILE_BYTES_PER_PIXEL + size[0] * tile_height * BAND_BYTES_PER_PIXEL
 
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
-                 options: DisplayOptions | None = None, view: str = "iso") -> None:
+                 options: DrawSettings | None = None, view: str = "iso") -> None:
         """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile.
         Raises NotEnoughMemory, before drawing, when the memory it needs is not available."""
         needed, available = self.memory_needed(size), available_memory()

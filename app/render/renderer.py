@@ -16,7 +16,6 @@ so bones show through the skin yet still hide each other.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 import moderngl
@@ -28,6 +27,8 @@ from app.pose import Pose, palette_offset, posed_bounds, rest_pose, skinning_pal
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
+from app.scene.draw_settings import DrawSettings
+from app.scene.gizmo_scene import box_lines
 
 #: (scale, offset) applied to clip-space z for each depth layer.
 SCENE_LAYER = (0.5, 0.5)
@@ -43,38 +44,13 @@ NORMAL_LENGTH = 0.03
 #: Texels per bone in the bone texture: three matrix rows, the real and the dual quaternion.
 BONE_TEXELS = 5
 
-#: Skinning modes: "none" draws the bind pose (and serves as the static baseline in benchmarks).
+#: The shader's code for each skinning mode (app.scene.draw_settings.SKINNING_MODES).
 SKINNING_CODES = {"none": 0, "lbs": 1, "dqs": 2}
 BONE_COLOR = (0.62, 0.64, 0.70)
 SELECTED_COLOR = (1.0, 0.55, 0.10)
 WIREFRAME_COLOR = (0.05, 0.05, 0.08, 0.55)
 NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
-
-
-@dataclass
-class DisplayOptions:
-    """What to draw and how. Colours are display (sRGB) values in 0..1. ``textures`` off draws every
-    mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered;
-    ``vertex_colors`` multiplies the base colour by the meshes' vertex colours, where they have them."""
-
-    skinning: Literal["lbs", "dqs", "none"] = "lbs"
-    shaded: bool = True
-    wireframe: bool = False
-    bones: bool = False
-    normals: bool = False
-    grid: bool = True
-    heatmap_bone: int | None = None
-    selected_bone: int | None = None
-    background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
-    transparent: bool = False
-    point_size: float = 1.0
-    textures: bool = True
-    show_hidden: bool = False
-    vertex_colors: bool = True
-
-    def __post_init__(self):
-        if self.skinning not in SKINNING_CODES:
-            raise ValueError(f"skinning must be 'lbs', 'dqs' or 'none', got {self.skinning!r}")
+BOUNDS_COLOR = (0.95, 0.80, 0.30, 1.0)
 
 
 class GpuMesh:
@@ -237,8 +213,13 @@ class Renderer:
             "capture": load_program(ctx, "mesh.glsl", varyings=("v_world", "v_normal")),
             "grid": load_program(ctx, "grid.glsl"),
             "normals": load_program(ctx, "normals.glsl"),
+            "lines": load_program(ctx, "gizmo.glsl"),
         }
         self.grid_array = ctx.vertex_array(self.programs["grid"], [])
+        #: The bounding box's 12 edges: (24 ends, position and colour) rewritten for each frame drawn.
+        self.bounds_buffer = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
+        self.bounds_array = ctx.vertex_array(self.programs["lines"],
+                                             [(self.bounds_buffer, "3f 4f", "in_position", "in_color")])
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.palette: np.ndarray | None = None
@@ -347,12 +328,12 @@ class Renderer:
     # --- drawing --------------------------------------------------------------------------------
 
     def draw(self, framebuffer: moderngl.Framebuffer, camera: Camera,
-             options: DisplayOptions | None = None) -> None:
+             options: DrawSettings | None = None) -> None:
         """Clear ``framebuffer`` and draw the model, seen by ``camera``, as ``options`` say.
 
         With ``options.transparent`` the background has alpha 0 and colours are premultiplied.
         """
-        options = options or DisplayOptions()
+        options = options or DrawSettings()
         framebuffer.use()
         self.ctx.viewport = framebuffer.viewport
         background = (0.0, 0.0, 0.0, 0.0) if options.transparent else options.background
@@ -367,6 +348,8 @@ class Renderer:
             self._draw_wireframe(options)
         if options.normals:
             self._draw_normals(options)
+        if options.bounds:
+            self._draw_bounds(options)
         if options.grid:
             self._draw_grid(camera)
         if meshes:
@@ -375,7 +358,7 @@ class Renderer:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
 
-    def draw_copies(self, framebuffer: moderngl.Framebuffer, camera: Camera, options: DisplayOptions,
+    def draw_copies(self, framebuffer: moderngl.Framebuffer, camera: Camera, options: DrawSettings,
                     poses: list[Pose]) -> None:
         """Draw the meshes again, shaded, in each of ``poses`` (e.g. more ragdolls) over what ``draw``
         left in ``framebuffer``, sharing its depth; then restore the current pose's bones."""
@@ -383,9 +366,9 @@ class Renderer:
         if self.model is None or not skeletal or not options.shaded:
             return
         self._begin(framebuffer, camera)
-        plain = DisplayOptions(skinning=options.skinning, point_size=options.point_size,
-                               textures=options.textures, show_hidden=options.show_hidden,
-                               vertex_colors=options.vertex_colors)
+        plain = DrawSettings(skinning=options.skinning, point_size=options.point_size,
+                             textures=options.textures, show_hidden=options.show_hidden,
+                             vertex_colors=options.vertex_colors)
         for pose in skeletal:
             self._upload_bones(pose)
             self._draw_meshes(plain, blended=False)
@@ -434,11 +417,11 @@ class Renderer:
     def _animated(self) -> bool:
         return self.pose is not None and self.pose.positions is not None
 
-    def shown_meshes(self, options: DisplayOptions) -> list[GpuMesh]:
+    def shown_meshes(self, options: DrawSettings) -> list[GpuMesh]:
         """The meshes ``options`` draw: every mesh with ``show_hidden``, else the visible ones."""
         return [gpu_mesh for gpu_mesh in self.meshes if options.show_hidden or gpu_mesh.mesh.visible]
 
-    def _draw_meshes(self, options: DisplayOptions, blended: bool,
+    def _draw_meshes(self, options: DrawSettings, blended: bool,
                      framebuffer: moderngl.Framebuffer | None = None, camera: Camera | None = None) -> None:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
@@ -500,7 +483,7 @@ class Renderer:
         set_uniform(program, "sphere_points", False)
         self.ctx.disable(moderngl.CULL_FACE)
 
-    def _draw_wireframe(self, options: DisplayOptions) -> None:
+    def _draw_wireframe(self, options: DrawSettings) -> None:
         self._enable_blending()
         self.ctx.wireframe = True
         self.ctx.polygon_offset = (-1.0, -1.0)
@@ -515,7 +498,7 @@ class Renderer:
         self.ctx.wireframe = False
         self.ctx.disable(moderngl.BLEND)
 
-    def _draw_normals(self, options: DisplayOptions) -> None:
+    def _draw_normals(self, options: DrawSettings) -> None:
         program = self.programs["normals"]
         set_uniform(program, "line_length", NORMAL_LENGTH * self.extent)
         set_uniform(program, "depth_layer", SCENE_LAYER)
@@ -531,6 +514,18 @@ class Renderer:
                     program, [(buffer, "3f 3f", "in_position", "in_normal")])
             self.normal_arrays[index].render(moderngl.POINTS, vertices=gpu_mesh.vertex_count)
         self.ctx.disable(moderngl.BLEND)
+
+    def _draw_bounds(self, options: DrawSettings) -> None:
+        """The edges of the box that frames what is drawn (``bounds``), hidden where the model is in
+        front of them."""
+        low, high = self.bounds(options.bones)
+        frame = np.eye(4)
+        frame[:3, 3] = 0.5 * (low + high)
+        ends = box_lines(frame[None], (0.5 * (high - low))[None]).reshape(-1, 3)
+        colors = np.broadcast_to(BOUNDS_COLOR, (len(ends), 4))
+        self.bounds_buffer.write(np.ascontiguousarray(np.hstack([ends, colors]), dtype="f4").tobytes())
+        set_uniform(self.programs["lines"], "depth_layer", SCENE_LAYER)
+        self.bounds_array.render(moderngl.LINES, vertices=len(ends))
 
     def _draw_grid(self, camera: Camera) -> None:
         """The floor: perpendicular to the up axis, under the model's lowest point in the pose it
@@ -561,7 +556,7 @@ class Renderer:
         self.grid_array.render(moderngl.TRIANGLE_STRIP, vertices=4)
         self.ctx.disable(moderngl.BLEND)
 
-    def _draw_bones(self, options: DisplayOptions) -> None:
+    def _draw_bones(self, options: DrawSettings) -> None:
         self._mesh_uniforms(SKINNING_CODES["lbs"], 0, maths.srgb_to_linear(BONE_COLOR), options.selected_bone,
                             layer=OVERLAY_LAYER)
         set_uniform(self.programs["mesh"], "sphere_points", False)
@@ -576,11 +571,11 @@ class Renderer:
     # --- picking --------------------------------------------------------------------------------
 
     def mesh_at(self, camera: Camera, size: tuple[int, int], x: int, y: int,
-                options: DisplayOptions | None = None) -> int | None:
+                options: DrawSettings | None = None) -> int | None:
         """Index of the mesh drawn at pixel (``x``, ``y``) (from the top left) of a ``size`` view seen by
         ``camera``, or None: each shown mesh drawn in a colour that encodes its index (masked texels
         cut as when drawn), and the pixel read back."""
-        options = options or DisplayOptions()
+        options = options or DrawSettings()
         if self.model is None or not (0 <= x < size[0] and 0 <= y < size[1]):
             return None
         framebuffer = self._pick_target(size)
@@ -671,6 +666,8 @@ class Renderer:
         self._release_model()
         self._release_pick_target()
         self.grid_array.release()
+        self.bounds_array.release()
+        self.bounds_buffer.release()
         if self._capture_framebuffer is not None:
             for attachment in self._capture_framebuffer.color_attachments:
                 attachment.release()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from app.state.events import Events
+from app.events import Events
+from app.scene.draw_settings import DrawSettings
 
 SKINNING_METHODS = ("lbs", "dqs")
 
@@ -15,7 +16,8 @@ class DisplayOptions:
 
     Assigning a field checks the value and, when it changed, emits the field's event with the new
     value, then ``changed(name, value)``; views subscribe to what they draw. ``heatmap`` colours the
-    selected bone's weights; ``bone_names`` labels the bones; ``show_hidden`` also draws the meshes a
+    selected bone's weights; ``bone_names`` labels the bones; ``bounds`` outlines the box that
+    frames what is drawn; ``show_hidden`` also draws the meshes a
     file marks as not rendered; ``vertex_colors`` tints meshes by their vertex colours; ``follow`` keeps
     a clip that travels (root motion) in view while it plays; ``background`` is an sRGB (r, g, b, a)
     in 0..1.
@@ -28,6 +30,7 @@ class DisplayOptions:
     heatmap: bool = False
     normals: bool = False
     grid: bool = True
+    bounds: bool = False
     skinning: str = "lbs"
     textures: bool = True
     vertex_colors: bool = True
@@ -58,6 +61,18 @@ class DisplayOptions:
 
 #: The options' names, in menu order.
 OPTIONS = tuple(f.name for f in fields(DisplayOptions) if f.init)
+#: The options the renderer takes as they are: those both types name.
+DRAWN = tuple(name for name in OPTIONS if name in {f.name for f in fields(DrawSettings)})
+
+
+def draw_settings(display: DisplayOptions, selected_bone: int | None = None,
+                  transparent: bool = False) -> DrawSettings:
+    """What the renderer draws for ``display`` with ``selected_bone`` selected (the heat map shows that
+    bone's weights when it is on); ``transparent``: for a picture with a clear background. The window
+    and ``boneyard render`` both draw what this says."""
+    settings = DrawSettings(**{name: getattr(display, name) for name in DRAWN}, selected_bone=selected_bone,
+                            heatmap_bone=selected_bone if display.heatmap else None)
+    return settings.for_picture(transparent)
 
 
 def _checked(name: str, value):

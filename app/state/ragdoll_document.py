@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from app.model import Model
+from app.events import Events
 from app.physics.autosetup import auto_setup, fit_part, joint_between
+from app.physics.model_profile import model_profile
 from app.physics.profile import ProfileError, RagdollProfile, load_profile, save_profile
-from app.physics.profile_location import find_profile, save_location
+from app.physics.profile_location import save_location
 from app.physics.rig import Rig, bind_rig
 from app.physics.symmetry import joint_mirrors, mirrored_joint_changes, mirrored_part_changes, part_mirrors
-from app.state.events import Events
 
 #: Consecutive edits of the same fields of the same part or joint within this many seconds are one
 #: undo step (a spin box's arrows held down, a handle dragged).
@@ -43,23 +44,6 @@ class Step:
     time: float = field(default_factory=_time.monotonic)
     #: The gesture (a handle dragged in the view) the step belongs to; its edits are one step.
     gesture: int | None = None
-
-
-def model_profile(model: Model, data_dir: str | Path, builtin: bool = False
-                  ) -> tuple[RagdollProfile | None, Path | None, ProfileError | None]:
-    """The profile for ``model``: its saved one (``profile_location.find_profile``), else a new
-    automatic setup. Returns (profile, the file it came from or None, the error that made a saved
-    profile unusable or None). Raises ``ValueError`` when there is no saved profile and the model
-    cannot have an automatic one (no bones). One policy for the command line and the window."""
-    found = find_profile(model.files[0], data_dir, builtin) if model.files else None
-    if found is not None:
-        try:
-            profile = load_profile(found)
-            bind_rig(model, profile)
-            return profile, found, None
-        except ProfileError as error:
-            return auto_setup(model), None, ProfileError(found, error.where, error.message)
-    return auto_setup(model), None, None
 
 
 class RagdollDocument:

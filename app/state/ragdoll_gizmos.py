@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.render.gizmo_scene import (ACTIVE_HANDLE_COLOR, AXIS_COLORS, GizmoScene, handle_scene, joined_scenes,
+from app.scene.gizmo_scene import (ACTIVE_HANDLE_COLOR, AXIS_COLORS, GizmoScene, handle_scene, joined_scenes,
                                     ragdoll_scene)
 from app.state.handles import Handle, handles
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
 
-#: How each kind of handle is drawn (app.render.gizmo_scene.handle_scene).
+#: How each kind of handle is drawn (app.scene.gizmo_scene.handle_scene).
 HANDLE_SHAPES = {"move": "arrow", "size": "knob", "rotate": "ring", "pivot": "arrow"}
 
 

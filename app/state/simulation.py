@@ -19,11 +19,11 @@ import time as _time
 
 import numpy as np
 
+from app.events import Events
 from app.model import Clip
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.pose import Pose
-from app.render.gizmo_scene import pick_box
-from app.state.events import Events
+from app.scene.gizmo_scene import pick_box
 from app.state.ragdoll_document import RagdollDocument
 
 #: Default shot impulse (N·s) and per-tick stepping budget (s).

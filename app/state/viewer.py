@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from app import formats
+from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.playback import Playback
@@ -38,10 +39,11 @@ from app.pose import Pose
 from app.resources import demo_paths
 from app.root_motion import has_root_motion
 from app.state.display import DisplayOptions
-from app.state.events import Events
+from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation
-from app.textures import TextureError, read_image
+from app.textures import IMAGE_SUFFIXES, TextureError, read_image
 
 
 class ActionError(Exception):
@@ -79,25 +81,29 @@ class Exported:
 class ViewerState:
     """The model on screen and everything the viewer does with it.
 
-    ``load_options`` are those the model on screen was read with (a reload reads with them again);
-    ``document`` is the ragdoll profile document (None: no ragdoll), ``simulation`` its simulation
-    (made for the document when not given); ``up_axes`` and ``textures`` remember the user's choices
-    per model file (None: not remembered).
+    ``load_options`` are those the model on screen was read with (a reload reads with them again).
+    With ``ragdoll_dir`` (the user's data folder, where profiles that cannot be saved beside their
+    model go) the state has a ragdoll: ``document`` (the profile being edited), ``simulation`` and
+    ``ragdoll_tool`` (what the view's presses and drags do to them); without, all three are None.
+    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered).
     """
 
-    def __init__(self, load_options: formats.LoadOptions | None = None,
-                 document: RagdollDocument | None = None, simulation: Simulation | None = None,
+    def __init__(self, load_options: formats.LoadOptions | None = None, ragdoll_dir: str | Path | None = None,
                  up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None):
         self.load_options = load_options or formats.LoadOptions()
+        #: The texture folders the command line gave; remembered folders are searched after them.
+        self._given_texture_dirs = list(self.load_options.texture_dirs)
         self.model: Model | None = None
         self.playback: Playback | None = None
         self.display = DisplayOptions(show_hidden=self.load_options.show_hidden)
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
-        self.document = document
-        if simulation is None and document is not None:
-            simulation = Simulation(document)
-        self.simulation = simulation
+        self.document = self.simulation = self.ragdoll_tool = None
+        if ragdoll_dir is not None:
+            self.document = RagdollDocument(ragdoll_dir, builtin_files=tuple(demo_paths()))
+            self.simulation = Simulation(self.document)
+            self.ragdoll_tool = RagdollTool(self.document, self.simulation)
+        simulation = self.simulation
         self.up_axes = up_axes
         self.textures = textures
         self._resume_playback = False
@@ -155,6 +161,46 @@ class ViewerState:
         """The model's files, then those of ``paths`` not among them: what is read to attach ``paths``."""
         files = list(self.model.files) if self.model is not None else []
         return files + [str(Path(path)) for path in paths if str(Path(path)) not in files]
+
+    # --- what to read ------------------------------------------------------------------------------
+
+    def open_request(self, paths: list[str | Path]) -> LoadRequest:
+        """``paths`` as a new model. The frame rate set for the model on screen is its own: the new
+        files start at their default."""
+        return LoadRequest(tuple(str(Path(p)) for p in paths), replace(self.load_options, fps=None), False)
+
+    def attach_request(self, paths: list[str | Path]) -> LoadRequest:
+        """The model's files read again together with ``paths`` (animations that belong to it); with
+        no model read from files, ``paths`` open as a new one."""
+        if self.model is None or not self.model.files:
+            return self.open_request(paths)
+        return LoadRequest(tuple(self.files_with(paths)), self.load_options, True)
+
+    def reload_request(self, options: formats.LoadOptions | None = None) -> LoadRequest | None:
+        """The model's files read again (with ``options``, default its own), keeping clip and time;
+        None for a model built without files."""
+        if self.model is None or not self.model.files:
+            return None
+        return LoadRequest(tuple(self.model.files), options or self.load_options, True)
+
+    def fps_request(self, fps: float) -> LoadRequest | None:
+        """The model read again at ``fps`` frames per second; None when that changes nothing."""
+        if fps == self.load_options.fps:
+            return None
+        return self.reload_request(replace(self.load_options, fps=fps))
+
+    def drop_request(self, paths: list[str | Path], forced: bool = False) -> LoadRequest | TextureDrop:
+        """Dropped files (any number) open as a new model; they attach to it when ``forced`` (Shift
+        held) or when every file only adds animations (``attaches``). One image dropped on a model is
+        a texture."""
+        if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
+            return TextureDrop(str(paths[0]))
+        return self.attach_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
+
+    def use_texture_folders(self, folders: list[str]) -> None:
+        """Textures are looked for in the command line's folders, then in ``folders`` (the remembered
+        ones); the next read uses them."""
+        self.load_options = replace(self.load_options, texture_dirs=self._given_texture_dirs + list(folders))
 
     @property
     def counts_frames(self) -> bool:

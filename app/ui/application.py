@@ -11,7 +11,6 @@ from PySide6.QtGui import QIcon, QSurfaceFormat
 from PySide6.QtWidgets import QApplication
 
 from app import formats
-from app.commands import load_options
 from app.resources import asset_path, demo_paths
 
 #: How long --screenshot waits for the first full frame before giving up.
@@ -39,7 +38,7 @@ def run_app(args: Namespace) -> int:
     app.setWindowIcon(QIcon(str(asset_path("boneyard.png"))))
     from app.ui.main_window import MainWindow
 
-    options = load_options(args)
+    options = formats.LoadOptions.from_arguments(args)
     paths = [Path(p) for p in args.files] or demo_paths()
     try:
         model = formats.load(paths, options)

@@ -47,6 +47,11 @@ class BackgroundLoader(QObject):
         self._poll.start()
         return self._request
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a job's result may still be delivered (False: nothing more will be emitted)."""
+        return self._poll.isActive()
+
     def cancel(self) -> None:
         """Forget the running job: its result will not be delivered."""
         self._active = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,8 +28,10 @@ from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
 from app.render.offscreen import max_image_side
+from app.state.display import draw_settings
+from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.viewer import ActionError, Exported, ViewerState
-from app.textures import TextureError
+from app.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.elided_text import ElidedLabel
 from app.ui.loader import BackgroundLoader
@@ -46,6 +47,7 @@ from app.ui.up_axes import RememberedUpAxes
 from app.ui.user_settings import open_settings
 from app.ui.viewport import Viewport, local_files
 from app.ui.warnings_dock import WarningsDock
+from app.user_files import user_data_dir
 
 #: Saved dock layouts of another version are ignored (raise it when the docks change).
 DOCK_LAYOUT_VERSION = 2
@@ -53,8 +55,6 @@ DOCK_LAYOUT_VERSION = 2
 TICK_MS = 16
 #: A load that takes longer than this shows a progress dialog.
 PROGRESS_DELAY_MS = 400
-#: Image files a texture can be assigned from (File dialog, drops).
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tga", ".dds", ".bmp")
 #: State messages stay this long in the status bar (milliseconds).
 MESSAGE_MS = 6000
 #: The View menu's display switches: (key, text, DisplayOptions field, shortcut).
@@ -65,14 +65,12 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("heatmap", "Weight &Heat Map", "heatmap", "H"),
                    ("normals", "N&ormals", "normals", "Shift+N"),
                    ("grid", "&Grid", "grid", "G"),
+                   ("bounds", "&Bounding Box", "bounds", None),
                    ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
                    ("textures", "&Textures", "textures", "T"),
                    ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None),
                    ("follow", "F&ollow the Model", "follow", None))
-#: DisplayOptions fields the renderer's options take as they are.
-RENDER_OPTIONS = ("shaded", "wireframe", "bones", "normals", "grid", "skinning", "textures", "vertex_colors",
-                  "show_hidden", "background")
 #: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
 WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 #: Keys that end typing in a text field and give the keys back to the view.
@@ -108,16 +106,15 @@ class MainWindow(QMainWindow):
         self.assigned_textures = AssignedTextures(self.settings)
         self.texture_folders = TextureFolders(self.settings)
         self.up_axes = RememberedUpAxes(self.settings)
-        self._option_texture_dirs = list(load_options.texture_dirs)
         self.viewport = Viewport(self)
         self.setCentralWidget(self.viewport)
         self.timeline = TimelineDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline)
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
-        self.ragdoll = RagdollSession(self)
-        self.state = ViewerState(load_options, self.ragdoll.document, self.ragdoll.simulation,
-                                 up_axes=self.up_axes, textures=self.assigned_textures)
+        self.state = ViewerState(load_options, ragdoll_dir=user_data_dir(), up_axes=self.up_axes,
+                                 textures=self.assigned_textures)
+        self.ragdoll = RagdollSession(self.state.ragdoll_tool, self)
         self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.ragdoll_panel)
@@ -211,12 +208,13 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", self.export_dialog, "Ctrl+E")
         self.export_pose_action = self._action(menu, "Export &Pose…", self.export_pose_dialog, "Ctrl+Shift+E")
+        self.export_animation_action = self._action(menu, "Export A&nimation…", self.export_animation_dialog)
         self._action(menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
         self._action(menu, "&Copy Image", self.copy_image, QKeySequence.StandardKey.Copy)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._model_actions = [self.attach_action, self.reload_action, self.export_action,
-                               self.export_pose_action]
+                               self.export_pose_action, self.export_animation_action]
         for action in self._model_actions:
             action.setEnabled(False)
 
@@ -281,8 +279,7 @@ class MainWindow(QMainWindow):
 
     def _use_texture_folders(self) -> None:
         """Texture lookup: the command line's --texture-dir folders, then the remembered ones."""
-        self.load_options = replace(self.load_options,
-                                    texture_dirs=self._option_texture_dirs + self.texture_folders.folders())
+        self.state.use_texture_folders(self.texture_folders.folders())
 
     def choose_background(self) -> None:
         current = QColor.fromRgbF(*self.state.display.background[:3])
@@ -325,13 +322,7 @@ class MainWindow(QMainWindow):
 
     def _show_view_options(self) -> None:
         """The viewport draws what the display options and the selected bone say."""
-        display, options = self.state.display, self.viewport.options
-        for name in RENDER_OPTIONS:
-            setattr(options, name, getattr(display, name))
-        options.selected_bone = self.state.selected_bone
-        options.heatmap_bone = self.state.selected_bone if display.heatmap else None
-        self.viewport.overlay.bone_names = display.bone_names
-        self.viewport.update()
+        self.viewport.show_settings(draw_settings(self.state.display, self.state.selected_bone))
 
     def _show_display(self, name: str, value) -> None:
         for key, _, option, _ in DISPLAY_ACTIONS:
@@ -427,39 +418,32 @@ class MainWindow(QMainWindow):
     # --- loading --------------------------------------------------------------------------------
 
     def open_files(self, paths: list[str | Path]) -> int:
-        """Load ``paths`` as one model in the background; on failure the current model stays. The
-        frame rate set for the model on screen is its own: the new files start at their default."""
-        options = replace(self.load_options, fps=None)
-        return self._start_load([str(Path(p)) for p in paths], keep_state=False, options=options)
+        """Load ``paths`` as one model in the background (``ViewerState.open_request``); on failure the
+        current model stays."""
+        return self._start_load(self.state.open_request(paths))
 
     def attach_files(self, paths: list[str | Path]) -> int:
         """Load the current model's files together with animation files that belong to it."""
-        if self.model is None or not self.model.files:
-            return self.open_files(paths)
-        return self._start_load(self.state.files_with(paths), keep_state=True)
+        return self._start_load(self.state.attach_request(paths))
 
     def reload(self) -> int | None:
         """Read the current files again (e.g. after editing them elsewhere), keeping clip and time."""
-        if self.model is None or not self.model.files:
-            return None
-        return self._start_load(list(self.model.files), keep_state=True)
+        request = self.state.reload_request()
+        return self._start_load(request) if request is not None else None
 
     def set_fps(self, fps: float) -> None:
         """Frames per second for formats that store frames without times; reloads the model."""
-        if fps == self.load_options.fps:
-            return
-        if self.model is None or not self.model.files:
-            return
-        self._start_load(list(self.model.files), keep_state=True, options=replace(self.load_options, fps=fps))
+        request = self.state.fps_request(fps)
+        if request is not None:
+            self._start_load(request)
 
-    def _start_load(self, paths: list[str], keep_state: bool,
-                    options: formats.LoadOptions | None = None) -> int:
-        """Load in the background with ``options`` (default: the model on screen's); they become the
-        window's when the load succeeds."""
-        options = options or self.load_options
+    def _start_load(self, load: LoadRequest) -> int:
+        """Read what ``load`` asks in the background; its options become the state's when the read
+        succeeds."""
+        paths, options = load.paths, load.options
         request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
-        self._pending = {"keep_state": keep_state, "request": request, "options": options}
-        self._show_progress(paths, request)
+        self._pending = {"keep_state": load.keep_state, "request": request, "options": options}
+        self._show_progress(list(paths), request)
         return request
 
     def _show_progress(self, paths: list[str], request: int) -> None:
@@ -555,12 +539,11 @@ class MainWindow(QMainWindow):
         """Dropped files (any number) open as a new model; with Shift held, or when every file only
         adds animations to the current model, they are attached to it instead. One image dropped on a
         model is its texture (``drop_image``, ``position`` in viewport pixels)."""
-        if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
-            self.drop_image(paths[0], position)
-        elif self.state.attaches(paths, forced=shift):
-            self.attach_files(paths)
+        request = self.state.drop_request(paths, forced=shift)
+        if isinstance(request, TextureDrop):
+            self.drop_image(request.path, position)
         else:
-            self.open_files(paths)
+            self._start_load(request)
 
     # --- time and poses ------------------------------------------------------------------------
 
@@ -586,7 +569,7 @@ class MainWindow(QMainWindow):
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
         self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)
         self.ragdoll_panel.visibilityChanged.connect(self._ragdoll_panel_shown)
-        self.viewport.ray_tool = session
+        self.viewport.ray_tool = self.state.ragdoll_tool
 
     def _ragdoll_panel_shown(self, visible: bool) -> None:
         """The gizmos and part picking are on while the panel shows."""
@@ -594,7 +577,8 @@ class MainWindow(QMainWindow):
         self._show_gizmos()
 
     def _show_gizmos(self) -> None:
-        self.viewport.set_gizmo_scene(self.ragdoll.gizmo_scene() if self.model is not None else None)
+        tool = self.state.ragdoll_tool
+        self.viewport.set_gizmo_scene(tool.gizmo_scene() if self.model is not None else None)
 
     def _show_selected_part(self) -> None:
         part = self.ragdoll.selected_part
@@ -635,7 +619,7 @@ class MainWindow(QMainWindow):
         width = width or int(self.viewport.width() * ratio)
         height = height or int(self.viewport.height() * ratio)
         image = _image_to_qimage(self.viewport.render_image(width, height, transparent))
-        if self.state.display.bone_names:
+        if self.viewport.options.bone_names:
             self._paint_bone_names(image)
         return image
 
@@ -726,6 +710,39 @@ class MainWindow(QMainWindow):
     def export_pose(self, path: str | Path) -> bool:
         """File › Export Pose: ``ViewerState.export_pose``, reported."""
         return self._export("Export Pose", path, self.state.export_pose)
+
+    def export_animation_dialog(self) -> None:
+        """File › Export Animation: the dialog, a file name, then ``export_animation``."""
+        from app.ui.export_animation import FORMATS, ExportAnimationDialog
+
+        self.viewport.makeCurrent()
+        limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
+        self.viewport.doneCurrent()
+        playback = self.state.playback
+        dialog = ExportAnimationDialog(self.model, playback.clip_index if playback else None,
+                                       (1280, 720), limit, self)
+        if not dialog.exec():
+            return
+        suffix, file_filter, _ = FORMATS[dialog.format.currentText()]
+        path = self._ask_save_path("Export Animation", suffix, file_filter)
+        if path:
+            self.export_animation(path, dialog.choice())
+
+    def export_animation(self, path: str | Path, choice) -> bool:
+        """Write ``choice`` (an ``AnimationChoice``) to ``path``, reported; False when it failed or was
+        cancelled."""
+        from app.ui.export_animation import Cancelled, export_animation
+
+        try:
+            line = export_animation(self, choice, Path(path))
+        except Cancelled:
+            self.statusBar().showMessage("Export Animation cancelled", 5000)
+            return False
+        except (OSError, ValueError, RuntimeError) as error:
+            QMessageBox.warning(self, "Export Animation", f"Could not write {path}: {error}")
+            return False
+        self.statusBar().showMessage(line, 10000)
+        return True
 
     def _export(self, title: str, path: str | Path, export: Callable[[str | Path], Exported]) -> bool:
         """Run ``export``; report a failure, the writer's warnings and what was written."""

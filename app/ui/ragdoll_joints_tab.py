@@ -8,16 +8,15 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout,
                                QScrollArea, QSplitter, QTableWidgetItem, QWidget)
 
+from app.physics.joint_kinds import KINDS
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll_document import RagdollDocument
 from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
                                     show_selected_row, spin, warn_on_error, with_buttons)
 
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
-KIND_LABELS = {"hinge": "Hinge", "cone_twist": "Cone-twist"}
-LIMIT_FIELDS = {"hinge": ("low", "high"), "cone_twist": ("swing1", "swing2", "twist")}
-LIMIT_LABELS = {"low": "Low °", "high": "High °", "swing1": "Swing 1 (Z) °", "swing2": "Swing 2 (Y) °",
-                "twist": "Twist (X) °"}
+KIND_LABELS = {kind.name: kind.label for kind in KINDS.values()}
+LIMIT_FIELDS = {kind.name: kind.limit_names for kind in KINDS.values()}
 
 
 class JointsTab(QSplitter):
@@ -61,12 +60,11 @@ class JointsTab(QSplitter):
         self.kind_box.activated.connect(lambda _: self._edit(kind=self.kind_box.currentData()))
         form.addRow("Type", self.kind_box)
         self.limit_boxes = {}
-        for name, label in LIMIT_LABELS.items():
-            low = -180.0 if name in ("low", "high") else 0.0
-            box = spin(form_widget, low, 180.0, 1.0, 1)
-            box.valueChanged.connect(lambda value, n=name: self._edit(**{n: value}))
-            self.limit_boxes[name] = box
-            form.addRow(label, box)
+        for limit in (limit for kind in KINDS.values() for limit in kind.limits):
+            box = spin(form_widget, limit.low, 180.0, 1.0, 1)  # beyond its range: the profile's message
+            box.valueChanged.connect(lambda value, n=limit.name: self._edit(**{n: value}))
+            self.limit_boxes[limit.name] = box
+            form.addRow(limit.label, box)
         return form_widget
 
     def _vector_row(self, label: str, field: str, angles: bool = False) -> list[QDoubleSpinBox]:

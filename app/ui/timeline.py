@@ -6,6 +6,8 @@ existing widgets)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QPointF, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDoubleSpinBox, QGridLayout,
@@ -39,6 +41,7 @@ class TimelineDock(QDockWidget):
         super().__init__("Timeline", parent)
         self.setObjectName("timeline")
         self.playback: Playback | None = None
+        self._stop_listening: Callable[[], None] | None = None
         self._make_actions()
         body = QWidget(self)
         self._make_widgets(body)
@@ -178,7 +181,9 @@ class TimelineDock(QDockWidget):
                                        Qt.ItemDataRole.ToolTipRole)
             if not playback.model.clips:
                 self.clips.addItem("(bind pose)")
-        playback.subscribe(self.refresh)
+        if self._stop_listening is not None:  # the playback shown before no longer refreshes the dock
+            self._stop_listening()
+        self._stop_listening = playback.subscribe(self.refresh)
         self._show_clip(playback.clip)
         self.refresh()
 

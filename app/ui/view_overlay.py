@@ -5,7 +5,6 @@ the view's own GL window after the scene, so they stay crisp at any size and sho
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
@@ -24,15 +23,6 @@ SPRING_COLOR = QColor(120, 230, 255)
 MARKER_RADIUS = 7
 
 
-@dataclass(frozen=True)
-class ViewMarks:
-    """What a ray tool wants drawn: ``shot`` (origin (3,), end (3,), hit: bool, when: monotonic
-    seconds) and ``spring`` (anchor on the part (3,), drag target (3,)); None for none."""
-
-    shot: tuple[np.ndarray, np.ndarray, bool, float] | None = None
-    spring: tuple[np.ndarray, np.ndarray] | None = None
-
-
 def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """(name, screen direction (2,) with +y down, depth toward the viewer) of each world axis under
     the view rotation, farthest first so nearer axes are painted over them."""
@@ -43,16 +33,16 @@ def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
 
 
 class ViewOverlay:
-    """Paints the marks, and the bone names while ``bone_names`` is on, over ``viewport``'s picture."""
+    """Paints the marks, and the bone names while the view's draw settings show them, over
+    ``viewport``'s picture."""
 
     def __init__(self, viewport):
         self.viewport = viewport
-        self.bone_names = False
 
     def paint(self, painter: QPainter) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(self.viewport.font())
-        if self.bone_names:
+        if self.viewport.options.bone_names:
             self.paint_bone_names(painter)
         self._paint_gizmo(painter)
         marks = self.viewport.marks()

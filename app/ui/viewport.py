@@ -23,12 +23,14 @@ from app.model import Model
 from app.pose import Pose, posed_bounds
 from app.root_motion import over_ground, pose_centre
 from app.render.camera import Camera, camera_for, project
-from app.render.gizmo_scene import GizmoScene
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
-from app.render.renderer import DisplayOptions, Renderer
-from app.ui.view_overlay import ViewMarks, ViewOverlay
+from app.render.renderer import Renderer
+from app.scene.draw_settings import DrawSettings
+from app.scene.gizmo_scene import GizmoScene
+from app.scene.view_marks import ViewMarks
+from app.ui.view_overlay import ViewOverlay
 
 #: glPixelStorei's name for the row alignment of uploaded pixels.
 GL_UNPACK_ALIGNMENT = 0x0CF5
@@ -54,7 +56,7 @@ class Viewport(QWidget):
     used, no bone is picked), ``begin_drag_ray(origin, direction, forward, forced)`` on a left press
     (``forced``: Ctrl held; True: it drags, the camera stays), then ``drag_ray(origin, direction)``
     and ``end_drag()``; its ``marks()`` (a ViewMarks) are painted over the view with the orientation
-    gizmo, and the bone names while ``overlay.bone_names`` is on. ``frames_drawn`` counts the frames
+    gizmo, and the bone names while ``options.bone_names`` is on. ``frames_drawn`` counts the frames
     painted (the window's frame rate).
     """
 
@@ -69,7 +71,7 @@ class Viewport(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.ctx: moderngl.Context | None = None
         self.renderer: Renderer | None = None
-        self.options = DisplayOptions()
+        self.options = DrawSettings()
         self.camera = Camera()
         self.model: Model | None = None
         self.pose: Pose | None = None
@@ -158,6 +160,11 @@ class Viewport(QWidget):
         self._followed_centre = centre
         self.pose = pose
         self.copy_poses = copies or []
+        self.update()
+
+    def show_settings(self, settings: DrawSettings) -> None:
+        """Draw as ``settings`` say from now on (``app.state.display.draw_settings``)."""
+        self.options = settings
         self.update()
 
     def set_gizmo_scene(self, scene: GizmoScene | None) -> None:
@@ -286,16 +293,14 @@ class Viewport(QWidget):
         self.makeCurrent()
         try:
             self._sync_renderer()
-            # A transparent picture is for compositing: the floor grid would only get in the way.
-            grid = self.options.grid and not transparent
-            options = DisplayOptions(**{**vars(self.options), "transparent": transparent, "grid": grid})
+            options = self.options.for_picture(transparent)
             with ImageTargets.create(self.ctx, (int(width), int(height))) as targets:
                 return targets.capture(lambda framebuffer: self._draw_scene(framebuffer, options),
                                        transparent)
         finally:
             self.doneCurrent()
 
-    def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DisplayOptions) -> None:
+    def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DrawSettings) -> None:
         """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
         self.renderer.draw(framebuffer, self.camera, options)
         self.renderer.draw_copies(framebuffer, self.camera, options, self.copy_poses)

@@ -101,6 +101,9 @@ class _Text:
                 uvs = uvs[faces.ravel()]
             self.add(f"  tverts {len(uvs)}")
             self.lines.extend(f"    {_number(u)} {_number(v)} 0" for u, v in uvs)
+        if node.colors is not None:
+            self.add(f"  colors {len(vertices)}")
+            self.lines.extend("    " + " ".join(_number(c / 255.0) for c in row[:3]) for row in node.colors)
         self.add(f"  faces {len(faces)}")
         self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0"
                           for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))

@@ -24,7 +24,8 @@ class WNode:
     """flags: 0x1 dummy, 0x21 trimesh, 0x61 skin, 0x121 dangly, 0x3 light, 0x5 emitter, 0x11 reference,
     0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``,
     optionally with column flags OR'd into the column byte (0x10: bezier).
-    skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4)."""
+    skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4). colors: (V, 4)
+    bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255)."""
 
     name: str
     flags: int = 0x001
@@ -40,6 +41,7 @@ class WNode:
     skin_bones: list | None = None
     skin_weights: np.ndarray | None = None
     render: int = 1
+    colors: np.ndarray | None = None
 
 
 @dataclass
@@ -193,11 +195,13 @@ class _Builder:
         uv_pointer = NO_RAW if node.uvs is None else self.raw_put(np.asarray(node.uvs, np.float32).tobytes())
         normal_pointer = (NO_RAW if node.normals is None
                           else self.raw_put(np.asarray(node.normals, np.float32).tobytes()))
+        colour_pointer = (NO_RAW if node.colors is None
+                          else self.raw_put(np.asarray(node.colors, np.uint8).tobytes()))
         index_list = self.raw_put(faces.tobytes())
         self.data_array(at + 0x194, "I", [(3 * len(faces),)])
         self.data_array(at + 0x1A0, "I", [(index_list,)])
         self.put("IHH4III", at + 0x1BC, vertex_pointer, len(vertices), 0 if node.uvs is None else 1,
-                 uv_pointer, NO_RAW, NO_RAW, NO_RAW, normal_pointer, NO_RAW)
+                 uv_pointer, NO_RAW, NO_RAW, NO_RAW, normal_pointer, colour_pointer)
         self.put("6I", at + 0x1DC, *([NO_RAW] * 6))
 
     def skin(self, at: int, node: WNode, indices: dict[str, int], world: dict) -> None:

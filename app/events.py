@@ -1,4 +1,5 @@
-"""Named events with plain callbacks, so a Qt-free state can tell its views what changed."""
+"""Named events with plain callbacks: the one way the state, playback and the ragdoll profile tell
+whoever listens what changed (none of them knows its views)."""
 
 from __future__ import annotations
 

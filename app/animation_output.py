@@ -1,0 +1,121 @@
+"""``render``'s animated outputs: a clip as video, animated image or numbered PNGs, and contact
+sheets (docs/cli.md, "Animation out of ``render``"). The command-line side: options checked, model
+loaded, frames rendered with progress, file written."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from pathlib import Path
+
+from app.commands import EXIT_OK, OutputError, UsageError, check_output, load_model, render_settings, writing
+from app.model import Clip, Model
+from app.progress import Progress
+from app.render import video
+
+#: Most frames one animation renders (every frame of a GIF or WebP is kept until it is written).
+MAX_FRAMES = 36_000
+#: Most frames per clip on a contact sheet.
+MAX_SHEET_FRAMES = 64
+#: The size of a sheet's frames when --size is not given, and of a still or animation.
+SHEET_CELL = (320, 240)
+DEFAULT_SIZE = (1280, 720)
+#: Largest side of a contact sheet (render's own limit).
+MAX_SIDE = 16384
+
+
+def wants_animation(args: Namespace) -> bool:
+    """Whether ``render``'s arguments ask for a sheet or an animation, not a still PNG."""
+    return bool(args.sheet) or video.animation_kind(Path(args.output)) is not None
+
+
+def render(args: Namespace) -> int:
+    """``render --sheet`` or ``render -o OUT.mp4|.webm|.gif|.webp|OUT_%04d.png``."""
+    output = Path(args.output)
+    kind = video.animation_kind(output)
+    if args.sheet:
+        if output.suffix.lower() != ".png" or kind is not None:
+            raise UsageError(f"--sheet writes one PNG: -o must end in .png with no %d, got {output.name!r}")
+        if not 1 <= args.frames <= MAX_SHEET_FRAMES:
+            raise UsageError(f"--frames {args.frames}: expected 1 to {MAX_SHEET_FRAMES}")
+    elif kind in video.VIDEO_SUFFIXES.values() and args.transparent:
+        raise UsageError(f"--transparent: a {kind.upper()} video has no transparency (use .webp or .gif)")
+    check_output(output)
+    model = load_model(args)
+    options = render_settings(model, args)
+    from app.render.offscreen import OffscreenRenderer
+
+    with OffscreenRenderer() as offscreen, Progress("render") as progress:
+        if args.sheet:
+            _sheet(model, args, output, offscreen, options, progress)
+        else:
+            _animation(model, args, output, kind, offscreen, options, progress)
+        warnings = offscreen.renderer.take_warnings()
+    for warning in warnings:
+        print(f"warning: {warning}")
+    return EXIT_OK
+
+
+def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
+    from app.render import sheet
+    from app.render.offscreen import save_png
+
+    if not model.clips:
+        raise UsageError("the model has no clips to put on a sheet")
+    cell = args.size or SHEET_CELL
+    width, height = sheet.sheet_size(model, args.frames, cell)
+    if max(width, height) > MAX_SIDE:
+        raise UsageError(f"the sheet would be {width}×{height} pixels, over {MAX_SIDE} on a side: use a "
+                         "smaller --size or fewer --frames")
+    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view,
+                               progress=lambda share: progress.update(share, "contact sheet"))
+    with writing(output):
+        save_png(image, output)
+
+
+def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen, options,
+               progress: Progress) -> None:
+    clip = _clip(model, args)
+    start, end = _span(clip, args)
+    fps = args.fps or video.clip_rate(clip)
+    times = video.run_times(start, end, fps)
+    if len(times) > MAX_FRAMES:
+        raise UsageError(f"{len(times)} frames at {fps:g} per second; at most {MAX_FRAMES} are rendered")
+    size = args.size or DEFAULT_SIZE
+    if kind in video.ENCODERS:
+        size = video.even_size(size)
+    frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable)
+    with writing(output):
+        try:
+            video.write_animation(output, kind, frames, fps, len(times),
+                                  progress=lambda done: progress.update(done / len(times),
+                                                                        f"frame {done} of {len(times)}"))
+        except ValueError as error:
+            raise OutputError(f"cannot write {output}: {error}") from None
+
+
+def _clip(model: Model, args: Namespace) -> Clip | None:
+    if not model.clips:
+        if args.turntable:
+            return None
+        raise UsageError("the model has no clips to animate (--turntable circles the bind pose)")
+    try:
+        return model.clips[model.clip_index(args.clip)]
+    except (KeyError, IndexError) as error:
+        raise UsageError(error.args[0]) from None
+
+
+def _span(clip: Clip | None, args: Namespace) -> tuple[float, float]:
+    """--from and --to, checked against the clip (default its whole timeline)."""
+    if clip is None:
+        low, high = 0.0, video.TURNTABLE_SECONDS
+    else:
+        low, high = clip.start, clip.start + clip.duration
+    start = low if args.start is None else args.start
+    end = high if args.end is None else args.end
+    name = "the turntable" if clip is None else f"clip {clip.name!r}"
+    for option, value in (("--from", start), ("--to", end)):
+        if not low - 1e-6 <= value <= high + 1e-6:
+            raise UsageError(f"{option} {value:g} s outside {low:g}..{high:g} s of {name}")
+    if end < start:
+        raise UsageError(f"--to {end:g} s is before --from {start:g} s")
+    return start, end

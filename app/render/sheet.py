@@ -1,0 +1,62 @@
+"""Contact sheets: one row per clip of K evenly spaced frames, each labelled with the clip's name
+and the frame's time (``render --sheet``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from app.model import Model
+from app.pose import evaluate
+from app.render.video import framing_camera
+
+#: Height of the label strip under each frame, as a share of the frame's height (at least 14 px).
+LABEL_SHARE = 0.1
+
+
+def sheet_times(start: float, end: float, frames: int) -> np.ndarray:
+    """(K,) evenly spaced times from ``start`` to ``end``, both included (``start`` alone for K = 1)."""
+    return np.linspace(start, end, frames) if frames > 1 else np.array([start])
+
+
+def label_height(cell_height: int) -> int:
+    return max(14, round(cell_height * LABEL_SHARE))
+
+
+def sheet_size(model: Model, frames: int, cell: tuple[int, int]) -> tuple[int, int]:
+    """The whole sheet's width and height for ``model``'s clips."""
+    return cell[0] * frames, (cell[1] + label_height(cell[1])) * len(model.clips)
+
+
+def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], options, view: str,
+                 progress: Callable[[float], None] = lambda share: None) -> np.ndarray:
+    """The sheet as an (H, W, 4) uint8 RGBA image: row r is clip r, framed on that clip's run."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    width, height = cell
+    strip = label_height(height)
+    sheet = Image.new("RGBA", sheet_size(model, frames, cell), (255, 255, 255, 255))
+    draw = ImageDraw.Draw(sheet)
+    font = ImageFont.load_default(size=max(10, strip - 4))
+    for row, clip in enumerate(model.clips):
+        times = sheet_times(clip.start, clip.start + clip.duration, frames)
+        camera = framing_camera(model, clip, times, cell, view, options.bones or not model.meshes)
+        top = row * (height + strip)
+        for column, time in enumerate(times):
+            image = offscreen.render_image(model, evaluate(model, clip, float(time)), cell, options, view,
+                                           camera=camera)
+            sheet.paste(Image.fromarray(image, "RGBA"), (column * width, top))
+            label = fitted(draw, font, clip.name, f"  {time:.2f} s", width - 8)
+            draw.text((column * width + 4, top + height + 2), label, fill=(20, 20, 20, 255), font=font)
+            progress((row * frames + column + 1) / (len(model.clips) * frames))
+    return np.asarray(sheet)
+
+
+def fitted(draw, font, name: str, suffix: str, width: int) -> str:
+    """``name + suffix``, the name cut short with an ellipsis where the whole is wider than ``width``."""
+    label = name + suffix
+    while draw.textlength(label, font=font) > width and name:
+        name = name[:-1]
+        label = name + "…" + suffix
+    return label

@@ -1,0 +1,189 @@
+"""A clip rendered as a sequence of frames and written as a video (PyAV: H.264 MP4, VP9 WebM), an
+animated image (Pillow: GIF, WebP) or numbered PNGs (docs/cli.md, "Animation out of ``render``").
+
+The camera is framed once on the bounds of the whole run (so the model does not jump about in the
+picture) and, for a turntable, turns once around the model over the run.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from app.model import Clip, Model
+from app.pose import evaluate, posed_bounds, rest_pose
+from app.render.camera import Camera, camera_for
+
+#: Suffix → the kind of animated output.
+VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
+IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp", ".apng": "apng"}
+#: A printf-style frame number in an image sequence's name (``walk_%04d.png``).
+FRAME_PATTERN = re.compile(r"%0?\d*d")
+#: The rate used when a clip's keys give none.
+DEFAULT_FPS = 30.0
+#: Poses sampled over a run to frame the camera on it.
+FRAMING_SAMPLES = 24
+#: Seconds a turntable of a model with no clip lasts.
+TURNTABLE_SECONDS = 4.0
+#: Encoder settings: H.264 at constant quality 20 (visually clean for flat-shaded models), "veryfast"
+#: preset; VP9 at constant quality 32.
+ENCODERS = {"mp4": ("libx264", {"crf": "20", "preset": "veryfast"}),
+            "webm": ("libvpx-vp9", {"crf": "32", "b": "0", "deadline": "realtime", "cpu-used": "8"})}
+
+
+def animation_kind(output: Path) -> str | None:
+    """'mp4', 'webm', 'gif', 'webp' or 'frames' (a PNG name with a ``%d`` pattern); None for a still."""
+    suffix = output.suffix.lower()
+    if suffix in VIDEO_SUFFIXES:
+        return VIDEO_SUFFIXES[suffix]
+    if suffix in IMAGE_SUFFIXES:
+        return IMAGE_SUFFIXES[suffix]
+    if suffix == ".png" and FRAME_PATTERN.search(output.name):
+        return "frames"
+    return None
+
+
+def clip_rate(clip: Clip | None) -> float:
+    """A clip's own frame rate: the spacing of its stored keys when they are evenly spaced and at
+    least 10 a second, else DEFAULT_FPS."""
+    if clip is None or clip.frame_count < 2:
+        return DEFAULT_FPS
+    steps = np.diff(clip.frame_times)
+    step = float(np.median(steps))
+    if step <= 0 or not np.allclose(steps, step, rtol=0.01) or 1.0 / step < 10.0:
+        return DEFAULT_FPS
+    return round(1.0 / step, 3)
+
+
+def run_times(start: float, end: float, fps: float) -> np.ndarray:
+    """(F,) the frames' times: ``start``, ``start + 1/fps``, … up to ``end`` (at least one)."""
+    count = int(math.floor((end - start) * fps + 1e-6)) + 1
+    return start + np.arange(max(count, 1)) / fps
+
+
+def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
+                   view: str, skeleton: bool) -> Camera:
+    """A camera from ``view`` that frames what is drawn over the whole run."""
+    samples = np.linspace(0, len(times) - 1, min(len(times), FRAMING_SAMPLES)).round().astype(int)
+    picks = times[np.unique(samples)]
+    corners = [posed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model), skeleton)
+               for t in picks]
+    low = np.min([c[0] for c in corners], axis=0)
+    high = np.max([c[1] for c in corners], axis=0)
+    return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],
+                      forward=model.forward)
+
+
+def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
+                  options, view: str, turntable: bool, camera: Camera | None = None) -> Iterator[np.ndarray]:
+    """Each frame of the run as an (H, W, 4) uint8 RGBA image; ``offscreen`` has OffscreenRenderer's
+    ``render_image``. The camera is ``camera`` (the window's view; it is copied) or one from ``view``
+    framed on the run."""
+    if camera is None:
+        camera = framing_camera(model, clip, times, size, view, options.bones or not model.meshes)
+    else:
+        camera = copy.deepcopy(camera)
+    start_yaw = camera.yaw
+    for index, time in enumerate(times):
+        if turntable:
+            camera.yaw = math.remainder(start_yaw + 2.0 * math.pi * index / len(times), 2.0 * math.pi)
+        pose = evaluate(model, clip, float(time)) if clip else rest_pose(model)
+        yield offscreen.render_image(model, pose, size, options, view, camera=camera)
+
+
+def even_size(size: tuple[int, int]) -> tuple[int, int]:
+    """``size`` with odd sides one pixel larger: yuv420p video halves the colour planes."""
+    return size[0] + size[0] % 2, size[1] + size[1] % 2
+
+
+def write_animation(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float, count: int,
+                    progress: Callable[[int], None] = lambda done: None) -> None:
+    """Write ``frames`` (``count`` of them) to ``path`` as ``kind`` at ``fps``; ``progress`` hears
+    how many are done."""
+    counted = _counting(frames, progress)
+    if kind in ENCODERS:
+        write_video(path, kind, counted, fps)
+    elif kind == "frames":
+        write_sequence(path, counted, count)
+    else:
+        write_animated_image(path, kind, counted, fps)
+
+
+def _counting(frames: Iterator[np.ndarray], progress: Callable[[int], None]) -> Iterator[np.ndarray]:
+    for done, frame in enumerate(frames, 1):
+        yield frame
+        progress(done)
+
+
+def write_video(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
+    """An H.264 (yuv420p, fast start: plays in browsers) MP4 or a VP9 WebM of RGB(A) ``frames``."""
+    import av
+
+    codec, options = ENCODERS[kind]
+    container_options = {"movflags": "+faststart"} if kind == "mp4" else {}
+    with av.open(str(path), mode="w", options=container_options) as container:
+        stream = None
+        for frame in frames:
+            if stream is None:
+                rate = Fraction(fps).limit_denominator(1001)
+                stream = container.add_stream(codec, rate=rate, options=options)
+                stream.width, stream.height = frame.shape[1], frame.shape[0]
+                stream.pix_fmt = "yuv420p"
+            picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame[..., :3]), format="rgb24")
+            container.mux(stream.encode(picture))
+        if stream is not None:
+            container.mux(stream.encode(None))
+
+
+def write_animated_image(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
+    """A looping GIF (each frame given its own 256-colour palette), lossy WebP or APNG."""
+    from PIL import Image
+
+    duration = 1000.0 / fps
+    images = []
+    for frame in frames:
+        image = Image.fromarray(frame, "RGBA")
+        images.append(_gif_frame(image, frame[..., 3]) if kind == "gif" else image)
+    if kind == "gif":
+        images[0].save(path, format="GIF", save_all=True, append_images=images[1:], loop=0,
+                       duration=max(20, round(duration / 10) * 10), disposal=2, optimize=False)
+    elif kind == "apng":
+        images[0].save(path, format="PNG", save_all=True, append_images=images[1:], loop=0,
+                       duration=round(duration), default_image=False)
+    else:
+        images[0].save(path, format="WEBP", save_all=True, append_images=images[1:], loop=0,
+                       duration=round(duration), quality=80, method=4)
+
+
+def _gif_frame(image, alpha: np.ndarray):
+    """A GIF frame: 256 colours, or 255 and index 255 where the picture is mostly transparent."""
+    from PIL import Image
+
+    if alpha.min() == 255:
+        return image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)
+    paletted = image.convert("RGB").quantize(255, method=Image.Quantize.FASTOCTREE)
+    indices = np.asarray(paletted).copy()
+    indices[alpha < 128] = 255
+    result = Image.fromarray(indices, "P")
+    result.putpalette(paletted.getpalette()[:255 * 3] + [0, 0, 0])
+    result.info["transparency"] = 255
+    return result
+
+
+def write_sequence(path: Path, frames: Iterator[np.ndarray], count: int) -> None:
+    """Numbered PNGs: ``path``'s ``%d`` pattern filled with each frame's number from 0."""
+    from app.render.offscreen import save_png
+
+    for index, frame in enumerate(frames):
+        save_png(frame, sequence_name(path, index))
+
+
+def sequence_name(path: Path, index: int) -> Path:
+    """``path`` with its (first) ``%d`` pattern filled with ``index``."""
+    return path.with_name(FRAME_PATTERN.sub(lambda match: match.group(0) % index, path.name, count=1))

@@ -1,0 +1,206 @@
+"""File › Export Animation…: the chosen clip as MP4, WebM, GIF, WebP, numbered PNGs or a contact
+sheet, drawn in the view's OpenGL context with the view's camera and display options, behind a
+progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for the formats)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+                               QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QProgressDialog, QSpinBox,
+                               QWidget)
+
+from app.model import Model
+from app.render import video
+from app.render.offscreen import ImageTargets
+
+#: Format label → (file suffix offered, the save dialog's filter, the animation kind).
+FORMATS = {
+    "MP4 video (H.264)": ("_anim.mp4", "MP4 video (*.mp4)", "mp4"),
+    "WebM video (VP9)": ("_anim.webm", "WebM video (*.webm)", "webm"),
+    "Animated GIF": ("_anim.gif", "GIF image (*.gif)", "gif"),
+    "Animated WebP": ("_anim.webp", "WebP image (*.webp)", "webp"),
+    "PNG frames": ("_%04d.png", "PNG frames, %04d numbers them (*.png)", "frames"),
+    "Contact sheet (PNG)": ("_sheet.png", "PNG image (*.png)", "sheet"),
+}
+
+
+class Cancelled(Exception):
+    """The user pressed Cancel in the progress dialog."""
+
+
+@dataclass
+class AnimationChoice:
+    kind: str
+    clip: int | None
+    start: float
+    end: float
+    fps: float
+    size: tuple[int, int]
+    turntable: bool
+    frames: int
+
+
+class ExportAnimationDialog(QDialog):
+    """Format, clip, span, rate, size, turntable and the sheet's frames; ``choice()`` reads them."""
+
+    def __init__(self, model: Model, clip: int | None, view_size: tuple[int, int], max_side: int,
+                 parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export Animation")
+        self.model = model
+        self.format = QComboBox(self)
+        self.format.addItems(list(FORMATS))
+        self.clip = QComboBox(self)
+        for clip_ in model.clips:
+            self.clip.addItem(clip_.name)
+        if not model.clips:
+            self.clip.addItem("(no clip: turntable of the bind pose)")
+        self.start, self.end, self.fps = QDoubleSpinBox(self), QDoubleSpinBox(self), QDoubleSpinBox(self)
+        for box in (self.start, self.end):
+            box.setDecimals(3)
+            box.setSuffix(" s")
+        self.fps.setRange(0.5, 240.0)
+        self.fps.setSuffix(" frames/s")
+        self.width_box, self.height_box = QSpinBox(self), QSpinBox(self)
+        for box, value in ((self.width_box, view_size[0]), (self.height_box, view_size[1])):
+            box.setRange(16, max_side)
+            box.setValue(value)
+            box.setSuffix(" px")
+        size = QWidget(self)
+        row = QHBoxLayout(size)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.width_box)
+        row.addWidget(QLabel("×", size))
+        row.addWidget(self.height_box)
+        self.turntable = QCheckBox("Turntable: the camera circles once", self)
+        self.turntable.setChecked(not model.clips)
+        self.sheet_frames = QSpinBox(self)
+        self.sheet_frames.setRange(1, 64)
+        self.sheet_frames.setValue(6)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Format", self.format)
+        form.addRow("Clip", self.clip)
+        form.addRow("From", self.start)
+        form.addRow("To", self.end)
+        form.addRow("Rate", self.fps)
+        form.addRow("Size", size)
+        form.addRow("", self.turntable)
+        form.addRow("Frames per clip (sheet)", self.sheet_frames)
+        form.addRow(buttons)
+        self.clip.currentIndexChanged.connect(self._clip_chosen)
+        self.format.currentIndexChanged.connect(self._format_chosen)
+        if clip is not None and model.clips:
+            self.clip.setCurrentIndex(clip)
+        self._clip_chosen()
+        self._format_chosen()
+
+    def _clip_chosen(self) -> None:
+        clip = self.model.clips[self.clip.currentIndex()] if self.model.clips else None
+        low, high = (clip.start, clip.start + clip.duration) if clip else (0.0, video.TURNTABLE_SECONDS)
+        for box in (self.start, self.end):
+            box.setRange(low, high)
+        self.start.setValue(low)
+        self.end.setValue(high)
+        self.fps.setValue(video.clip_rate(clip))
+
+    def _format_chosen(self) -> None:
+        sheet = self.kind() == "sheet"
+        for widget in (self.clip, self.start, self.end, self.fps, self.turntable):
+            widget.setEnabled(not sheet)
+        self.sheet_frames.setEnabled(sheet)
+        if sheet and not self.model.clips:
+            self.format.setCurrentIndex(0)
+
+    def kind(self) -> str:
+        return FORMATS[self.format.currentText()][2]
+
+    def choice(self) -> AnimationChoice:
+        return AnimationChoice(kind=self.kind(), clip=self.clip.currentIndex() if self.model.clips else None,
+                               start=self.start.value(), end=max(self.end.value(), self.start.value()),
+                               fps=self.fps.value(), size=(self.width_box.value(), self.height_box.value()),
+                               turntable=self.turntable.isChecked(), frames=self.sheet_frames.value())
+
+
+class ViewRenderer:
+    """``OffscreenRenderer.render_image`` over a Viewport's own context and renderer (one process cannot
+    hold Qt's GL context and a headless EGL one), so the model is not uploaded again."""
+
+    def __init__(self, viewport):
+        self.viewport = viewport
+        self.targets: ImageTargets | None = None
+
+    def render_image(self, model: Model, pose, size: tuple[int, int], options, view: str,
+                     camera) -> np.ndarray:
+        """The view's renderer in ``pose`` seen by ``camera`` (``view`` is not used: the camera is
+        always given)."""
+        renderer = self.viewport.renderer
+        self.viewport.makeCurrent()
+        try:
+            renderer.set_pose(pose)
+            if self.targets is None or self.targets.size != tuple(size):
+                self.release()
+                self.targets = ImageTargets.create(self.viewport.ctx, tuple(size))
+            return self.targets.render(renderer, camera, options)
+        finally:
+            self.viewport.doneCurrent()
+
+    def release(self) -> None:
+        if self.targets is not None:
+            self.viewport.makeCurrent()
+            self.targets.release()
+            self.targets = None
+
+
+def export_animation(window, choice: AnimationChoice, path: Path) -> str:
+    """Write ``choice`` to ``path`` from ``window``'s view; returns the status bar's line. Raises
+    Cancelled when the user cancels (a partial file is removed) and OSError/ValueError on failure."""
+    viewport, model = window.viewport, window.model
+    if viewport.renderer is None:
+        raise RuntimeError(viewport.gl_problem or "the view has not been shown yet")
+    options = viewport.options
+    renderer = ViewRenderer(viewport)
+    progress = QProgressDialog("Rendering…", "Cancel", 0, 1000, window)
+    progress.setWindowTitle("Export Animation")
+    progress.setWindowModality(Qt.WindowModality.WindowModal)
+    progress.setMinimumDuration(300)
+
+    def step(share: float) -> None:
+        progress.setValue(int(share * 1000))
+        QApplication.processEvents()
+        if progress.wasCanceled():
+            raise Cancelled()
+
+    try:
+        if choice.kind == "sheet":
+            from app.render import sheet
+            from app.render.offscreen import save_png
+
+            image = sheet.render_sheet(renderer, model, choice.frames, choice.size, options, "iso",
+                                       progress=step)
+            save_png(image, path)
+            return f"Saved {path} ({len(model.clips)} clips × {choice.frames} frames)"
+        clip = model.clips[choice.clip] if choice.clip is not None else None
+        times = video.run_times(choice.start, choice.end, choice.fps)
+        size = video.even_size(choice.size) if choice.kind in video.ENCODERS else choice.size
+        frames = video.render_frames(renderer, model, clip, times, size, options, "iso", choice.turntable,
+                                     camera=viewport.camera)
+        video.write_animation(path, choice.kind, frames, choice.fps, len(times),
+                              progress=lambda done: step(done / len(times)))
+        return f"Saved {path} ({len(times)} frames at {choice.fps:g} per second)"
+    except Cancelled:
+        if choice.kind != "frames":
+            path.unlink(missing_ok=True)
+        raise
+    finally:
+        renderer.release()
+        progress.close()
+        viewport.doneCurrent()
+        viewport.update()

@@ -1,0 +1,68 @@
+"""What an open, attach, reload, frame-rate change or drop reads: decided by the state (headless),
+run by the window. Expected requests are written out by hand."""
+
+from pathlib import Path
+
+import pytest
+
+from app import formats
+from app.state.load_requests import LoadRequest, TextureDrop
+from app.state.viewer import ViewerState
+from tests.helpers import chain_model
+
+
+@pytest.fixture()
+def on_screen(tmp_path) -> ViewerState:
+    """A state showing a model read from ``hero.glb`` at 5 frames per second, with one texture folder
+    from the command line."""
+    state = ViewerState(formats.LoadOptions(fps=5.0, texture_dirs=["given"]))
+    model = chain_model()
+    model.files = [str(tmp_path / "hero.glb")]
+    state.set_model(model)
+    return state
+
+
+def test_open_starts_the_new_files_at_their_own_frame_rate(on_screen):
+    request = on_screen.open_request([Path("a.bnf"), "b.anm"])
+    assert request == LoadRequest(("a.bnf", "b.anm"), formats.LoadOptions(texture_dirs=["given"]), False)
+
+
+def test_attach_reads_the_model_files_again_with_the_new_ones(on_screen, tmp_path):
+    hero = str(tmp_path / "hero.glb")
+    request = on_screen.attach_request([hero, "walk.anm"])
+    assert request == LoadRequest((hero, "walk.anm"), on_screen.load_options, True)
+    assert request.options.fps == 5.0
+
+
+def test_attach_without_a_model_read_from_files_opens():
+    state = ViewerState(formats.LoadOptions(fps=5.0))
+    assert state.attach_request(["walk.anm"]) == LoadRequest(("walk.anm",), formats.LoadOptions(), False)
+    state.set_model(chain_model())
+    assert state.attach_request(["walk.anm"]).keep_state is False
+    assert state.reload_request() is None and state.fps_request(10.0) is None
+
+
+def test_reload_and_a_new_frame_rate_keep_the_state(on_screen, tmp_path):
+    hero = (str(tmp_path / "hero.glb"),)
+    assert on_screen.reload_request() == LoadRequest(hero, on_screen.load_options, True)
+    assert on_screen.fps_request(5.0) is None
+    assert on_screen.fps_request(12.0) == LoadRequest(
+        hero, formats.LoadOptions(fps=12.0, texture_dirs=["given"]), True)
+    assert on_screen.load_options.fps == 5.0  # until the read succeeds
+
+
+def test_a_drop_is_a_texture_an_attach_or_an_open(on_screen, tmp_path):
+    assert on_screen.drop_request(["skin.PNG"]) == TextureDrop("skin.PNG")
+    assert on_screen.drop_request(["skin.png", "b.png"]).keep_state is False  # two files: a model
+    assert on_screen.drop_request(["other.glb"]).keep_state is False
+    forced = on_screen.drop_request(["other.glb"], forced=True)
+    assert forced.keep_state and forced.paths == (str(tmp_path / "hero.glb"), "other.glb")
+    assert isinstance(ViewerState().drop_request(["skin.png"]), LoadRequest)  # nothing to paint on
+
+
+def test_remembered_texture_folders_come_after_the_given_ones(on_screen):
+    on_screen.use_texture_folders(["kept1", "kept2"])
+    assert on_screen.load_options.texture_dirs == ["given", "kept1", "kept2"]
+    on_screen.use_texture_folders([])
+    assert on_screen.load_options.texture_dirs == ["given"]
+    assert on_screen.reload_request().options.texture_dirs == ["given"]

@@ -1,0 +1,58 @@
+"""File › Export Animation…: the dialog's choices, a GIF and a contact sheet from the window's view,
+and Cancel in the progress dialog."""
+
+from __future__ import annotations
+
+import av
+import pytest
+from PIL import Image
+
+from tests.gui_helpers import needs_display, show_demo_window
+
+pytestmark = [pytest.mark.gui, needs_display]
+
+
+def test_dialog_offers_the_clip_and_its_span(qtbot):
+    from app.ui.export_animation import ExportAnimationDialog
+
+    window = show_demo_window(qtbot)
+    dialog = ExportAnimationDialog(window.model, 1, (320, 240), 4096, window)
+    qtbot.addWidget(dialog)
+    choice = dialog.choice()
+    assert (choice.kind, choice.clip, choice.start, choice.end) == ("mp4", 1, 0.0, 3.0)  # idle: 3 s
+    assert choice.fps == 30.0  # idle's 7 keys over 3 s are too sparse to be a rate
+    dialog.clip.setCurrentIndex(0)
+    assert (dialog.choice().end, dialog.choice().fps) == (1.0, 12.0)  # walk: 13 keys 1/12 s apart
+    dialog.format.setCurrentText("Contact sheet (PNG)")
+    assert dialog.choice().kind == "sheet" and not dialog.clip.isEnabled()
+
+
+def test_export_animation_writes_video_gif_and_sheet(qtbot, tmp_path):
+    from app.ui.export_animation import AnimationChoice
+
+    window = show_demo_window(qtbot)
+    walk = dict(clip=0, start=0.0, end=1.0, fps=10.0, size=(161, 120), turntable=False, frames=3)
+    assert window.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
+    gif = Image.open(tmp_path / "walk.gif")
+    assert (gif.n_frames, gif.size) == (11, (161, 120))
+    assert window.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
+    with av.open(str(tmp_path / "walk.mp4")) as container:
+        stream = container.streams.video[0]
+        assert (sum(1 for _ in container.decode(stream)), stream.width, stream.height) == (11, 162, 120)
+    assert window.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
+    assert Image.open(tmp_path / "sheet.png").size == (3 * 161, 2 * (120 + 14))  # two clips, three frames
+    assert "Saved" in window.statusBar().currentMessage()
+
+
+def test_cancel_stops_the_export_and_removes_the_file(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QProgressDialog
+
+    from app.ui.export_animation import AnimationChoice
+
+    window = show_demo_window(qtbot)
+    monkeypatch.setattr(QProgressDialog, "wasCanceled", lambda self: self.value() >= 200)
+    choice = AnimationChoice(kind="webp", clip=1, start=0.0, end=3.0, fps=30.0, size=(96, 72),
+                             turntable=True, frames=6)
+    assert not window.export_animation(tmp_path / "idle.webp", choice)
+    assert not (tmp_path / "idle.webp").exists()
+    assert window.statusBar().currentMessage() == "Export Animation cancelled"
