@@ -88,6 +88,8 @@ class SharedWindow:
         simulation.set_ground(True)
         simulation.set_copies(1)
         simulation.set_impulse(DEFAULT_IMPULSE)
+        simulation.set_follow(False)
+        simulation.set_motor_strength(1.0)
         simulation.set_budget(DEFAULT_BUDGET)
         simulation.last_hit = simulation.last_shot = None
         window.loader.cancel()

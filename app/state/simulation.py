@@ -56,6 +56,12 @@ class Simulation:
         self.copies = 1
         self.gravity = True
         self.ground = True
+        #: Physical animation (docs/ragdoll.md): on Go, motors drive the joints toward the clip at
+        #: ``motor_strength`` (0..1) while the root follows it; ``release`` fades them out over
+        #: ``release_seconds``.
+        self.follow = False
+        self.motor_strength = 1.0
+        self.release_seconds = 1.0
         self.drag_strength: float | None = None
         self.message = ""
         self.last_hit: RayHit | None = None
@@ -135,6 +141,10 @@ class Simulation:
         """Take over from ``clip`` at ``time`` seconds (its pose and velocities) and start simulating."""
         ragdoll = self._ensure_ragdoll()
         ragdoll.take_over_clip(clip, time)
+        if self.follow and clip is not None:
+            from app.physics.drive import Drive
+
+            ragdoll.set_drive(Drive(ragdoll, clip, time, strength=self.motor_strength, follow=True))
         self.running, self.paused = True, False
         self.last_hit = None
         self.realtime = None
@@ -239,6 +249,43 @@ class Simulation:
         if self.ragdoll is not None:
             self.ragdoll.gravity = self.gravity
         self.events.emit("settings")
+
+    def set_follow(self, on: bool) -> None:
+        """Ragdoll › Follow Clip: the next Go follows the clip with motors (a running one goes on)."""
+        self.follow = bool(on)
+        self.events.emit("settings")
+
+    def set_motor_strength(self, strength: float) -> None:
+        """The motors' share of their torque (0..1), at once on a running ragdoll's motors."""
+        if not 0.0 <= strength <= 1.0:
+            raise ValueError(f"motor strength: expected 0 to 1, got {strength}")
+        self.motor_strength = float(strength)
+        if self.ragdoll is not None and self.ragdoll.drive is not None:
+            self.ragdoll.drive.strength = self.motor_strength
+        self.events.emit("settings")
+
+    def set_release_seconds(self, seconds: float) -> None:
+        if not seconds >= 0.0:
+            raise ValueError(f"release time: expected seconds >= 0, got {seconds}")
+        self.release_seconds = float(seconds)
+        self.events.emit("settings")
+
+    def release(self) -> bool:
+        """Ragdoll › Release Motors: free the root now and fade the motors out over
+        ``release_seconds`` (a death that starts from the clip). False when nothing drives it."""
+        if not self.running or self.ragdoll.drive is None:
+            return False
+        drive = self.ragdoll.drive
+        drive.release_at, drive.release_over = self.ragdoll.time, self.release_seconds
+        return True
+
+    def check_profile(self) -> dict:
+        """Ragdoll › Check Profile: ``ragdoll --check``'s report on the document's profile."""
+        from app.physics.check import check_profile
+
+        if self.document.profile is None:
+            raise ValueError(self.document.message or "this model has no ragdoll profile")
+        return check_profile(self.document.model, self.document.profile)
 
     def set_ground(self, on: bool) -> None:
         self.ground = bool(on)

@@ -9,7 +9,8 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox
+from PySide6.QtWidgets import (QApplication, QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QMessageBox, QSizePolicy, QSlider, QSpinBox)
 
 from app.physics.ragdoll import TIME_STEP
 from app.state.simulation import REALTIME_SHARE, Simulation
@@ -67,11 +68,19 @@ class SimulationBox(QGroupBox):
         tools.addAction(self.drag_action)
         self.gravity_action = make_action(self, "G&ravity", None, simulation.set_gravity, True)
         self.ground_action = make_action(self, "Gro&und Plane", None, simulation.set_ground, True)
+        self.follow_action = make_action(self, "&Follow Clip", None, simulation.set_follow, checkable=True,
+                                         tip="Go drives the joints toward the clip with motors while the "
+                                         "root follows it; shots knock limbs off and they come back")
+        self.release_action = make_action(self, "Re&lease Motors", None, lambda *_: simulation.release(),
+                                          tip="Free the root and fade the motors out over the release time")
+        self.check_action = make_action(self, "&Check Profile…", None, lambda *_: self.show_check(),
+                                        tip="Run the profile through the standard trial (ragdoll --check)")
 
     def actions_in_order(self) -> list[QAction | None]:
         """The simulation's actions in menu order (None: a separator)."""
         return [self.go_action, self.pause_action, self.step_action, self.reset_action, self.bake_action,
-                None, self.shoot_action, self.drag_action, self.gravity_action, self.ground_action]
+                None, self.shoot_action, self.drag_action, self.gravity_action, self.ground_action,
+                None, self.follow_action, self.release_action, self.check_action]
 
     def _build(self) -> None:
         simulation = self.simulation
@@ -116,6 +125,22 @@ class SimulationBox(QGroupBox):
         settings = (self.gravity_box, self.ground_box, self.copies_box, self.budget_box)
         for column, widget in enumerate(settings):
             grid.addWidget(widget, 3, column)
+        self.strength_slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.strength_slider.setRange(0, 100)
+        self.strength_slider.setToolTip("Motor strength while following the clip (a share of each joint's "
+                                        "torque)")
+        self.strength_slider.valueChanged.connect(lambda v: simulation.set_motor_strength(v / 100.0))
+        self.release_box = spin(self, 0.0, 60.0, 0.25, 2, " s", "Release Motors fades them out over this")
+        self.release_box.valueChanged.connect(simulation.set_release_seconds)
+        self.strength_slider.setMinimumWidth(40)
+        motors = QHBoxLayout()
+        motors.addWidget(tool_button(self, self.follow_action))
+        motors.addWidget(self.strength_slider, stretch=1)
+        grid.addLayout(motors, 5, 0, 1, 2)
+        release = QHBoxLayout()
+        release.addWidget(tool_button(self, self.release_action))
+        release.addWidget(self.release_box, stretch=1)
+        grid.addLayout(release, 5, 2, 1, 2)
         self.stats_label = QLabel(self)
         self.stats_label.setWordWrap(True)
         # Its changing text must not resize the dock.
@@ -137,7 +162,8 @@ class SimulationBox(QGroupBox):
         self.go_action.setText("Stop Ragdoll" if running else "&Go Ragdoll")
         with QSignalBlocker(self.pause_action):
             self.pause_action.setChecked(simulation.paused)
-        for action in (self.pause_action, self.step_action, self.reset_action, self.bake_action):
+        for action in (self.pause_action, self.step_action, self.reset_action, self.bake_action,
+                       self.release_action):
             action.setEnabled(running)
         self._show_stats()
         self._show_drag_strength()
@@ -153,11 +179,31 @@ class SimulationBox(QGroupBox):
             with QSignalBlocker(action), QSignalBlocker(box):
                 action.setChecked(on)
                 box.setChecked(on)
+        with QSignalBlocker(self.follow_action), QSignalBlocker(self.strength_slider):
+            self.follow_action.setChecked(simulation.follow)
+            self.strength_slider.setValue(round(simulation.motor_strength * 100))
+        set_value(self.release_box, simulation.release_seconds)
         set_value(self.impulse_box, simulation.impulse)
         set_value(self.copies_box, simulation.copies)
         set_value(self.budget_box, simulation.budget * 1000.0)
         self._show_drag_strength()
         self._show_stats()
+
+    def show_check(self) -> dict | None:
+        """Ragdoll › Check Profile: the report in a dialog (the trial takes a second or a few)."""
+        from app.ui.ragdoll_check_dialog import CheckDialog
+
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            report = self.simulation.check_profile()
+        except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix
+            QApplication.restoreOverrideCursor()
+            QMessageBox.warning(self, "Check profile", f"Could not check the profile: {error}")
+            return None
+        QApplication.restoreOverrideCursor()
+        self.check_dialog = CheckDialog(report, self.simulation.document, self)
+        self.check_dialog.show()
+        return report
 
     def _show_drag_strength(self) -> None:
         strength = self.simulation.current_drag_strength()
