@@ -324,7 +324,7 @@ def ragdoll(args: Namespace) -> int:
     model = load_model(args)
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
-    from app.physics.profile import save_profile
+    from app.physics.profile_json import save_profile
     from app.physics.ragdoll import Ragdoll
 
     profile = ragdoll_profile(model, args)
@@ -354,7 +354,7 @@ def ragdoll(args: Namespace) -> int:
 def ragdoll_profile(model: Model, args: Namespace):
     """The profile ``--profile`` names, else the one saved for the model, else an automatic setup."""
     from app.physics.model_profile import model_profile
-    from app.physics.profile import load_profile
+    from app.physics.profile_json import load_profile
     from app.user_files import user_data_dir
 
     if args.profile:

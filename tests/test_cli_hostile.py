@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.physics.profile import to_dict
+from app.physics.profile_json import to_dict
 from tests.helpers import exit_status
 from tests.test_physics_profile import three_bone_profile
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.physics.profile import save_profile
+from app.physics.profile_json import save_profile
 from tests.helpers import exit_status
 from tests.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, WEIGHT0, skinning_frames
 from tests.test_physics_profile import three_bone_profile

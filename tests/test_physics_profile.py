@@ -13,16 +13,8 @@ from app.errors import InputError
 from app.model import Model, Skeleton
 from app.physics.autosetup import auto_setup, bone_role, humanoid_slots
 from app.physics.multibody import build_layout, gimbal_angles, joint_positions
-from app.physics.profile import (
-    Joint,
-    Part,
-    ProfileError,
-    RagdollProfile,
-    capsule_dimensions,
-    load_profile,
-    save_profile,
-    to_dict,
-)
+from app.physics.profile import Joint, Part, ProfileError, RagdollProfile, capsule_dimensions
+from app.physics.profile_json import load_profile, save_profile, to_dict
 from app.physics.rig import bind_rig
 from tests import synthetic
 

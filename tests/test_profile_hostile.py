@@ -12,7 +12,8 @@ import sys
 
 import pytest
 
-from app.physics.profile import ProfileError, load_profile, save_profile, to_dict
+from app.physics.profile import ProfileError
+from app.physics.profile_json import load_profile, save_profile, to_dict
 from tests.test_physics_profile import three_bone_profile
 
 
@@ -100,10 +101,10 @@ def test_a_save_killed_midway_keeps_the_old_file_and_the_next_save_cleans_up(tmp
     before = path.read_bytes()
     # The child is killed (SIGKILL: no cleanup runs) once the new bytes are written, before the rename.
     script = ("import os, signal, sys\n"
-              "from app.physics import profile\n"
+              "from app.physics import profile_json\n"
               "from tests.test_physics_profile import three_bone_profile\n"
               "os.fsync = lambda handle: os.kill(os.getpid(), signal.SIGKILL)\n"
-              "profile.save_profile(three_bone_profile(), sys.argv[1])\n")
+              "profile_json.save_profile(three_bone_profile(), sys.argv[1])\n")
     for _ in range(3):
         result = subprocess.run([sys.executable, "-c", script, str(path)], cwd=os.getcwd(), timeout=120,
                                 check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})

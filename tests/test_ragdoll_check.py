@@ -13,7 +13,7 @@ from app import formats
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
 from app.physics.check import THRESHOLDS, check_profile
-from app.physics.profile import to_dict
+from app.physics.profile_json import to_dict
 from app.resources import demo_paths
 from tests.helpers import exit_status
 

@@ -13,7 +13,7 @@ import pytest
 from app import formats
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
-from app.physics.profile import save_profile, to_dict
+from app.physics.profile_json import save_profile, to_dict
 from app.physics.profile_location import beside
 from app.pose import evaluate
 from app.resources import demo_paths

@@ -15,7 +15,8 @@ from app.physics.autosetup import auto_setup
 from app.physics.drive import Drive
 from app.physics.motors import MAX_STRENGTH_RATIO, STRENGTH_GRAVITIES, default_strengths
 from app.physics.multibody import gimbal_angles
-from app.physics.profile import ProfileError, to_dict
+from app.physics.profile import ProfileError
+from app.physics.profile_json import to_dict
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.pose import evaluate
 from app.resources import demo_paths
@@ -264,7 +265,7 @@ def test_cli_too_strong_a_profile_exits_3_and_keeps_the_output(tmp_path, demo, c
 @pytest.mark.parametrize("value, message", [(-1.0, "a motor torque from 0"), ("strong", "a finite number"),
                                             (2e6, "a motor torque from 0")])
 def test_a_bad_strength_in_the_file_names_its_field(tmp_path, demo, value, message):
-    from app.physics.profile import load_profile
+    from app.physics.profile_json import load_profile
 
     data = to_dict(auto_setup(demo))
     data["joints"][2]["strength"] = value
@@ -275,7 +276,7 @@ def test_a_bad_strength_in_the_file_names_its_field(tmp_path, demo, value, messa
 
 
 def test_a_null_strength_is_the_default(tmp_path, demo):
-    from app.physics.profile import load_profile
+    from app.physics.profile_json import load_profile
 
     data = to_dict(auto_setup(demo))
     data["joints"][2]["strength"] = None

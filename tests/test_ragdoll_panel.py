@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 
 from app import formats
 from app.export.gltf import export_gltf
-from app.physics.profile import load_profile, to_dict
+from app.physics.profile_json import load_profile, to_dict
 from app.physics.symmetry import quaternion_to_euler
 from app.scene import gizmo_scene
 from app.scene.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.model import Model, Skeleton
-from app.physics.profile import load_profile
+from app.physics.profile_json import load_profile
 from app.physics.ragdoll import TIME_STEP
 from app.physics.symmetry import (euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name, part_mirrors,
                                   quaternion_to_euler)

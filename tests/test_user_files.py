@@ -9,7 +9,7 @@ import pytest
 
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
-from app.physics.profile import load_profile, save_profile
+from app.physics.profile_json import load_profile, save_profile
 from app.physics.profile_location import in_data_dir
 from app.resources import demo_paths
 from app.user_files import settings_path, user_data_dir

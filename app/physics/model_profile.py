@@ -7,7 +7,8 @@ from pathlib import Path
 
 from app.model import Model
 from app.physics.autosetup import auto_setup
-from app.physics.profile import ProfileError, RagdollProfile, load_profile
+from app.physics.profile import ProfileError, RagdollProfile
+from app.physics.profile_json import load_profile
 from app.physics.profile_location import find_profile
 from app.physics.rig import bind_rig
 

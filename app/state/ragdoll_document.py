@@ -23,7 +23,8 @@ from app.model import Model
 from app.events import Events
 from app.physics.autosetup import auto_setup, fit_part, joint_between
 from app.physics.model_profile import model_profile
-from app.physics.profile import ProfileError, RagdollProfile, load_profile, save_profile
+from app.physics.profile import ProfileError, RagdollProfile
+from app.physics.profile_json import load_profile, save_profile
 from app.physics.profile_location import save_location
 from app.physics.rig import Rig, bind_rig
 from app.physics.symmetry import joint_mirrors, mirrored_joint_changes, mirrored_part_changes, part_mirrors
