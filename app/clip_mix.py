@@ -1,0 +1,158 @@
+"""Two clips at once: a cross-fade from one clip into another, a blend of two by a weight, and one
+clip's motion added on top of another, optionally limited to a subtree of bones (a mask).
+
+Clips are mixed in each bone's parent-relative (local) TRS: rotations by slerp, translations and
+scales linearly. The result is baked into one 'matrices' clip that plays, renders and exports like
+any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from app import maths
+from app.model import Clip, Model, Skeleton
+from app.pose import compose_world, evaluate
+
+MixMode = Literal["blend", "add", "crossfade"]
+#: Samples across a cross-fade at least, so the fade is smooth even between sparse keys.
+FADE_SAMPLES = 16
+
+
+@dataclass(frozen=True)
+class Mix:
+    """How ``second`` joins the first clip: 'blend' by ``amount`` (0 = the first clip, 1 = second),
+    'add' (``amount`` unused), or 'crossfade' over ``amount`` seconds. ``mask``: (B,) 1 for the
+    bones the second clip reaches, 0 for the others."""
+
+    mode: MixMode
+    second: Clip
+    amount: float
+    mask: np.ndarray
+
+
+def subtree_mask(skeleton: Skeleton, roots: list[int]) -> np.ndarray:
+    """(B,) 1.0 for the bones in the subtrees of ``roots`` (every bone when ``roots`` is empty)."""
+    if not roots:
+        return np.ones(len(skeleton.parents))
+    inside = np.isin(np.arange(len(skeleton.parents)), roots)
+    for level in skeleton.levels:
+        parents = skeleton.parents[level]
+        inside[level] |= (parents >= 0) & inside[np.maximum(parents, 0)]
+    return inside.astype(np.float64)
+
+
+def check_skeletal(model: Model, clip: Clip) -> None:
+    """A clip that can be mixed on ``model``: skeletal and made for its skeleton."""
+    if not clip.skeletal:
+        raise ValueError(f"clip {clip.name!r} moves vertices, not bones; only skeletal clips mix")
+    bones = len(model.skeleton.parents)
+    used = (clip.world.shape[1] if clip.world is not None
+            else max((track.bone + 1 for track in clip.tracks), default=0))
+    if clip.world is not None and used != bones or used > bones:
+        raise ValueError(f"clip {clip.name!r} is for another skeleton ({used} bones, this one has {bones}); "
+                         "it needs a bone map")
+
+
+def local_trs(model: Model, clip: Clip, time: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each bone's parent-relative translation (B, 3), rotation (B, 4) and scale (B, 3) at ``time``."""
+    world = evaluate(model, clip, time).world
+    parents = model.skeleton.parents
+    local = world.copy()
+    has_parent = parents >= 0
+    local[has_parent] = maths.affine_inverse(world[parents[has_parent]]) @ world[has_parent]
+    translations, rotations, scales, _ = maths.decompose_trs(local)
+    return translations, rotations, scales
+
+
+def blend_trs(first, second, weights: np.ndarray):
+    """Per bone: ``first`` toward ``second`` by ``weights`` (B,)."""
+    share = weights[:, None]
+    return ((1.0 - share) * first[0] + share * second[0], maths.slerp(first[1], second[1], weights),
+            (1.0 - share) * first[2] + share * second[2])
+
+
+def add_trs(base, second, reference, weights: np.ndarray):
+    """``base`` with ``second``'s change from ``reference`` on top, scaled per bone by ``weights``."""
+    share = weights[:, None]
+    delta = maths.quat_multiply(maths.quat_conjugate(reference[1]), second[1])
+    delta = maths.slerp(maths.quat_identity((len(weights),)), delta, weights)
+    ratio = np.divide(second[2], reference[2], out=np.ones_like(second[2]), where=reference[2] != 0)
+    return (base[0] + share * (second[0] - reference[0]), maths.quat_multiply(base[1], delta),
+            base[2] * ((1.0 - share) + share * ratio))
+
+
+def fade_weight(progress: float) -> float:
+    """The second clip's share ``progress`` of the way through a fade: smoothstep, so that no
+    joint's angular speed jumps where the fade begins or ends."""
+    u = min(max(progress, 0.0), 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+def duration(first: Clip, mix: Mix) -> float:
+    """The mixed clip's length: a cross-fade lasts both clips less the fade, the others the first."""
+    if mix.mode == "crossfade":
+        return first.duration + mix.second.duration - mix.amount
+    return first.duration
+
+
+def check_mix(model: Model, first: Clip, mix: Mix) -> None:
+    for clip in (first, mix.second):
+        check_skeletal(model, clip)
+    if mix.mode == "blend" and not 0.0 <= mix.amount <= 1.0:
+        raise ValueError(f"blend weight {mix.amount:g} outside 0..1")
+    if mix.mode == "crossfade" and not 0.0 <= mix.amount <= min(first.duration, mix.second.duration):
+        raise ValueError(f"cross-fade of {mix.amount:g} s longer than clip {first.name!r} "
+                         f"({first.duration:g} s) or {mix.second.name!r} ({mix.second.duration:g} s)")
+
+
+def _second_offset(first: Clip, mix: Mix) -> float:
+    """The instant of the mix (on the first clip's timeline) where the second clip begins."""
+    return first.start + first.duration - mix.amount if mix.mode == "crossfade" else first.start
+
+
+def _second_time(first: Clip, mix: Mix, time: float) -> float:
+    return time - _second_offset(first, mix) + mix.second.start
+
+
+def mixed_world(model: Model, first: Clip, mix: Mix, time: float) -> np.ndarray:
+    """(B, 4, 4) bone world matrices of the mix at ``time`` seconds of its timeline."""
+    pose_a = local_trs(model, first, time)
+    pose_b = local_trs(model, mix.second, _second_time(first, mix, time))
+    if mix.mode == "add":
+        reference = local_trs(model, mix.second, float(mix.second.frame_times[0]))
+        local = add_trs(pose_a, pose_b, reference, mix.mask)
+    else:
+        weight = mix.amount
+        if mix.mode == "crossfade":
+            join = _second_offset(first, mix)
+            weight = (fade_weight((time - join) / mix.amount) if mix.amount > 0
+                      else float(time >= join))
+        local = blend_trs(pose_a, pose_b, weight * mix.mask)
+    return compose_world(model.skeleton, maths.compose_trs(*local))
+
+
+def mix_times(first: Clip, mix: Mix) -> np.ndarray:
+    """The instants the baked clip stores: both clips' own frames where they play, and at least
+    ``FADE_SAMPLES`` across a cross-fade."""
+    offset = _second_offset(first, mix)
+    times = [first.frame_times, mix.second.frame_times - mix.second.start + offset]
+    if mix.mode == "crossfade" and mix.amount > 0:
+        times.append(np.linspace(offset, offset + mix.amount, FADE_SAMPLES))
+    end = first.start + duration(first, mix)
+    merged = maths.sorted_unique(np.concatenate(times))
+    merged = merged[(merged >= first.start) & (merged <= end)]
+    return np.unique(np.concatenate([[first.start], merged, [end]]))
+
+
+def baked_clip(model: Model, first: Clip, mix: Mix) -> Clip:
+    """The mix as one clip of world matrices at ``mix_times``, named for both clips."""
+    check_mix(model, first, mix)
+    times = mix_times(first, mix)
+    world = np.stack([mixed_world(model, first, mix, float(time)) for time in times])
+    sign = {"blend": "*", "add": "+", "crossfade": ">"}[mix.mode]
+    return Clip(f"{first.name}{sign}{mix.second.name}", "matrices", times=times, world=world,
+                source=first.source)
