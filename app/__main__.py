@@ -62,9 +62,32 @@ FPS = _number(0.001, 1000.0)
 SECONDS = _number(0.0, 600.0, above_low=True)
 TIME = _number(-1e6, 1e6)
 IMPULSE = _number(0.0, 1e6)
+TIME_SPAN = _number(0.0, 1e6)
 STRENGTH = _number(0.0, 1.0)
 #: ``batch --timeout``: up to a day per model.
 TIMEOUT = _number(0.0, 86400.0, above_low=True)
+
+
+def _clip_and(number):
+    """An argparse type: ``CLIP:NUMBER``, the number checked by ``number``."""
+    def parse(text: str) -> tuple[str, float]:
+        clip, colon, value = text.rpartition(":")
+        if not colon or not clip:
+            raise argparse.ArgumentTypeError(f"expected CLIP:NUMBER, got {text[:40]!r}")
+        return clip, number(value)
+    return parse
+
+
+def _add_mix(parser: argparse.ArgumentParser) -> None:
+    """Two clips at once and clips of another skeleton (docs/cli.md)."""
+    second = parser.add_mutually_exclusive_group()
+    second.add_argument("--blend", type=_clip_and(STRENGTH), metavar="CLIP:W",
+                        help="mix the --clip with CLIP by weight W (0: the --clip, 1: CLIP)")
+    second.add_argument("--add", metavar="CLIP", help="add CLIP's change from its first frame on top")
+    second.add_argument("--crossfade", type=_clip_and(TIME_SPAN), metavar="CLIP:S",
+                        help="play the --clip, then CLIP, fading over S seconds")
+    parser.add_argument("--mask", action="append", default=[], metavar="BONE",
+                        help="limit the second clip to BONE's subtree; repeatable")
 
 
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
@@ -165,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     pose = commands.add_parser("pose", help="write the posed bones and vertices at one instant")
     _add_files(pose)
     _add_instant(pose)
+    _add_mix(pose)
     pose.add_argument("-o", "--output", required=True,
                       help="OUT.npz, OUT.json, OUT.obj, or OUT.glb/.gltf (static mesh)")
 
@@ -172,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  "sheet without a window")
     _add_files(render)
     _add_instant(render)
+    _add_mix(render)
     render.add_argument("-o", "--output", required=True,
                         help="OUT.png, or a clip as OUT.mp4|.webm|.gif|.webp or frames/OUT_%%04d.png")
     _add_render_options(render)
@@ -188,7 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
     _add_files(convert)
     convert.add_argument("-o", "--output", required=True, help="OUT.glb or OUT.gltf")
-    convert.add_argument("--clip", action="append", help="export only these clips (name or index)")
+    convert.add_argument("--clip", action="append", help="export only these clips (name or index); "
+                         "with --blend, --add or --crossfade, the first clip of the mix")
+    _add_mix(convert)
     convert.add_argument("--check", action="store_true",
                          help="re-read the written file and print the worst vertex error over every "
                          "clip's frames")

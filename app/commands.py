@@ -15,6 +15,7 @@ import numpy as np
 from app import formats
 from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
+from app.mix_arguments import mixed_model
 from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
@@ -89,7 +90,11 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    return formats.load(paths, formats.LoadOptions.from_arguments(args))
+    model = formats.load(paths, formats.LoadOptions.from_arguments(args))
+    try:
+        return mixed_model(model, args)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
