@@ -21,6 +21,7 @@ from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
 from app.progress import Progress
 from app.resources import demo_paths
+from app.root_motion import root_travel
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -138,7 +139,8 @@ def describe(model: Model) -> dict:
         "meshes": len(model.meshes),
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
-                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source}
+                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
+                   **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
                   for clip in model.clips],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],
         "bone_names": skeleton.names,

@@ -44,3 +44,53 @@ def clip_travel(model: Model, clip: Clip) -> float:
 
 def has_root_motion(model: Model, clip: Clip) -> bool:
     return clip_travel(model, clip) > ROOT_MOTION_SHARE * model.extent()
+
+
+def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
+    """(F, B, 4, 4) bone world matrices at each of the clip's stored frames or keys."""
+    if clip.world is not None:
+        return clip.world
+    return np.stack([evaluate(model, clip, float(time)).world for time in clip.frame_times])
+
+
+def motion_root(model: Model, worlds: np.ndarray) -> int:
+    """The bone whose path is the clip's root motion: the shallowest bone whose place changes over
+    the frames (a glTF armature node above the hips stays put), else the first root (-1: no bones)."""
+    if not worlds.shape[1]:
+        return -1
+    positions = worlds[:, :, :3, 3]
+    moving = np.ptp(positions, axis=0).max(axis=1) > 1e-9 * max(model.extent(), 1e-9)
+    for level in model.skeleton.levels:
+        moved = level[moving[level]]
+        if len(moved):
+            return int(moved.min())
+    return int(model.skeleton.levels[0].min())
+
+
+def root_path(model: Model, clip: Clip) -> np.ndarray:
+    """(F, 3) the root's place over the ground (the up component removed) at each stored frame."""
+    worlds = frame_worlds(model, clip)
+    root = motion_root(model, worlds)
+    if root < 0:
+        return np.zeros((len(clip.frame_times), 3))
+    return over_ground(worlds[:, root, :3, 3], model.up_axis)
+
+
+def root_travel(model: Model, clip: Clip) -> tuple[float, float]:
+    """The distance the root covers over the ground (the length of its path through the stored
+    frames) and its mean speed over the clip's timeline (0 for a clip of one instant)."""
+    path = root_path(model, clip)
+    travel = float(np.linalg.norm(np.diff(path, axis=0), axis=1).sum())
+    return travel, travel / clip.duration if clip.duration > 0 else 0.0
+
+
+def in_place(model: Model, worlds: np.ndarray) -> np.ndarray:
+    """(F, B, 4, 4) ``worlds`` with the root's travel over the ground since the first frame taken
+    off every bone (its height and turns kept): a travelling clip previewed on the spot."""
+    root = motion_root(model, worlds)
+    if root < 0:
+        return worlds
+    drift = over_ground(worlds[:, root, :3, 3] - worlds[0, root, :3, 3], model.up_axis)
+    placed = np.array(worlds, dtype=np.float64)
+    placed[:, :, :3, 3] -= drift[:, None, :]
+    return placed

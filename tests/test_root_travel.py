@@ -1,0 +1,65 @@
+"""Root motion figures (app.root_motion): the root's path over the ground, its length and speed,
+and the in-place preview, against positions worked out by hand."""
+
+import json
+
+import numpy as np
+import pytest
+
+from app.__main__ import main
+from app.model import Clip, Track
+from app.root_motion import frame_worlds, in_place, motion_root, root_travel
+from tests.helpers import chain_model, translation
+
+
+def walk(bone=0):
+    """``bone`` moved (0,0,0) → (3,4,1) → (3,4,6) at 0, 1, 2 s; an extra key at 0.5 s elsewhere."""
+    moves = Track(bone, translation=(np.array([0.0, 1.0, 2.0]),
+                                     np.array([[0, 0, 0], [3, 4, 1], [3, 4, 6]], dtype=float)))
+    other = Track(1 - bone, rotation=(np.array([0.0, 0.5]), np.array([[0, 0, 0, 1.0]] * 2)))
+    return Clip("walk", "keyed", tracks=[moves, other])
+
+
+def test_travel_is_the_roots_path_over_the_ground_and_speed_its_mean():
+    model = chain_model([walk()])  # Z up: the ground is X, Y
+    travel, speed = root_travel(model, model.clips[0])
+    # (0,0) → (1.5,2) → (3,4) → (3,4): 2.5 + 2.5 + 0 over 2 s.
+    assert travel == pytest.approx(5.0, abs=1e-12)
+    assert speed == pytest.approx(2.5, abs=1e-12)
+
+
+def test_the_root_is_the_shallowest_bone_that_moves():
+    model = chain_model([walk(bone=1)])
+    worlds = frame_worlds(model, model.clips[0])
+    assert motion_root(model, worlds) == 1
+    # bone1 rests at (1, 0, 0) and its translation keys replace that: the same path as above.
+    assert root_travel(model, model.clips[0]) == pytest.approx((5.0, 2.5), abs=1e-12)
+
+
+def test_a_matrices_clip_measures_its_own_root_positions():
+    frames = np.array([[translation(x, 0, 0), translation(x + 1, 0, 0)] for x in (0.0, 2.0, 1.0)])
+    model = chain_model([Clip("m", "matrices", times=[0.0, 0.5, 1.0], world=frames)])
+    assert root_travel(model, model.clips[0]) == pytest.approx((3.0, 3.0), abs=1e-12)
+
+
+def test_a_clip_that_stays_put_travels_nothing():
+    model = chain_model([Clip("still", "keyed", tracks=[
+        Track(1, rotation=(np.array([0.0, 1.0]), np.array([[0, 0, 0, 1.0], [0, 0, 1, 0]])))])])
+    assert root_travel(model, model.clips[0]) == (0.0, 0.0)
+
+
+def test_in_place_takes_off_the_travel_over_the_ground_only():
+    model = chain_model([walk()])
+    worlds = frame_worlds(model, model.clips[0])
+    placed = in_place(model, worlds)
+    # frames at 0, 0.5, 1, 2 s: the root's height stays (0, 0.5, 1, 6), its X and Y return to 0.
+    assert np.allclose(placed[:, 0, :3, 3], [[0, 0, 0], [0, 0, 0.5], [0, 0, 1], [0, 0, 6]], atol=1e-12)
+    assert np.allclose(placed[:, 1, :3, 3] - placed[:, 0, :3, 3], [1, 0, 0], atol=1e-12)
+
+
+def test_info_json_lists_travel_and_speed_per_clip(capsys):
+    assert main(["info", "--demo", "--json"]) == 0
+    clips = json.loads(capsys.readouterr().out)["clips"]
+    assert all(set(clip) >= {"root_travel", "root_speed"} for clip in clips)
+    for clip in clips:
+        assert clip["root_speed"] == pytest.approx(clip["root_travel"] / clip["duration"])
