@@ -1,0 +1,195 @@
+"""Clips of one skeleton played on another: a bone map from source to target (suggested from names,
+or given), and each clip carried across relative to both skeletons' rest poses.
+
+A mapped target bone turns, in the world, as its source bone turns from its own rest (so limbs that
+rest alike move alike whatever their bones' local axes); every target bone keeps its own rest length,
+and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
+of the two skeletons' hip heights.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from app import maths
+from app.model import Clip, Model, Skeleton
+from app.clip_mix import subtree_mask
+from app.root_motion import frame_worlds, motion_root
+
+#: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
+_PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")
+#: Sides written as a word or a letter at either end of a name.
+_LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
+_RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
+#: Each up axis as a vector.
+UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+#: Words that name the same part in different rigs.
+_SYNONYMS = {"hips": "pelvis", "hip": "pelvis", "upleg": "thigh", "upperleg": "thigh", "leg": "calf",
+             "lowerleg": "calf", "shin": "calf", "forearm": "lowerarm", "arm": "upperarm",
+             "shoulder": "clavicle", "collar": "clavicle", "toebase": "toe", "toes": "toe",
+             "torso": "spine", "ankle": "foot", "bicep": "upperarm"}
+#: Parts that come in pairs: NWN writes their side as a bare leading letter (``lthigh_g``).
+_PAIRED = {"thigh", "calf", "foot", "toe", "upperarm", "lowerarm", "hand", "clavicle", "eye"}
+
+
+def name_key(name: str) -> str:
+    """A bone's name reduced to what rigs agree on: lower case, no rig prefix or NWN ``_g``
+    suffix, the side as a trailing ``.l``/``.r``, synonyms unified (``mixamorig:LeftUpLeg`` and
+    ``Bip01 L Thigh`` both become ``thigh.l``)."""
+    key = name.strip().lower()
+    key = _PREFIXES.sub("", key)
+    key = re.sub(r"_g$", "", key)
+    side = ".l" if _LEFT.search(key) else ".r" if _RIGHT.search(key) else ""
+    if side:
+        key = (_LEFT if side == ".l" else _RIGHT).sub(" ", key, count=1)
+    key = re.sub(r"[\s_.:|-]+", "", key)
+    key = _SYNONYMS.get(key, key)
+    if not side and key[:1] in ("l", "r") and _SYNONYMS.get(key[1:], key[1:]) in _PAIRED:
+        side, key = "." + key[0], _SYNONYMS.get(key[1:], key[1:])
+    return key + side
+
+
+def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
+    """Source bone → target bone for the bones whose names agree by ``name_key`` (first come, one
+    source per target); the roots are paired when their names do not match anything, then by the
+    hierarchy: a paired bone's one unpaired child goes to its partner's one unpaired child."""
+    targets: dict[str, str] = {}
+    for name in target.names:
+        targets.setdefault(name_key(name), name)
+    mapping: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in source.names:
+        found = targets.get(name_key(name))
+        if found is not None and found not in taken:
+            mapping[name] = found
+            taken.add(found)
+    source_root, target_root = _first_root(source), _first_root(target)
+    if source_root not in mapping and target_root not in taken:
+        mapping[source_root] = target_root
+    for parent in list(mapping):
+        left = _unpaired_children(source, parent, set(mapping))
+        right = _unpaired_children(target, mapping[parent], set(mapping.values()))
+        if len(left) == 1 and len(right) == 1:
+            mapping[left[0]] = right[0]
+    return mapping
+
+
+def _unpaired_children(skeleton: Skeleton, name: str, paired: set[str]) -> list[str]:
+    children = np.flatnonzero(skeleton.parents == skeleton.names.index(name))
+    return [skeleton.names[child] for child in children if skeleton.names[child] not in paired]
+
+
+def _first_root(skeleton: Skeleton) -> str:
+    return skeleton.names[int(np.flatnonzero(skeleton.parents < 0)[0])]
+
+
+def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np.ndarray:
+    """(T,) the source bone each target bone follows (-1: none). ValueError naming the bone for a
+    bone that neither skeleton has, two source bones on one target bone, or a map that turns the
+    hierarchy over (a bone mapped above the bone its source parent is mapped to: a cycle)."""
+    follows = np.full(len(target.names), -1)
+    for source_name, target_name in mapping.items():
+        if source_name not in source.names:
+            raise ValueError(f"the map names source bone {source_name!r}, which the source skeleton lacks")
+        if target_name not in target.names:
+            raise ValueError(f"the map names target bone {target_name!r}, which the target skeleton lacks")
+        bone = target.names.index(target_name)
+        if follows[bone] >= 0:
+            raise ValueError(f"target bone {target_name!r} has two source bones: "
+                             f"{source.names[follows[bone]]!r} and {source_name!r}")
+        follows[bone] = source.names.index(source_name)
+    if not (follows >= 0).any():
+        raise ValueError("the map pairs no bones")
+    mapped_by_source = {int(s): t for t, s in enumerate(follows) if s >= 0}
+    for target_bone, source_bone in mapped_by_source.items():
+        parent = _nearest_mapped_ancestor(source.parents, int(source_bone), mapped_by_source)
+        if parent is not None and not _is_ancestor(target.parents, mapped_by_source[parent], target_bone):
+            raise ValueError(f"the map puts {source.names[source_bone]!r} on {target.names[target_bone]!r}, "
+                             f"which is not below {target.names[mapped_by_source[parent]]!r} where its "
+                             f"parent {source.names[parent]!r} goes (a cycle through the hierarchy)")
+    return follows
+
+
+def _nearest_mapped_ancestor(parents: np.ndarray, bone: int, mapped: dict[int, int]) -> int | None:
+    bone = parents[bone]
+    while bone >= 0 and bone not in mapped:
+        bone = parents[bone]
+    return int(bone) if bone >= 0 else None
+
+
+def _is_ancestor(parents: np.ndarray, ancestor: int, bone: int) -> bool:
+    bone = parents[bone]
+    while bone >= 0 and bone != ancestor:
+        bone = parents[bone]
+    return bone == ancestor
+
+
+def up_turn(source: Model, target: Model) -> np.ndarray:
+    """(3, 3) the rotation taking the source's up axis onto the target's (identity when alike)."""
+    a, b = (np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64) for model in (source, target))
+    axis = np.cross(a, b)
+    if not axis.any():
+        return np.eye(3)
+    angle = np.arccos(np.clip(a @ b, -1.0, 1.0))
+    return maths.quat_to_matrix(maths.quat_from_axis_angle(axis / np.linalg.norm(axis), angle))[:3, :3]
+
+
+def hip_height(model: Model, bone: int) -> float:
+    """How far ``bone`` rests above the skeleton's lowest joint, along the model's up axis."""
+    up = np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
+    heights = model.skeleton.rest_world[:, :3, 3] @ up
+    return float(heights[bone] - heights.min())
+
+
+def retarget_clip(source: Model, clip: Clip, target: Model, follows: np.ndarray) -> Clip:
+    """``clip`` of ``source`` as a clip of world matrices on ``target`` (``follows`` from
+    ``check_map``), at the clip's own stored frames."""
+    if not clip.skeletal:
+        raise ValueError(f"clip {clip.name!r} moves vertices, not bones; it cannot change skeletons")
+    worlds = frame_worlds(source, clip)
+    turn = up_turn(source, target)
+    source_rest = source.skeleton.rest_world
+    # each source bone's turn from rest, in the world, seen in the target's axes
+    change = (maths.rotation_part(worlds[..., :3, :3])
+              @ np.swapaxes(maths.rotation_part(source_rest[:, :3, :3]), -1, -2))
+    change = turn @ change @ turn.T
+    mover = motion_root(source, worlds)
+    target_world = _posed_target(target, follows, change)
+    _carry_travel(source, target, follows, worlds, mover, turn, target_world)
+    return Clip(clip.name, "matrices", times=clip.frame_times, world=target_world, events=clip.events,
+                source=clip.source)
+
+
+def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.ndarray:
+    """(F, T, 4, 4): level by level, each target bone placed at its rest offset under its posed
+    parent, turned as its source bone turns (unmapped bones: rest under their parents)."""
+    skeleton = target.skeleton
+    rest_local, rest_world = skeleton.rest_local, skeleton.rest_world
+    frames = change.shape[0]
+    world = np.empty((frames, len(skeleton.names), 4, 4))
+    for level in skeleton.levels:
+        parents = skeleton.parents[level]
+        placed = np.where((parents >= 0)[:, None, None],
+                          world[:, np.maximum(parents, 0)] @ rest_local[level], rest_local[level])
+        mapped = follows[level] >= 0
+        turned = change[:, follows[level][mapped]] @ rest_world[level[mapped], :3, :3]
+        placed[:, mapped, :3, :3] = turned
+        world[:, level] = placed
+    return world
+
+
+def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.ndarray, mover: int,
+                  turn: np.ndarray, target_world: np.ndarray) -> None:
+    """Move the target bone that follows the source's motion root (and everything under it) by the
+    root's travel from rest, scaled by the ratio of the two bones' heights above the ground."""
+    if mover < 0 or mover not in follows:
+        return
+    bone = int(np.flatnonzero(follows == mover)[0])
+    source_height = hip_height(source, mover)
+    scale = hip_height(target, bone) / source_height if source_height > 0 else 1.0
+    travel = (worlds[:, mover, :3, 3] - source.skeleton.rest_world[mover, :3, 3]) @ turn.T * scale
+    wanted = target.skeleton.rest_world[bone, :3, 3] + travel
+    shift = wanted - target_world[:, bone, :3, 3]
+    target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]

@@ -1,0 +1,161 @@
+"""Retargeting (app.retarget): bone maps suggested from names and checked, and clips carried between
+skeletons, against poses worked out independently of the code under test."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from app import maths
+from app.model import Clip, Skeleton, Track
+from app.pose import evaluate
+from app.retarget import check_map, name_key, retarget_clip, suggest_map
+from tests.synthetic import humanoid
+
+#: One name per rig for the same bones: Mixamo, 3ds Max Biped, NWN, C3DE-style, Blender.
+RIG_NAMES = [
+    ("mixamorig:Hips", "Bip01 Pelvis", "pelvis_g", "pelvis", "hips"),
+    ("mixamorig:LeftUpLeg", "Bip01 L Thigh", "lthigh_g", "thigh_l", "thigh.L"),
+    ("mixamorig:RightLeg", "Bip01 R Calf", "rshin_g", "shin_r", "shin.R"),
+    ("mixamorig:LeftArm", "Bip01 L UpperArm", "lbicep_g", "upperarm_l", "upperArm.L"),
+    ("mixamorig:RightForeArm", "Bip01 R Forearm", "rforearm_g", "forearm_r", "forearm.R"),
+    ("mixamorig:LeftFoot", "Bip01 L Foot", "lfoot_g", "foot_l", "foot.L"),
+]
+
+
+@pytest.mark.parametrize("names", RIG_NAMES, ids=lambda names: names[-1])
+def test_rig_conventions_reduce_to_one_key(names):
+    assert len({name_key(name) for name in names}) == 1
+
+
+def test_left_and_right_stay_apart():
+    assert name_key("Bip01 L Thigh") != name_key("Bip01 R Thigh")
+    assert name_key("lhand_g") != name_key("rhand_g")
+
+
+def walk_clip(model, name="walk"):
+    """Hips travel 0.6 along the ground and bob; thighs, shins and chest turn about their axes."""
+    skeleton = model.skeleton
+    times = np.array([0.0, 0.5, 1.0])
+    up = np.eye(3)[1 if model.up_axis == "Y" else 2]
+    ahead = np.array([1.0, 0, 0])
+    rest = skeleton.rest_local[skeleton.index("hips"), :3, 3]
+    tracks = [Track(skeleton.index("hips"), translation=(
+        times, np.array([rest, rest + 0.3 * ahead + 0.05 * up, rest + 0.6 * ahead])))]
+    for bone, (axis, angles) in {"thigh.L": ((1, 0, 0), (0.4, -0.3, 0.4)),
+                                 "shin.L": ((1, 0, 0), (0.0, -0.7, 0.0)),
+                                 "thigh.R": ((0, 0, 1), (-0.4, 0.3, -0.4)),
+                                 "chest": ((0, 1, 0), (0.1, -0.1, 0.1))}.items():
+        rest = skeleton.rest_local[skeleton.index(bone)][None]
+        rest_q = maths.quat_from_matrix(maths.rotation_part(rest))[0]
+        turns = maths.quat_from_axis_angle(np.array([axis] * 3, float), np.array(angles))
+        tracks.append(Track(skeleton.index(bone), rotation=(times, maths.quat_multiply(rest_q, turns))))
+    return Clip(name, "keyed", tracks=tracks)
+
+
+def with_clip(model, clip):
+    return dataclasses.replace(model, clips=[clip])
+
+
+def retargeted(source, target, mapping=None):
+    mapping = suggest_map(source.skeleton, target.skeleton) if mapping is None else mapping
+    follows = check_map(mapping, source.skeleton, target.skeleton)
+    clip = retarget_clip(source, source.clips[0], target, follows)
+    return with_clip(target, clip), clip
+
+
+def test_identity_map_reproduces_the_clip():
+    source = humanoid(with_mesh=False)
+    source = with_clip(source, walk_clip(source))
+    target, clip = retargeted(source, source, {name: name for name in source.skeleton.names})
+    for time in (0.0, 0.25, 0.5, 1.0):
+        expected = evaluate(source, source.clips[0], time).world
+        error = np.abs(evaluate(target, clip, time).world - expected).max()
+        assert error <= 1e-6 * source.extent()
+
+
+def scaled(model, factor):
+    bind = model.skeleton.bind_world.copy()
+    bind[:, :3, 3] *= factor
+    skeleton = model.skeleton
+    return dataclasses.replace(model, skeleton=Skeleton(
+        names=skeleton.names, parents=skeleton.parents, bind_world=bind, heads=skeleton.heads * factor,
+        tails=skeleton.tails * factor, derived_tails=skeleton.derived_tails), clips=[])
+
+
+def test_on_a_scaled_copy_joint_positions_scale_by_the_factor():
+    source = humanoid(with_mesh=False)
+    source = with_clip(source, walk_clip(source))
+    target, clip = retargeted(source, scaled(source, 2.5))
+    for time in (0.0, 0.5, 0.75, 1.0):
+        expected = 2.5 * evaluate(source, source.clips[0], time).world[:, :3, 3]
+        assert np.abs(evaluate(target, clip, time).world[:, :3, 3] - expected).max() <= 1e-6 * 2.5
+
+
+def test_between_skeletons_of_other_names_and_up_axes_turns_relative_to_rest_agree():
+    source = humanoid("Z", with_mesh=False)
+    source = with_clip(source, walk_clip(source))
+    renamed = humanoid("Y", with_mesh=False)
+    nwn = {"hips": "pelvis_g", "chest": "torso_g", "head": "head_g", "arm.L": "lbicep_g",
+           "forearm.L": "lforearm_g", "arm.R": "rbicep_g", "forearm.R": "rforearm_g", "thigh.L": "lthigh_g",
+           "shin.L": "lshin_g", "thigh.R": "rthigh_g", "shin.R": "rshin_g", "foot.L": "lfoot_g",
+           "foot.R": "rfoot_g"}
+    renamed.skeleton.names[:] = [nwn[name] for name in renamed.skeleton.names]
+    mapping = suggest_map(source.skeleton, renamed.skeleton)
+    assert mapping == nwn
+    target, clip = retargeted(source, renamed, mapping)
+    # Z up → Y up: (x, y, z) → (x, z, −y).
+    turn = np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]])
+    for time in (0.25, 0.5, 1.0):
+        posed_s = evaluate(source, source.clips[0], time).world
+        posed_t = evaluate(target, clip, time).world
+        for bone in range(len(nwn)):
+            change_s = posed_s[bone, :3, :3] @ source.skeleton.rest_world[bone, :3, :3].T
+            change_t = posed_t[bone, :3, :3] @ target.skeleton.rest_world[bone, :3, :3].T
+            assert np.abs(change_t - turn @ change_s @ turn.T).max() <= 1e-6
+        # the same figure: joints land where the source's do, turned to Y up.
+        assert np.allclose(posed_t[:, :3, 3], posed_s[:, :3, 3] @ turn.T, atol=1e-9)
+
+
+def test_unmapped_bones_keep_their_rest_pose_under_their_parents():
+    source = humanoid(with_mesh=False)
+    source = with_clip(source, walk_clip(source))
+    mapping = {"hips": "hips", "thigh.L": "thigh.L"}
+    target, clip = retargeted(source, source, mapping)
+    posed = evaluate(target, clip, 0.5).world
+    shin = source.skeleton.index("shin.L")
+    thigh = source.skeleton.index("thigh.L")
+    relative = np.linalg.inv(posed[thigh]) @ posed[shin]
+    assert np.allclose(relative, source.skeleton.rest_local[shin], atol=1e-12)
+
+
+def test_travel_scales_by_the_ratio_of_hip_heights():
+    source = humanoid(with_mesh=False)
+    source = with_clip(source, walk_clip(source))
+    target, clip = retargeted(source, scaled(source, 0.5))
+    hips = source.skeleton.index("hips")
+    start, end = (evaluate(target, clip, t).world[hips, :3, 3] for t in (0.0, 1.0))
+    assert np.allclose(end - start, [0.3, 0, 0], atol=1e-12)  # 0.6 × 0.5
+
+
+@pytest.mark.parametrize("mapping, message", [
+    ({"hips": "hips", "tail": "chest"}, "source bone 'tail'"),
+    ({"hips": "pelvis"}, "target bone 'pelvis'"),
+    ({"hips": "hips", "chest": "head", "head": "head"},
+     "target bone 'head' has two source bones: 'chest' and 'head'"),
+    ({"hips": "thigh.L", "thigh.L": "hips"}, "'thigh.L' on 'hips'.*cycle"),
+    ({}, "pairs no bones"),
+])
+def test_bad_maps_are_refused_naming_the_bone(mapping, message):
+    skeleton = humanoid(with_mesh=False).skeleton
+    with pytest.raises(ValueError, match=message):
+        check_map(mapping, skeleton, skeleton)
+
+
+def test_a_vertex_clip_cannot_change_skeletons():
+    model = humanoid()
+    clip = Clip("wobble", "vertex", times=[0.0], positions=model.meshes[0].positions[None])
+    model = with_clip(model, clip)
+    follows = check_map({"hips": "hips"}, model.skeleton, model.skeleton)
+    with pytest.raises(ValueError, match="clip 'wobble' moves vertices"):
+        retarget_clip(model, clip, model, follows)
