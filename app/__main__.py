@@ -88,6 +88,11 @@ def _add_mix(parser: argparse.ArgumentParser) -> None:
                         help="play the --clip, then CLIP, fading over S seconds")
     parser.add_argument("--mask", action="append", default=[], metavar="BONE",
                         help="limit the second clip to BONE's subtree; repeatable")
+    parser.add_argument("--clips-from", nargs="+", default=[], metavar="FILE",
+                        help="play the clips of these files' skeleton on this one (they replace its clips)")
+    parser.add_argument("--map", metavar="MAP.json",
+                        help="with --clips-from: the bone map {\"source bone\": \"target bone\"} "
+                        "(default: suggested from names and the hierarchy)")
 
 
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:

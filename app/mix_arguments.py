@@ -1,13 +1,60 @@
-"""The command line's two-clip options (``--blend``, ``--add``, ``--crossfade``, ``--mask``) turned
-into one baked clip: the model the command then poses, renders or exports holds only the mix."""
+"""The command line's clips of another skeleton (``--clips-from``, ``--map``) and two-clip options
+(``--blend``, ``--add``, ``--crossfade``, ``--mask``): the model the command then poses, renders or
+exports holds the carried-over clips, or only the mix."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from argparse import Namespace
 
+from app import formats
 from app.clip_mix import Mix, baked_clip, subtree_mask
+from app.errors import InputError, regular_size
 from app.model import Model
+from app.retarget import check_map, retarget_clip, suggest_map
+
+#: A bone map file larger than this is refused before it is read.
+MAP_LIMIT = 1 << 20
+
+
+def read_map(path: str) -> dict[str, str]:
+    """The bone map in ``path``: a JSON object of source bone names to target bone names."""
+    if regular_size(path) > MAP_LIMIT:
+        raise InputError(path, f"a bone map is at most {MAP_LIMIT} bytes")
+    try:
+        with open(path, encoding="utf-8") as file:
+            mapping = json.load(file)
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read: {error}") from None
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"not JSON: {error.msg}", line=error.lineno) from None
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+        raise InputError(path, 'expected a JSON object {"source bone": "target bone", ...}')
+    return mapping
+
+
+def with_clips_from(model: Model, args: Namespace) -> Model:
+    """``model`` playing the clips of the ``--clips-from`` files (unchanged without the option).
+    ValueError for a suggested map that cannot be used; InputError naming the map file for its own."""
+    if not args.clips_from:
+        if args.map:
+            raise ValueError("--map needs --clips-from")
+        return model
+    # the model options (--up, --texture) are for the model itself, not the clips' files
+    options = dataclasses.replace(formats.LoadOptions.from_arguments(args), up=None, textures=[])
+    source = formats.load(args.clips_from, options)
+    if args.map:
+        try:
+            follows = check_map(read_map(args.map), source.skeleton, model.skeleton)
+        except ValueError as error:
+            raise InputError(args.map, str(error)) from None
+    else:
+        follows = check_map(suggest_map(source.skeleton, model.skeleton), source.skeleton, model.skeleton)
+    clips = [retarget_clip(source, clip, model, follows) for clip in source.clips if clip.skeletal]
+    if not clips:
+        raise ValueError(f"--clips-from: {args.clips_from[0]} has no skeletal clips")
+    return dataclasses.replace(model, clips=clips)
 
 
 def wants_mix(args: Namespace) -> bool:
@@ -43,6 +90,8 @@ def requested_mix(model: Model, args: Namespace) -> Mix:
 def mixed_model(model: Model, args: Namespace) -> Model:
     """``model`` with its clips replaced by the mix the options ask for (unchanged without them);
     ``--clip`` then means the mix. ValueError for a mix that cannot be made."""
+    if getattr(args, "clips_from", None) is not None:
+        model = with_clips_from(model, args)
     if not wants_mix(args):
         if getattr(args, "mask", None):
             raise ValueError("--mask needs --blend, --add or --crossfade")

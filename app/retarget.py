@@ -103,8 +103,8 @@ def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np
     if not (follows >= 0).any():
         raise ValueError("the map pairs no bones")
     mapped_by_source = {int(s): t for t, s in enumerate(follows) if s >= 0}
-    for target_bone, source_bone in mapped_by_source.items():
-        parent = _nearest_mapped_ancestor(source.parents, int(source_bone), mapped_by_source)
+    for source_bone, target_bone in mapped_by_source.items():
+        parent = _nearest_mapped_ancestor(source.parents, source_bone, mapped_by_source)
         if parent is not None and not _is_ancestor(target.parents, mapped_by_source[parent], target_bone):
             raise ValueError(f"the map puts {source.names[source_bone]!r} on {target.names[target_bone]!r}, "
                              f"which is not below {target.names[mapped_by_source[parent]]!r} where its "
