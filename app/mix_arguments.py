@@ -50,7 +50,11 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
         except ValueError as error:
             raise InputError(args.map, str(error)) from None
     else:
-        follows = check_map(suggest_map(source.skeleton, model.skeleton), source.skeleton, model.skeleton)
+        mapping = suggest_map(source.skeleton, model.skeleton)
+        if not mapping:
+            raise ValueError(f"--clips-from: no bone names of {args.clips_from[0]} match the model's "
+                             "(numbered bones, as C3DE's, say nothing of the part); give --map")
+        follows = check_map(mapping, source.skeleton, model.skeleton)
     clips = [retarget_clip(source, clip, model, follows) for clip in source.clips if clip.skeletal]
     if not clips:
         raise ValueError(f"--clips-from: {args.clips_from[0]} has no skeletal clips")

@@ -23,13 +23,15 @@ _PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy
 #: Sides written as a word or a letter at either end of a name.
 _LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
 _RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
+#: Names that only number a bone.
+_GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
 #: Each up axis as a vector.
 UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 #: Words that name the same part in different rigs.
 _SYNONYMS = {"hips": "pelvis", "hip": "pelvis", "upleg": "thigh", "upperleg": "thigh", "leg": "calf",
              "lowerleg": "calf", "shin": "calf", "forearm": "lowerarm", "arm": "upperarm",
              "shoulder": "clavicle", "collar": "clavicle", "toebase": "toe", "toes": "toe",
-             "torso": "spine", "ankle": "foot", "bicep": "upperarm"}
+             "torso": "spine", "chest": "spine", "ankle": "foot", "bicep": "upperarm"}
 #: Parts that come in pairs: NWN writes their side as a bare leading letter (``lthigh_g``).
 _PAIRED = {"thigh", "calf", "foot", "toe", "upperarm", "lowerarm", "hand", "clavicle", "eye"}
 
@@ -37,8 +39,11 @@ _PAIRED = {"thigh", "calf", "foot", "toe", "upperarm", "lowerarm", "hand", "clav
 def name_key(name: str) -> str:
     """A bone's name reduced to what rigs agree on: lower case, no rig prefix or NWN ``_g``
     suffix, the side as a trailing ``.l``/``.r``, synonyms unified (``mixamorig:LeftUpLeg`` and
-    ``Bip01 L Thigh`` both become ``thigh.l``)."""
+    ``Bip01 L Thigh`` both become ``thigh.l``). Empty for a name that says nothing of the part,
+    such as the ``bone 7`` given to C3DE's unnamed bones."""
     key = name.strip().lower()
+    if _GENERIC.fullmatch(key):
+        return ""
     key = _PREFIXES.sub("", key)
     key = re.sub(r"_g$", "", key)
     side = ".l" if _LEFT.search(key) else ".r" if _RIGHT.search(key) else ""
@@ -53,11 +58,12 @@ def name_key(name: str) -> str:
 
 def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
     """Source bone → target bone for the bones whose names agree by ``name_key`` (first come, one
-    source per target); the roots are paired when their names do not match anything, then by the
+    source per target); when some names agree, the roots are paired if their names do not, then by the
     hierarchy: a paired bone's one unpaired child goes to its partner's one unpaired child."""
     targets: dict[str, str] = {}
     for name in target.names:
         targets.setdefault(name_key(name), name)
+    targets.pop("", None)
     mapping: dict[str, str] = {}
     taken: set[str] = set()
     for name in source.names:
@@ -65,6 +71,8 @@ def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
         if found is not None and found not in taken:
             mapping[name] = found
             taken.add(found)
+    if not mapping:
+        return mapping
     source_root, target_root = _first_root(source), _first_root(target)
     if source_root not in mapping and target_root not in taken:
         mapping[source_root] = target_root
@@ -88,7 +96,8 @@ def _first_root(skeleton: Skeleton) -> str:
 def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np.ndarray:
     """(T,) the source bone each target bone follows (-1: none). ValueError naming the bone for a
     bone that neither skeleton has, two source bones on one target bone, or a map that turns the
-    hierarchy over (a bone mapped above the bone its source parent is mapped to: a cycle)."""
+    hierarchy over (a bone mapped above the bone its source parent is mapped to: a cycle). Rigs that
+    differ otherwise (NWN's torso beside the pelvis, not under it) are fine."""
     follows = np.full(len(target.names), -1)
     for source_name, target_name in mapping.items():
         if source_name not in source.names:
@@ -105,10 +114,10 @@ def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np
     mapped_by_source = {int(s): t for t, s in enumerate(follows) if s >= 0}
     for source_bone, target_bone in mapped_by_source.items():
         parent = _nearest_mapped_ancestor(source.parents, source_bone, mapped_by_source)
-        if parent is not None and not _is_ancestor(target.parents, mapped_by_source[parent], target_bone):
+        if parent is not None and _is_ancestor(target.parents, target_bone, mapped_by_source[parent]):
             raise ValueError(f"the map puts {source.names[source_bone]!r} on {target.names[target_bone]!r}, "
-                             f"which is not below {target.names[mapped_by_source[parent]]!r} where its "
-                             f"parent {source.names[parent]!r} goes (a cycle through the hierarchy)")
+                             f"above {target.names[mapped_by_source[parent]]!r} where its parent "
+                             f"{source.names[parent]!r} goes (a cycle through the hierarchy)")
     return follows
 
 
@@ -182,14 +191,27 @@ def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.
 
 def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.ndarray, mover: int,
                   turn: np.ndarray, target_world: np.ndarray) -> None:
-    """Move the target bone that follows the source's motion root (and everything under it) by the
-    root's travel from rest, scaled by the ratio of the two bones' heights above the ground."""
-    if mover < 0 or mover not in follows:
-        return
-    bone = int(np.flatnonzero(follows == mover)[0])
-    source_height = hip_height(source, mover)
-    scale = hip_height(target, bone) / source_height if source_height > 0 else 1.0
-    travel = (worlds[:, mover, :3, 3] - source.skeleton.rest_world[mover, :3, 3]) @ turn.T * scale
-    wanted = target.skeleton.rest_world[bone, :3, 3] + travel
-    shift = wanted - target_world[:, bone, :3, 3]
-    target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
+    """Move each mapped target root, and the target bone that follows the source's motion root, by
+    its source bone's travel from rest (everything under it along), scaled by the ratio of the two
+    skeletons' hip heights. A skeleton of loose bones (every bone a root, as C3DE stores them) is
+    placed bone by bone this way."""
+    scale = _travel_scale(source, target, follows, mover)
+    roots = np.flatnonzero((target.skeleton.parents < 0) & (follows >= 0))
+    followers = np.flatnonzero(follows == mover) if mover >= 0 else np.zeros(0, int)
+    for bone in [*roots, *followers[:1]]:
+        source_bone = follows[bone]
+        travel = (worlds[:, source_bone, :3, 3] - source.skeleton.rest_world[source_bone, :3, 3]) @ turn.T
+        wanted = target.skeleton.rest_world[bone, :3, 3] + scale * travel
+        shift = wanted - target_world[:, bone, :3, 3]
+        target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
+
+
+def _travel_scale(source: Model, target: Model, follows: np.ndarray, mover: int) -> float:
+    """The target's hip height over the source's: the heights of the source's motion root and the
+    bone that follows it, else of the two skeletons' rest joints."""
+    followers = np.flatnonzero(follows == mover) if mover >= 0 else []
+    if len(followers) and hip_height(source, mover) > 0:
+        return hip_height(target, int(followers[0])) / hip_height(source, mover)
+    spans = [float(np.ptp(model.skeleton.rest_world[:, :3, 3] @ np.asarray(UP_VECTORS[model.up_axis])))
+             for model in (source, target)]
+    return spans[1] / spans[0] if spans[0] > 0 else 1.0

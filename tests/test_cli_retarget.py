@@ -1,6 +1,7 @@
 """``--clips-from FILE... [--map MAP.json]`` on pose, render and convert (docs/cli.md)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -90,3 +91,10 @@ def test_a_map_that_is_not_json_names_its_line(tmp_path, capsys, soldier):
 def test_map_without_clips_from_is_a_usage_error(tmp_path, capsys):
     assert exit_status(["pose", "--demo", "--map", "m.json", "-o", str(tmp_path / "x.npz")]) == 2
     assert "--map needs --clips-from" in capsys.readouterr().err
+
+
+def test_clips_from_a_skeleton_whose_names_match_nothing_asks_for_a_map(tmp_path, capsys):
+    fox = str(Path(__file__).parent / "corpus" / "Fox" / "Fox.glb")
+    assert exit_status(["pose", "--demo", "--clips-from", fox, "-o", str(tmp_path / "x.npz")]) == 2
+    error = capsys.readouterr().err
+    assert "no bone names of" in error and "Fox.glb" in error and "give --map" in error

@@ -159,3 +159,21 @@ def test_a_vertex_clip_cannot_change_skeletons():
     follows = check_map({"hips": "hips"}, model.skeleton, model.skeleton)
     with pytest.raises(ValueError, match="clip 'wobble' moves vertices"):
         retarget_clip(model, clip, model, follows)
+
+
+def test_numbered_bones_are_not_paired_by_name():
+    numbered = humanoid(with_mesh=False).skeleton
+    numbered.names[:] = [f"bone {index}" for index in range(len(numbered.names))]
+    assert name_key("bone 7") == name_key("Joint_12") == ""
+    assert suggest_map(numbered, numbered) == {}
+
+
+def test_a_torso_beside_the_pelvis_is_no_cycle():
+    # NWN: torso_g hangs beside pelvis_g under rootdummy; the source's chest hangs under its hips.
+    from tests.helpers import skeleton, translation
+
+    source = skeleton([translation(0, 0, 1), translation(0, 0, 1.3)], [-1, 0], ["hips", "chest"])
+    target = skeleton([np.eye(4), translation(0, 0, 1), translation(0, 0, 1.2)], [-1, 0, 0],
+                      ["rootdummy", "pelvis_g", "torso_g"])
+    assert suggest_map(source, target) == {"hips": "pelvis_g", "chest": "torso_g"}
+    assert check_map(suggest_map(source, target), source, target).tolist() == [-1, 0, 1]
