@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Clip, Model
-from app.pose import Pose, evaluate
+from app.pose import Pose, evaluate, pose_from_world
 
 #: A clip has root motion when the model's centre strays over the ground by more than this share of
 #: the model's size (a walk in place sways by a few per cent).
@@ -94,3 +94,22 @@ def in_place(model: Model, worlds: np.ndarray) -> np.ndarray:
     placed = np.array(worlds, dtype=np.float64)
     placed[:, :, :3, 3] -= drift[:, None, :]
     return placed
+
+
+def start_of_travel(model: Model, clip: Clip) -> tuple[int, np.ndarray]:
+    """The clip's motion root and where it starts (its place at the clip's first stored frame)."""
+    worlds = frame_worlds(model, clip)
+    root = motion_root(model, worlds)
+    return root, worlds[0, root, :3, 3] if root >= 0 else np.zeros(3)
+
+
+def pose_in_place(model: Model, pose: Pose, root: int, start: np.ndarray) -> Pose:
+    """``pose`` with the root's travel over the ground from ``start`` taken off every bone (and off
+    a vertex-animated pose's vertices): the in-place preview of a clip that travels."""
+    if root < 0:
+        return pose
+    drift = over_ground(pose.world[root, :3, 3] - start, model.up_axis)
+    world = pose.world.copy()
+    world[:, :3, 3] -= drift
+    positions = None if pose.positions is None else (pose.positions - drift).astype(np.float32)
+    return pose_from_world(model, world, positions)

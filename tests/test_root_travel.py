@@ -63,3 +63,22 @@ def test_info_json_lists_travel_and_speed_per_clip(capsys):
     assert all(set(clip) >= {"root_travel", "root_speed"} for clip in clips)
     for clip in clips:
         assert clip["root_speed"] == pytest.approx(clip["root_travel"] / clip["duration"])
+
+
+def test_in_place_view_keeps_the_root_on_its_start_over_the_ground():
+    from app.state.viewer import ViewerState
+
+    state = ViewerState()
+    state.set_model(chain_model([walk()]))
+    state.playback.set_playing(False)
+    state.playback.set_time(1.0)
+    assert np.allclose(state.current_pose().world[0, :3, 3], [3, 4, 1], atol=1e-12)
+    poses = []
+    state.events.subscribe("pose", lambda: poses.append(state.current_pose()))
+    state.set_display(in_place=True)
+    # the travel over the ground (3, 4) is taken off; the height (1) stays, and so does bone1's reach.
+    assert len(poses) == 1 and np.allclose(poses[0].world[0, :3, 3], [0, 0, 1], atol=1e-12)
+    assert np.allclose(poses[0].world[1, :3, 3], [1, 0, 1], atol=1e-12)
+    assert np.allclose(poses[0].skin[1] @ [1, 0, 0, 1], [1, 0, 1, 1], atol=1e-12)
+    state.set_display(in_place=False)
+    assert np.allclose(state.current_pose().world[0, :3, 3], [3, 4, 1], atol=1e-12)

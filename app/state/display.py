@@ -19,7 +19,8 @@ class DisplayOptions:
     selected bone's weights; ``bone_names`` labels the bones; ``bounds`` outlines the box that
     frames what is drawn; ``show_hidden`` also draws the meshes a
     file marks as not rendered; ``vertex_colors`` tints meshes by their vertex colours; ``follow`` keeps
-    a clip that travels (root motion) in view while it plays; ``background`` is an sRGB (r, g, b, a)
+    a clip that travels (root motion) in view while it plays; ``in_place`` takes the root's travel over
+    the ground off the clip on screen (a preview: exports keep it); ``background`` is an sRGB (r, g, b, a)
     in 0..1.
     """
 
@@ -36,6 +37,7 @@ class DisplayOptions:
     vertex_colors: bool = True
     show_hidden: bool = False
     follow: bool = True
+    in_place: bool = False
     background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
     events: Events = field(init=False, repr=False)
 

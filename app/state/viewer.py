@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from app import formats
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
@@ -37,7 +39,7 @@ from app.model import Clip, Model
 from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
-from app.root_motion import has_root_motion
+from app.root_motion import has_root_motion, pose_in_place, start_of_travel
 from app.state.display import DisplayOptions
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.ragdoll_document import RagdollDocument
@@ -111,6 +113,9 @@ class ViewerState:
         #: Whether each clip of ``_travels_of`` (a model) has root motion (``following``).
         self._travels: dict[Clip, bool] = {}
         self._travels_of: Model | None = None
+        #: Each clip's motion root and where it starts, for View › In Place (``current_pose``).
+        self._starts: dict[Clip, tuple[int, np.ndarray]] = {}
+        self._starts_of: Model | None = None
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
                              "up_axis", "message")
         self.display.events.subscribe("changed", self._display_changed)
@@ -246,8 +251,19 @@ class ViewerState:
             self.playback.advance(dt)
 
     def current_pose(self) -> Pose:
-        """What the view shows: the ragdoll while it runs, else the clip at the playhead."""
-        return self.simulation.pose() if self.ragdoll_running else self.playback.pose()
+        """What the view shows: the ragdoll while it runs, else the clip at the playhead (in place
+        when View › In Place is on)."""
+        if self.ragdoll_running:
+            return self.simulation.pose()
+        pose = self.playback.pose()
+        clip = self.playback.clip
+        if not self.display.in_place or clip is None:
+            return pose
+        if self._starts_of is not self.model:
+            self._starts, self._starts_of = {}, self.model
+        if clip not in self._starts:
+            self._starts[clip] = start_of_travel(self.model, clip)
+        return pose_in_place(self.model, pose, *self._starts[clip])
 
     def copy_poses(self) -> list[Pose]:
         """The other ragdoll copies' poses while the ragdoll runs (none otherwise)."""
@@ -355,6 +371,8 @@ class ViewerState:
         if name == "heatmap" and value and self.selected_bone is None:
             self._ask_for_a_bone()
         self.events.emit("display", name, value)
+        if name == "in_place":
+            self.events.emit("pose")
 
     def _ask_for_a_bone(self) -> None:
         self.events.emit("message", "Select a bone (click it, or pick it in the outliner) to see its weights")

@@ -70,7 +70,8 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("textures", "&Textures", "textures", "T"),
                    ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None),
-                   ("follow", "F&ollow the Model", "follow", None))
+                   ("follow", "F&ollow the Model", "follow", None),
+                   ("inplace", "&In Place", "in_place", None))
 #: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
 WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 #: Keys that end typing in a text field and give the keys back to the view.
