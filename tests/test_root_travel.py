@@ -82,3 +82,10 @@ def test_in_place_view_keeps_the_root_on_its_start_over_the_ground():
     assert np.allclose(poses[0].skin[1] @ [1, 0, 0, 1], [1, 0, 1, 1], atol=1e-12)
     state.set_display(in_place=False)
     assert np.allclose(state.current_pose().world[0, :3, 3], [3, 4, 1], atol=1e-12)
+
+
+def test_the_clip_lists_tooltip_gives_travel_and_speed():
+    from app.ui.timeline import travel_text
+
+    model = chain_model([walk()])
+    assert travel_text(model, model.clips[0]) == "the root travels 5 (2.5 per second)"

@@ -13,8 +13,9 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap, QPoly
 from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDoubleSpinBox, QGridLayout,
                                QHBoxLayout, QLabel, QSpinBox, QStyle, QToolButton, QWidget)
 
-from app.model import Clip
+from app.model import Clip, Model
 from app.playback import Playback
+from app.root_motion import root_travel
 from app.state.viewer import ViewerState
 from app.ui.elided_text import ElidedComboBox
 from app.ui.scrub_bar import ScrubBar
@@ -29,6 +30,13 @@ ICON_SIZE = 32
 CLIP_NAME_CHARACTERS = 12
 #: The fps box's value until ``set_fps``: the readers' own default when LoadOptions.fps is None.
 DEFAULT_FPS = 30.0
+
+
+def travel_text(model: Model, clip: Clip) -> str:
+    """The clip's root motion as the clip list's tooltip gives it (``info``'s root_travel and
+    root_speed)."""
+    travel, speed = root_travel(model, clip)
+    return f"the root travels {travel:.3g} ({speed:.3g} per second)"
 
 
 class TimelineDock(QDockWidget):
@@ -176,7 +184,8 @@ class TimelineDock(QDockWidget):
             self.clips.clear()
             for index, clip in enumerate(playback.model.clips):
                 self.clips.addItem(clip_label(clip))
-                details = clip.note or f"{clip.kind}, {clip.duration:.3f} s"
+                travel = travel_text(playback.model, clip)
+                details = clip.note or f"{clip.kind}, {clip.duration:.3f} s, {travel}"
                 self.clips.setItemData(index, f"{details}\nfrom {clip.source}" if clip.source else details,
                                        Qt.ItemDataRole.ToolTipRole)
             if not playback.model.clips:
