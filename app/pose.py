@@ -157,6 +157,17 @@ class _PackedChannel:
         fraction = np.where((end > start) & ~self.step, np.clip((time - start) / span, 0.0, 1.0), 0.0)
         return self.values[rows, before], self.values[rows, after], fraction, self.bones
 
+    def sample_many(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``sample`` at each of ``times`` (F,): values (F, n, w) at and after, fractions (F, n)."""
+        rows = np.arange(len(self.bones))
+        at = np.asarray(times, dtype=np.float64)[:, None, None]
+        before = np.clip((self.times[None] <= at).sum(axis=2) - 1, 0, self.counts - 1)
+        after = np.minimum(before + 1, self.counts - 1)
+        start, end = self.times[rows, before], self.times[rows, after]
+        span = np.where(end > start, end - start, 1.0)
+        fraction = np.where((end > start) & ~self.step, np.clip((at[..., 0] - start) / span, 0.0, 1.0), 0.0)
+        return self.values[rows, before], self.values[rows, after], fraction, self.bones
+
     def bezier(self, time: float) -> tuple[np.ndarray, np.ndarray]:
         """The curved tracks' values at ``time`` (m, w), component-wise cubic Bezier, and their
         rows in the channel (m,)."""
@@ -243,6 +254,28 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
     local = skeleton.rest_local.copy()
     if len(animated):
         local[animated] = maths.compose_trs(translations[animated], rotations[animated], scales[animated])
+    return local
+
+
+def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray) -> np.ndarray:
+    """(B, F, 4, 4) local matrices at each of ``times``: ``_sample_keyed`` for many instants in one
+    pass (a clip with Bezier tracks is sampled instant by instant)."""
+    packed, animated = _pack(clip)
+    if any(keys.curved.any() for keys in packed.values()):
+        return np.stack([_sample_keyed(skeleton, clip, float(time)) for time in times], axis=1)
+    frames = len(times)
+    trs = [np.repeat(rest[None], frames, axis=0) for rest in _rest_local_trs(skeleton)]
+    for channel, target in (("translation", trs[0]), ("rotation", trs[1]), ("scale", trs[2])):
+        if channel not in packed:
+            continue
+        first, second, fraction, bones = packed[channel].sample_many(times)
+        if channel == "rotation":
+            target[:, bones] = maths.slerp(first, second, fraction)
+        else:
+            target[:, bones] = first + fraction[..., None] * (second - first)
+    local = np.repeat(skeleton.rest_local[:, None], frames, axis=1)
+    if len(animated):
+        local[animated] = np.swapaxes(maths.compose_trs(*(part[:, animated] for part in trs)), 0, 1)
     return local
 
 

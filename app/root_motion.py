@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Clip, Model
-from app.pose import Pose, evaluate, pose_from_world
+from app.pose import Pose, compose_world, evaluate, keyed_local_frames, pose_from_world
 
 #: A clip has root motion when the model's centre strays over the ground by more than this share of
 #: the model's size (a walk in place sways by a few per cent).
@@ -50,7 +50,10 @@ def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
     """(F, B, 4, 4) bone world matrices at each of the clip's stored frames or keys."""
     if clip.world is not None:
         return clip.world
-    return np.stack([evaluate(model, clip, float(time)).world for time in clip.frame_times])
+    if clip.kind != "keyed":
+        return np.repeat(model.skeleton.rest_world[None], len(clip.frame_times), axis=0)
+    local = keyed_local_frames(model.skeleton, clip, clip.frame_times)
+    return np.swapaxes(compose_world(model.skeleton, local), 0, 1)
 
 
 def motion_root(model: Model, worlds: np.ndarray) -> int:

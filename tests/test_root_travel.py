@@ -89,3 +89,18 @@ def test_the_clip_lists_tooltip_gives_travel_and_speed():
 
     model = chain_model([walk()])
     assert travel_text(model, model.clips[0]) == "the root travels 5 (2.5 per second)"
+
+
+def test_frame_worlds_agree_with_posing_each_frame_step_keys_included():
+    from app.pose import evaluate
+
+    step = Track(1, translation=(np.array([0.0, 0.3, 0.9]), np.array([[1.0, 0, 0], [1, 2, 0], [1, 2, 3]])),
+                 interpolation="step")
+    turn = Track(0, rotation=(np.array([0.1, 0.6]), np.array([[0, 0, 0, 1.0], [0, 0, 1, 0]])),
+                 scale=(np.array([0.0, 1.0]), np.array([[1.0, 1, 1], [2, 2, 2]])))
+    model = chain_model([Clip("mixed", "keyed", tracks=[step, turn])])
+    clip = model.clips[0]
+    worlds = frame_worlds(model, clip)
+    assert worlds.shape == (len(clip.frame_times), 2, 4, 4)
+    for frame, time in enumerate(clip.frame_times):
+        assert np.abs(worlds[frame] - evaluate(model, clip, float(time)).world).max() <= 1e-12

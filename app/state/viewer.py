@@ -33,12 +33,14 @@ from typing import Protocol
 import numpy as np
 
 from app import formats
+from app.clip_mix import Mix, MixMode, baked_clip, subtree_mask
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
+from app.retarget import check_map, retarget_clip
 from app.root_motion import has_root_motion, pose_in_place, start_of_travel
 from app.state.display import DisplayOptions
 from app.state.load_requests import LoadRequest, TextureDrop
@@ -376,6 +378,41 @@ class ViewerState:
 
     def _ask_for_a_bone(self) -> None:
         self.events.emit("message", "Select a bone (click it, or pick it in the outliner) to see its weights")
+
+    # --- two clips at once, clips of other skeletons -------------------------------------------------
+
+    def add_mix(self, first: int, second: int, mode: MixMode, amount: float,
+                mask_bone: int | None = None) -> Clip:
+        """Add the mix of clips ``first`` and ``second`` (docs/cli.md, "Two clips at once") to the
+        model as a clip of its own and play it; ``mask_bone`` limits the second clip to its subtree.
+        ValueError naming the clip for a mix that cannot be made."""
+        clips = self.model.clips
+        mask = subtree_mask(self.model.skeleton, [] if mask_bone is None else [mask_bone])
+        mixed = baked_clip(self.model, clips[first], Mix(mode, clips[second], amount, mask))
+        return self._add_clips([mixed])[0]
+
+    def add_clips_from(self, source: Model, mapping: dict[str, str]) -> list[Clip]:
+        """Add ``source``'s skeletal clips, carried onto the model's skeleton through ``mapping``
+        (source bone → model bone), and play the first. ValueError naming a bone or clip."""
+        follows = check_map(mapping, source.skeleton, self.model.skeleton)
+        carried = [retarget_clip(source, clip, self.model, follows) for clip in source.clips if clip.skeletal]
+        if not carried:
+            raise ValueError(f"{source.name} has no skeletal clips")
+        return self._add_clips(carried)
+
+    def _add_clips(self, clips: list[Clip]) -> list[Clip]:
+        """The model with ``clips`` added (a name already taken gets a number), playing the first."""
+        taken = {clip.name for clip in self.model.clips}
+        named = []
+        for clip in clips:
+            name, number = clip.name, 2
+            while name in taken:
+                name, number = f"{clip.name} {number}", number + 1
+            taken.add(name)
+            named.append(replace(clip, name=name))
+        self.set_model(replace(self.model, clips=[*self.model.clips, *named]), keep_state=True)
+        self.playback.set_clip(len(self.model.clips) - len(named))
+        return named
 
     # --- meshes -------------------------------------------------------------------------------------
 

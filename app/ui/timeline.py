@@ -11,7 +11,7 @@ from typing import Callable
 from PySide6.QtCore import QPointF, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDoubleSpinBox, QGridLayout,
-                               QHBoxLayout, QLabel, QSpinBox, QStyle, QToolButton, QWidget)
+                               QHBoxLayout, QLabel, QMessageBox, QSpinBox, QStyle, QToolButton, QWidget)
 
 from app.model import Clip, Model
 from app.playback import Playback
@@ -88,6 +88,8 @@ class TimelineDock(QDockWidget):
         self.loop_action = self._action("Loop", "L", icon("SP_BrowserReload"), checkable=True)
         self.reverse_action = self._action("Play Backwards", "R", mirrored(icon("SP_MediaPlay")),
                                            checkable=True)
+        self.mix_action = QAction("Mix…", self)
+        self.mix_action.setToolTip("A second clip: cross-fade, blend or add, optionally under one bone")
 
     def playback_actions(self) -> list[QAction]:
         """The transport actions in menu order, for a Playback menu and the shortcuts list."""
@@ -128,6 +130,7 @@ class TimelineDock(QDockWidget):
     def _lay_out(self, body: QWidget) -> None:
         controls = QHBoxLayout()
         controls.addWidget(self.clips, 1)
+        controls.addWidget(self._button(body, self.mix_action, with_text=True))
         controls.addSpacing(8)
         for action in (self.start_action, self.previous_key_action, self.previous_frame_action,
                        self.play_action, self.next_frame_action, self.next_key_action, self.end_action):
@@ -172,11 +175,21 @@ class TimelineDock(QDockWidget):
         """Show each model ``state`` shows: its playback, and its frame rate where the format counts
         frames without times (the fps box is for those only)."""
         state.events.subscribe("model", lambda _keep_state: self._show_model(state))
+        self.mix_action.triggered.connect(lambda: self.open_mix(state))
 
     def _show_model(self, state: ViewerState) -> None:
         self.bind(state.playback)
         self.set_fps(state.load_options.fps or DEFAULT_FPS)
         self.fps_box.setEnabled(state.counts_frames)
+
+    def open_mix(self, state: ViewerState) -> None:
+        """Timeline › Mix…: the dialog for a second clip (needs two clips)."""
+        from app.ui.mix_dialog import MixDialog
+
+        if state.model is None or len(state.model.clips) < 2:
+            QMessageBox.information(self, "Mix Clips", "Mixing needs a model with two clips or more.")
+            return
+        MixDialog(state, self).exec()
 
     def bind(self, playback: Playback) -> None:
         self.playback = playback
