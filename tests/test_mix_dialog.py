@@ -1,4 +1,4 @@
-"""Timeline › Mix…: the dialog adds the mix the user sets up to the model and plays it."""
+"""Playback › Mix Clips…: the dialog adds the mix the user sets up to the model and plays it."""
 
 import numpy as np
 import pytest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -187,6 +188,8 @@ class MainWindow(QMainWindow):
         playback_menu = self.menuBar().addMenu("&Playback")
         for action in self.timeline.playback_actions():
             playback_menu.addAction(action)
+        playback_menu.addSeparator()
+        playback_menu.addAction(self.timeline.mix_action)
         ragdoll_menu = self.menuBar().addMenu("&Ragdoll")
         for action in self.ragdoll_panel.ragdoll_actions():
             if action is None:
@@ -204,6 +207,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._action(menu, "&Close", self.close_model, QKeySequence.StandardKey.Close)
         self.attach_action = self._action(menu, "&Attach Animation…", self.attach_dialog, "Ctrl+Shift+O")
+        self.attach_other_action = self._action(menu, "Attach Clips of Another S&keleton…",
+                                                self.attach_other_dialog)
         self.reload_action = self._action(menu, "Re&load", self.reload, [QKeySequence.StandardKey.Refresh,
                                                                         "Ctrl+R"])
         menu.addSeparator()
@@ -214,8 +219,8 @@ class MainWindow(QMainWindow):
         self._action(menu, "&Copy Image", self.copy_image, QKeySequence.StandardKey.Copy)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self._model_actions = [self.attach_action, self.reload_action, self.export_action,
-                               self.export_pose_action, self.export_animation_action]
+        self._model_actions = [self.attach_action, self.attach_other_action, self.reload_action,
+                               self.export_action, self.export_pose_action, self.export_animation_action]
         for action in self._model_actions:
             action.setEnabled(False)
 
@@ -502,6 +507,22 @@ class MainWindow(QMainWindow):
         paths = self._ask_open("Attach animation files to the model")
         if paths:
             self.attach_files(paths)
+
+    def attach_other_dialog(self) -> None:
+        """File › Attach Clips of Another Skeleton…: the files, then the bone map."""
+        paths = self._ask_open("Clips of another skeleton to play on the model")
+        if paths:
+            self.attach_other(paths)
+
+    def attach_other(self, paths: list[str]) -> None:
+        from app.ui.bone_map_dialog import BoneMapDialog
+
+        try:
+            source = formats.load(paths, replace(self.state.load_options, up=None, textures=[]))
+        except InputError as error:
+            QMessageBox.warning(self, "Attach Clips of Another Skeleton", str(error))
+            return
+        BoneMapDialog(source, self.state, self).exec()
 
     def _ask_open(self, title: str) -> list[str]:
         paths, _ = QFileDialog.getOpenFileNames(self, title, self.settings.value("last_folder", ""),

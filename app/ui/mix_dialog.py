@@ -1,4 +1,4 @@
-"""Timeline › Mix Clips…: a second clip with a blend mode (cross-fade, blend, add), optionally only
+"""Playback › Mix Clips…: a second clip with a blend mode (cross-fade, blend, add), optionally only
 under the bone selected in the Outliner; the mix is added to the model as a clip and plays."""
 
 from __future__ import annotations

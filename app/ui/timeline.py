@@ -88,7 +88,7 @@ class TimelineDock(QDockWidget):
         self.loop_action = self._action("Loop", "L", icon("SP_BrowserReload"), checkable=True)
         self.reverse_action = self._action("Play Backwards", "R", mirrored(icon("SP_MediaPlay")),
                                            checkable=True)
-        self.mix_action = QAction("Mix…", self)
+        self.mix_action = QAction("&Mix Clips…", self)
         self.mix_action.setToolTip("A second clip: cross-fade, blend or add, optionally under one bone")
 
     def playback_actions(self) -> list[QAction]:
@@ -130,7 +130,6 @@ class TimelineDock(QDockWidget):
     def _lay_out(self, body: QWidget) -> None:
         controls = QHBoxLayout()
         controls.addWidget(self.clips, 1)
-        controls.addWidget(self._button(body, self.mix_action, with_text=True))
         controls.addSpacing(8)
         for action in (self.start_action, self.previous_key_action, self.previous_frame_action,
                        self.play_action, self.next_frame_action, self.next_key_action, self.end_action):
@@ -183,7 +182,7 @@ class TimelineDock(QDockWidget):
         self.fps_box.setEnabled(state.counts_frames)
 
     def open_mix(self, state: ViewerState) -> None:
-        """Timeline › Mix…: the dialog for a second clip (needs two clips)."""
+        """Playback › Mix Clips…: the dialog for a second clip (needs two clips)."""
         from app.ui.mix_dialog import MixDialog
 
         if state.model is None or len(state.model.clips) < 2:

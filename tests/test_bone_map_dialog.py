@@ -1,0 +1,56 @@
+"""File › Attach Clips of Another Skeleton…: the bone map table, its checks and the saved map."""
+
+import json
+
+import pytest
+
+from app import formats
+from app.resources import demo_paths
+from tests.gui_helpers import needs_display
+from tests.tool_exports import mixamo_character
+
+pytestmark = needs_display
+
+
+@pytest.fixture
+def soldier_state(tmp_path):
+    from app.state.viewer import ViewerState
+
+    state = ViewerState()
+    state.set_model(formats.load([str(mixamo_character(tmp_path))]))
+    return state
+
+
+def test_the_suggested_map_carries_the_walk_and_is_saved_beside_the_model(qtbot, soldier_state, tmp_path):
+    from app.ui.bone_map_dialog import BoneMapDialog
+
+    demo = formats.load([str(path) for path in demo_paths()])
+    dialog = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(dialog)
+    mapping = dialog.mapping()
+    assert mapping["thigh_l"] == "mixamorig:LeftUpLeg" and "shin_l" not in mapping
+    dialog.accept()
+    assert [clip.name for clip in soldier_state.model.clips] == ["walk", "idle"]
+    assert soldier_state.playback.clip.name == "walk"
+    assert json.loads((tmp_path / "soldier.bonemap.json").read_text()) == mapping
+    # next time the saved map is where the table starts
+    again = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(again)
+    assert again.mapping() == mapping
+
+
+def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.ui.bone_map_dialog import BoneMapDialog
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
+    demo = formats.load([str(path) for path in demo_paths()])
+    dialog = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(dialog)
+    hips = soldier_state.model.skeleton.names.index("mixamorig:Hips") + 1
+    dialog.choices[demo.skeleton.names.index("chest")].setCurrentIndex(hips)
+    dialog.accept()
+    assert shown and "target bone 'mixamorig:Hips' has two source bones: 'pelvis' and 'chest'" in shown[0]
+    assert soldier_state.model.clips == []
