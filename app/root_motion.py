@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Clip, Model
+from app.orientation import facing
 from app.pose import Pose, compose_world, evaluate, keyed_local_frames, pose_from_world
 
 #: A clip has root motion when the model's centre strays over the ground by more than this share of
@@ -116,3 +117,34 @@ def pose_in_place(model: Model, pose: Pose, root: int, start: np.ndarray) -> Pos
     world[:, :3, 3] -= drift
     positions = None if pose.positions is None else (pose.positions - drift).astype(np.float32)
     return pose_from_world(model, world, positions)
+
+
+#: The root path's colour (display sRGB, straight alpha) and a facing tick's length (share of the
+#: model's size).
+PATH_COLOR = (1.0, 0.78, 0.25, 0.95)
+TICK_SHARE = 0.08
+
+
+def root_path_lines(model: Model, clip: Clip) -> tuple[np.ndarray, np.ndarray]:
+    """The root's path on the ground as (K, 2, 3) segments through the stored frames, and (S, 2, 3)
+    ticks, one per whole second from the clip's start, each from the root's place along the way it
+    faces then (the model's front turned as the root has turned from rest)."""
+    worlds = frame_worlds(model, clip)
+    root = motion_root(model, worlds)
+    if root < 0:
+        return np.zeros((0, 2, 3)), np.zeros((0, 2, 3))
+    path = over_ground(worlds[:, root, :3, 3], model.up_axis)
+    segments = np.stack([path[:-1], path[1:]], axis=1)
+    times = clip.frame_times
+    seconds = np.arange(np.ceil(times[0]), times[-1] + 1e-9)
+    places = np.stack([np.interp(seconds, times, path[:, axis]) for axis in range(3)], axis=1)
+    frames = np.clip(np.searchsorted(times, seconds), 0, len(times) - 1)
+    sign, axis = facing(model.up_axis, model.forward)
+    front = np.zeros(3)
+    front["XYZ".index(axis)] = 1.0 if sign == "+" else -1.0
+    turns = worlds[frames, root, :3, :3] @ np.linalg.pinv(model.skeleton.rest_world[root, :3, :3])
+    directions = over_ground(turns @ front, model.up_axis)
+    lengths = np.linalg.norm(directions, axis=1, keepdims=True)
+    directions = np.divide(directions, lengths, out=np.zeros_like(directions), where=lengths > 0)
+    ticks = np.stack([places, places + TICK_SHARE * model.extent() * directions], axis=1)
+    return segments, ticks

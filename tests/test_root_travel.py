@@ -104,3 +104,27 @@ def test_frame_worlds_agree_with_posing_each_frame_step_keys_included():
     assert worlds.shape == (len(clip.frame_times), 2, 4, 4)
     for frame, time in enumerate(clip.frame_times):
         assert np.abs(worlds[frame] - evaluate(model, clip, float(time)).world).max() <= 1e-12
+
+
+def test_root_path_lines_follow_the_ground_with_a_facing_tick_each_second():
+    from app.root_motion import TICK_SHARE, root_path_lines
+
+    model = chain_model([walk()])
+    segments, ticks = root_path_lines(model, model.clips[0])
+    # frames at 0, 0.5, 1, 2 s; the height is left out (Z up).
+    assert np.allclose(segments, [[[0, 0, 0], [1.5, 2, 0]], [[1.5, 2, 0], [3, 4, 0]], [[3, 4, 0], [3, 4, 0]]])
+    # ticks at 0, 1 and 2 s, facing the front of a Z-up model (−Y) as the root has not turned.
+    reach = TICK_SHARE * model.extent()
+    assert np.allclose(ticks[:, 0], [[0, 0, 0], [3, 4, 0], [3, 4, 0]])
+    assert np.allclose(ticks[:, 1] - ticks[:, 0], [[0, -reach, 0]] * 3)
+
+
+def test_root_path_scene_is_drawn_only_when_asked():
+    from app.state.viewer import ViewerState
+
+    state = ViewerState()
+    state.set_model(chain_model([walk()]))
+    assert state.root_path_scene() is None
+    state.set_display(root_path=True)
+    scene = state.root_path_scene()
+    assert scene.line_count == 3 + 3 and scene is state.root_path_scene()

@@ -478,3 +478,10 @@ def joined_scenes(*scenes: GizmoScene | None) -> GizmoScene:
     scenes = [GizmoScene()] + [scene for scene in scenes if scene is not None]
     return GizmoScene(*(np.concatenate([getattr(s, name) for s in scenes])
                         for name in ("lines", "line_colors", "triangles", "triangle_colors")))
+
+
+def path_scene(segments: np.ndarray, ticks: np.ndarray, color) -> GizmoScene:
+    """Segments and ticks (K, 2, 3) as lines of one colour."""
+    builder = _Builder()
+    builder.lines(np.concatenate([segments, ticks]).reshape(-1, 2, 3), color)
+    return builder.scene()

@@ -20,7 +20,8 @@ class DisplayOptions:
     frames what is drawn; ``show_hidden`` also draws the meshes a
     file marks as not rendered; ``vertex_colors`` tints meshes by their vertex colours; ``follow`` keeps
     a clip that travels (root motion) in view while it plays; ``in_place`` takes the root's travel over
-    the ground off the clip on screen (a preview: exports keep it); ``background`` is an sRGB (r, g, b, a)
+    the ground off the clip on screen (a preview: exports keep it); ``root_path`` draws the root's
+    path on the ground with a tick per second showing its facing; ``background`` is an sRGB (r, g, b, a)
     in 0..1.
     """
 
@@ -38,6 +39,7 @@ class DisplayOptions:
     show_hidden: bool = False
     follow: bool = True
     in_place: bool = False
+    root_path: bool = False
     background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
     events: Events = field(init=False, repr=False)
 

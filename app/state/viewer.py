@@ -41,7 +41,8 @@ from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
 from app.retarget import check_map, retarget_clip
-from app.root_motion import has_root_motion, pose_in_place, start_of_travel
+from app.root_motion import PATH_COLOR, has_root_motion, pose_in_place, root_path_lines, start_of_travel
+from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.ragdoll_document import RagdollDocument
@@ -118,6 +119,9 @@ class ViewerState:
         #: Each clip's motion root and where it starts, for View › In Place (``current_pose``).
         self._starts: dict[Clip, tuple[int, np.ndarray]] = {}
         self._starts_of: Model | None = None
+        #: Each clip's root path as gizmo lines (``root_path_scene``).
+        self._paths: dict[Clip, GizmoScene] = {}
+        self._paths_of: Model | None = None
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
                              "up_axis", "message")
         self.display.events.subscribe("changed", self._display_changed)
@@ -267,6 +271,18 @@ class ViewerState:
             self._starts[clip] = start_of_travel(self.model, clip)
         return pose_in_place(self.model, pose, *self._starts[clip])
 
+    def root_path_scene(self) -> GizmoScene | None:
+        """View › Root Path: the clip's root path on the ground with its facing each second, as
+        gizmo lines (None when off, without a clip, or while the ragdoll runs); made once per clip."""
+        clip = self.playback.clip if self.playback is not None else None
+        if not self.display.root_path or clip is None or self.ragdoll_running:
+            return None
+        if self._paths_of is not self.model:
+            self._paths, self._paths_of = {}, self.model
+        if clip not in self._paths:
+            self._paths[clip] = path_scene(*root_path_lines(self.model, clip), PATH_COLOR)
+        return self._paths[clip]
+
     def copy_poses(self) -> list[Pose]:
         """The other ragdoll copies' poses while the ragdoll runs (none otherwise)."""
         if not self.ragdoll_running:
@@ -373,7 +389,7 @@ class ViewerState:
         if name == "heatmap" and value and self.selected_bone is None:
             self._ask_for_a_bone()
         self.events.emit("display", name, value)
-        if name == "in_place":
+        if name in ("in_place", "root_path"):
             self.events.emit("pose")
 
     def _ask_for_a_bone(self) -> None:

@@ -29,6 +29,7 @@ from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
 from app.render.offscreen import max_image_side
+from app.scene.gizmo_scene import joined_scenes
 from app.state.display import draw_settings
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.viewer import ActionError, Exported, ViewerState
@@ -72,7 +73,8 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("colors", "&Vertex Colours", "vertex_colors", None),
                    ("hidden", "Show H&idden Meshes", "show_hidden", None),
                    ("follow", "F&ollow the Model", "follow", None),
-                   ("inplace", "&In Place", "in_place", None))
+                   ("inplace", "&In Place", "in_place", None),
+                   ("rootpath", "&Root Path", "root_path", None))
 #: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
 WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 #: Keys that end typing in a text field and give the keys back to the view.
@@ -600,7 +602,12 @@ class MainWindow(QMainWindow):
 
     def _show_gizmos(self) -> None:
         tool = self.state.ragdoll_tool
-        self.viewport.set_gizmo_scene(tool.gizmo_scene() if self.model is not None else None)
+        if self.model is None:
+            self.viewport.set_gizmo_scene(None)
+            return
+        path = self.state.root_path_scene()
+        scene = tool.gizmo_scene()
+        self.viewport.set_gizmo_scene(scene if path is None else joined_scenes(scene, path))
 
     def _show_selected_part(self) -> None:
         part = self.ragdoll.selected_part
