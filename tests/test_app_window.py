@@ -469,3 +469,22 @@ def test_vertex_colours_toggle_and_a_scaled_armature_in_frame(window, qtbot, tmp
     assert_in_frame(view_image(window, qtbot), coverage=0.03)
     window.viewport.frame_all()
     assert_in_frame(view_image(window, qtbot), coverage=0.03)
+
+
+def test_root_path_and_in_place_on_a_travelling_clip(window, qtbot):
+    from pathlib import Path
+
+    fox = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
+    open_and_wait(window, qtbot, [str(fox)])
+    playback = window.state.playback
+    playback.set_clip([clip.name for clip in window.model.clips].index("Run"))
+    playback.set_playing(False)
+    playback.set_time(0.5)
+    before = view_image(window, qtbot)
+    window.display_actions["rootpath"].setChecked(True)
+    with_path = view_image(window, qtbot)
+    assert changed_pixels(before, with_path) > 30, "the root path is drawn"
+    window.display_actions["inplace"].setChecked(True)
+    assert changed_pixels(with_path, view_image(window, qtbot)) > 100, "the fox moves back over its start"
+    window.display_actions["inplace"].setChecked(False)
+    window.display_actions["rootpath"].setChecked(False)
