@@ -52,7 +52,7 @@ def check_skeletal(model: Model, clip: Clip) -> None:
     bones = len(model.skeleton.parents)
     used = (clip.world.shape[1] if clip.world is not None
             else max((track.bone + 1 for track in clip.tracks), default=0))
-    if clip.world is not None and used != bones or used > bones:
+    if (clip.world is not None and used != bones) or used > bones:
         raise ValueError(f"clip {clip.name!r} is for another skeleton ({used} bones, this one has {bones}); "
                          "it needs a bone map")
 
