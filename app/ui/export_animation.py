@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
-                               QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QProgressDialog, QSpinBox,
-                               QWidget)
+                               QDoubleSpinBox, QFormLayout, QProgressDialog, QSpinBox)
 
 from app.model import Model
 from app.render import video
 from app.render.offscreen import ImageTargets
+from app.ui.size_fields import SizeFields
 
 #: Format label → (file suffix offered, the save dialog's filter, the animation kind).
 FORMATS = {
@@ -65,17 +65,8 @@ class ExportAnimationDialog(QDialog):
             box.setSuffix(" s")
         self.fps.setRange(0.5, 240.0)
         self.fps.setSuffix(" frames/s")
-        self.width_box, self.height_box = QSpinBox(self), QSpinBox(self)
-        for box, value in ((self.width_box, view_size[0]), (self.height_box, view_size[1])):
-            box.setRange(16, max_side)
-            box.setValue(value)
-            box.setSuffix(" px")
-        size = QWidget(self)
-        row = QHBoxLayout(size)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.width_box)
-        row.addWidget(QLabel("×", size))
-        row.addWidget(self.height_box)
+        size = SizeFields(view_size, max_side, self)
+        self.width_box, self.height_box = size.width_box, size.height_box
         self.turntable = QCheckBox("Turntable: the camera circles once", self)
         self.turntable.setChecked(not model.clips)
         self.sheet_frames = QSpinBox(self)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout,
-                               QLabel, QSpinBox, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout
+
+from app.ui.size_fields import SizeFields
 
 PRESETS = [("1280 × 720 (HD)", (1280, 720)), ("1920 × 1080 (Full HD)", (1920, 1080)),
            ("2560 × 1440 (QHD)", (2560, 1440)), ("3840 × 2160 (4K UHD)", (3840, 2160))]
@@ -30,17 +31,8 @@ class ScreenshotDialog(QDialog):
         for label, size in PRESETS:
             self.size_choice.addItem(label, size)
         self.size_choice.addItem("Custom", None)
-        self.width_box, self.height_box = QSpinBox(self), QSpinBox(self)
-        for box, value in ((self.width_box, view_size[0]), (self.height_box, view_size[1])):
-            box.setRange(16, max_side)
-            box.setValue(value)
-            box.setSuffix(" px")
-        custom = QWidget(self)
-        row = QHBoxLayout(custom)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.width_box)
-        row.addWidget(QLabel("×", custom))
-        row.addWidget(self.height_box)
+        custom = SizeFields(view_size, max_side, self)
+        self.width_box, self.height_box = custom.width_box, custom.height_box
         self.transparent = QCheckBox("Transparent background", self)
         self.transparent.setChecked(transparent)
         buttons = QDialogButtonBox(
