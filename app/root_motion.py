@@ -7,13 +7,11 @@ import numpy as np
 
 from app.model import Clip, Model
 from app.orientation import facing
-from app.pose import Pose, compose_world, evaluate, keyed_local_frames, pose_from_world
+from app.pose import Pose, compose_world, keyed_local_frames, pose_from_world
 
-#: A clip has root motion when the model's centre strays over the ground by more than this share of
-#: the model's size (a walk in place sways by a few per cent).
+#: A clip has root motion when its motion root strays over the ground from where it starts by more
+#: than this share of the model's size (a walk in place sways by a few per cent).
 ROOT_MOTION_SHARE = 0.25
-#: Frames looked at to measure a clip's travel (evenly spread over its stored frames).
-TRAVEL_SAMPLES = 64
 _UP_INDEX = {"Y": 1, "Z": 2}
 
 
@@ -32,19 +30,6 @@ def over_ground(offset: np.ndarray, up_axis: str) -> np.ndarray:
     flat = np.array(offset, dtype=np.float64)
     flat[..., _UP_INDEX[up_axis]] = 0.0
     return flat
-
-
-def clip_travel(model: Model, clip: Clip) -> float:
-    """The farthest the model's centre gets over the ground from where it starts in ``clip``."""
-    times = clip.frame_times
-    if len(times) > TRAVEL_SAMPLES:
-        times = times[np.linspace(0, len(times) - 1, TRAVEL_SAMPLES).round().astype(int)]
-    centres = np.array([pose_centre(evaluate(model, clip, float(time))) for time in times])
-    return float(np.linalg.norm(over_ground(centres - centres[0], model.up_axis), axis=1).max())
-
-
-def has_root_motion(model: Model, clip: Clip) -> bool:
-    return clip_travel(model, clip) > ROOT_MOTION_SHARE * model.extent()
 
 
 def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
@@ -78,6 +63,12 @@ def root_path(model: Model, clip: Clip) -> np.ndarray:
     if root < 0:
         return np.zeros((len(clip.frame_times), 3))
     return over_ground(worlds[:, root, :3, 3], model.up_axis)
+
+
+def has_root_motion(model: Model, clip: Clip) -> bool:
+    """The clip carries the model away (``ROOT_MOTION_SHARE``): the view follows it while it plays."""
+    path = root_path(model, clip)
+    return float(np.linalg.norm(path - path[0], axis=1).max()) > ROOT_MOTION_SHARE * model.extent()
 
 
 def root_travel(model: Model, clip: Clip) -> tuple[float, float]:

@@ -75,7 +75,7 @@ class Viewport(QWidget):
         self.camera = Camera()
         self.model: Model | None = None
         self.pose: Pose | None = None
-        #: The centre of the last pose shown (the view follows it when asked: ``set_pose``).
+        #: The centre of the last pose shown while following (``set_pose``); None when not following.
         self._followed_centre: np.ndarray | None = None
         self.frame_seconds = 0.0
         self.frames_drawn = 0
@@ -144,7 +144,7 @@ class Viewport(QWidget):
         """Show ``model``; a new model is framed from the iso view unless ``keep_camera``, on ``pose``
         (not on the pose at its first frame, which depends on how long the upload took)."""
         self.model, self.pose = model, pose
-        self._followed_centre = pose_centre(pose)
+        self._followed_centre = None
         self._pending_model = True
         self._framing_pose = None if keep_camera else pose
         self._announced = False
@@ -153,11 +153,14 @@ class Viewport(QWidget):
     def set_pose(self, pose: Pose, copies: list[Pose] | None = None, follow: bool = False) -> None:
         """Show ``pose``, and the model again in each of ``copies`` (more ragdolls). ``follow``: the
         camera moves over the ground as the model's centre moved since the last pose shown."""
-        centre = pose_centre(pose)
-        if follow and self._followed_centre is not None:
-            self.camera.target = self.camera.target + over_ground(centre - self._followed_centre,
-                                                                  self.camera.up_axis)
-        self._followed_centre = centre
+        if follow:
+            centre = pose_centre(pose)
+            if self._followed_centre is not None:
+                self.camera.target = self.camera.target + over_ground(centre - self._followed_centre,
+                                                                      self.camera.up_axis)
+            self._followed_centre = centre
+        else:
+            self._followed_centre = None
         self.pose = pose
         self.copy_poses = copies or []
         self.update()
