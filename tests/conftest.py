@@ -38,6 +38,14 @@ def demo():
     return formats.load(demo_paths())
 
 
+@pytest.fixture(scope="session")
+def profile(demo):
+    """The demo's automatic ragdoll profile, shared: tests that edit a profile copy it first."""
+    from app.physics.autosetup import auto_setup
+
+    return auto_setup(demo)
+
+
 @pytest.fixture
 def doc(demo, tmp_path):
     """The demo's ragdoll document, its data folder a temporary one; it never writes beside the demo."""

@@ -33,16 +33,6 @@ SOAK_STEPS = 10_000 if os.environ.get("BONEYARD_SOAK") == "long" else 2_000
 SETTLED_SPEED = 0.05
 
 
-@pytest.fixture(scope="module")
-def demo():
-    return formats.load(demo_paths())
-
-
-@pytest.fixture(scope="module")
-def profile(demo):
-    return auto_setup(demo)
-
-
 @pytest.fixture
 def ragdoll(demo, profile):
     with Ragdoll(demo, profile) as world:

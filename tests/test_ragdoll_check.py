@@ -9,23 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app import formats
 from app.__main__ import main
-from app.physics.autosetup import auto_setup
 from app.physics.check import THRESHOLDS, check_profile
 from app.physics.profile_json import to_dict
-from app.resources import demo_paths
 from tests.helpers import exit_status
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return formats.load(demo_paths())
-
-
-@pytest.fixture(scope="module")
-def profile(demo):
-    return auto_setup(demo)
 
 
 @pytest.fixture(scope="module")

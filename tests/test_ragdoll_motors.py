@@ -9,7 +9,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app import formats
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
 from app.physics.drive import Drive
@@ -19,22 +18,11 @@ from app.physics.profile import ProfileError
 from app.physics.profile_json import to_dict
 from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.pose import evaluate
-from app.resources import demo_paths
 from tests import synthetic
 from tests.helpers import exit_status
 
 #: The issue's measures for following the walk clip (degrees, seconds).
 MEDIAN_ERROR, WORST_ERROR, RECOVERED, RECOVERY_SECONDS = 3.0, 10.0, 10.0, 0.75
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return formats.load(demo_paths())
-
-
-@pytest.fixture(scope="module")
-def profile(demo):
-    return auto_setup(demo)
 
 
 def clip_angles(world: Ragdoll, clip, time: float) -> np.ndarray:
