@@ -42,13 +42,16 @@ def render(args: Namespace) -> int:
     check_output(output)
     model = load_model(args)
     options = render_settings(model, args)
-    from app.render.offscreen import OffscreenRenderer
+    from app.render.offscreen import OffscreenRenderer, PictureTooLarge
 
     with OffscreenRenderer() as offscreen, Progress("render") as progress:
-        if args.sheet:
-            _sheet(model, args, output, offscreen, options, progress)
-        else:
-            _animation(model, args, output, kind, offscreen, options, progress)
+        try:
+            if args.sheet:
+                _sheet(model, args, output, offscreen, options, progress)
+            else:
+                _animation(model, args, output, kind, offscreen, options, progress)
+        except PictureTooLarge as error:
+            raise OutputError(f"cannot render {output}: {error}") from None
         warnings = offscreen.renderer.take_warnings()
     for warning in warnings:
         print(f"warning: {warning}")

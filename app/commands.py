@@ -239,7 +239,7 @@ def render(args: Namespace) -> int:
     check_output(output)
     model = load_model(args)
     current = pose_at(model, args, default_first_clip=True)
-    from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
+    from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
     options = render_settings(model, args)
     width, height = args.size
@@ -248,7 +248,7 @@ def render(args: Namespace) -> int:
         with OffscreenRenderer() as renderer, writing(output):
             try:
                 renderer.save_png(model, current, args.size, output, options, args.view)
-            except NotEnoughMemory as error:
+            except (NotEnoughMemory, PictureTooLarge) as error:
                 raise OutputError(f"cannot render {output}: {error}") from None
             warnings = renderer.renderer.take_warnings()
     _warn(warnings)

@@ -119,3 +119,17 @@ def test_largest_picture_renders_in_two_gib_of_address_space(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     header = output.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == (16384, 16384)
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("output_name", ["out.png", "out.gif", "sheet.png"])
+def test_picture_larger_than_the_driver_draws_is_refused(tmp_path, capsys, monkeypatch, output_name):
+    monkeypatch.setattr(offscreen_module, "max_image_side", lambda ctx: 64)
+    monkeypatch.setattr(offscreen_module, "viewport_limit", lambda ctx: 64)
+    monkeypatch.setattr(offscreen_module, "TILE_PIXELS", 32 * 32)
+    output = tmp_path / output_name
+    extra = ["--sheet", "--frames", "2"] if output_name == "sheet.png" else []
+    assert exit_status(["render", "--demo", "--size", "100x80", "-o", str(output), *extra]) == 3
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "100x80" in lines[0] and "1..64" in lines[0] and output.name in lines[0], lines
+    assert not output.exists()

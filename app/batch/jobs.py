@@ -70,7 +70,7 @@ class Worker:
         return []
 
     def render(self, model: Model, job: Job) -> list[str]:
-        from app.render.offscreen import NotEnoughMemory, OffscreenRenderer
+        from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
         args = self.args
         if self.offscreen is None:
@@ -81,7 +81,7 @@ class Worker:
         with writing(output):
             try:
                 self.offscreen.save_png(model, current, args.size, output, options, args.view)
-            except NotEnoughMemory as error:
+            except (NotEnoughMemory, PictureTooLarge) as error:
                 raise OutputError(f"cannot render {output}: {error}") from None
         return self.offscreen.renderer.take_warnings()
 

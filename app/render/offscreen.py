@@ -9,7 +9,6 @@ its PNG a band of rows at a time, so memory holds one tile and one band, not the
 from __future__ import annotations
 
 import os
-import resource
 import struct
 import zlib
 from collections.abc import Iterator
@@ -38,6 +37,10 @@ BAND_BYTES_PER_PIXEL = 4 + 5
 
 class NotEnoughMemory(Exception):
     """A picture whose drawing needs more memory than the process may have; the message says how much."""
+
+
+class PictureTooLarge(ValueError):
+    """A picture wider or taller than this OpenGL driver draws; the message gives the driver's limit."""
 
 
 def create_context() -> moderngl.Context:
@@ -87,7 +90,7 @@ class ImageTargets:
         """Targets of ``size`` with as many samples (up to DEFAULT_SAMPLES) as the driver allows."""
         limit = max_image_side(ctx)
         if not (0 < size[0] <= limit and 0 < size[1] <= limit):
-            raise ValueError(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+            raise PictureTooLarge(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
         samples = min(DEFAULT_SAMPLES, ctx.max_samples)
         while True:
             try:
@@ -139,6 +142,12 @@ class ImageTargets:
         for gl_object in reversed(self.objects):
             gl_object.release()
         self.objects = []
+
+
+def viewport_limit(ctx: moderngl.Context) -> int:
+    """The largest width or height of a viewport on this driver: a tiled picture's bound, since each tile
+    is drawn with the whole picture's viewport."""
+    return min(ctx.info["GL_MAX_VIEWPORT_DIMS"])
 
 
 def max_image_side(ctx: moderngl.Context) -> int:
@@ -224,9 +233,7 @@ class OffscreenRenderer:
         if (tile_width, tile_height) == size:
             yield self.render_image(model, pose, size, options, view)
             return
-        viewport_limit = min(self.ctx.info["GL_MAX_VIEWPORT_DIMS"])
-        if max(size) > viewport_limit:
-            raise ValueError(f"image size {width}x{height} outside 1..{viewport_limit} on this OpenGL driver")
+        self.check_size(size)
         self._show(model, pose)
         camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view, aspect=width / height,
                             forward=model.forward)
@@ -250,10 +257,19 @@ class OffscreenRenderer:
         tile_width, tile_height = self.tile_size(size)
         return tile_width * tile_height * TILE_BYTES_PER_PIXEL + size[0] * tile_height * BAND_BYTES_PER_PIXEL
 
+    def check_size(self, size: tuple[int, int]) -> None:
+        """Raise PictureTooLarge unless this driver draws a picture of ``size``: one of a single tile
+        within its largest image side, a tiled one within its largest viewport."""
+        single = self.tile_size(size) == tuple(size)
+        limit = max_image_side(self.ctx) if single else viewport_limit(self.ctx)
+        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
+            raise PictureTooLarge(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
                  options: DrawSettings | None = None, view: str = "iso") -> None:
         """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile.
-        Raises NotEnoughMemory, before drawing, when the memory it needs is not available."""
+        Raises PictureTooLarge or NotEnoughMemory before drawing (and before the file is opened)."""
+        self.check_size(size)
         needed, available = self.memory_needed(size), available_memory()
         if needed > available:
             raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
@@ -302,11 +318,21 @@ def available_memory() -> int:
     address-space limit (``ulimit -v``) when one is set."""
     available = _meminfo_kib("/proc/meminfo", "MemAvailable:")
     available = (available << 10) if available is not None else 1 << 62
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    if limit != resource.RLIM_INFINITY:
+    limit = _address_space_limit()
+    if limit is not None:
         used = _meminfo_kib(f"/proc/{os.getpid()}/status", "VmSize:")
         available = min(available, limit - ((used or 0) << 10))
     return max(available, 0)
+
+
+def _address_space_limit() -> int | None:
+    """The ``ulimit -v`` in bytes, or None where none is set or the platform has none (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if limit == resource.RLIM_INFINITY else limit
 
 
 def _meminfo_kib(path: str, key: str) -> int | None:
