@@ -380,14 +380,15 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
                            for mesh in model.meshes])
 
 
-def posed_bounds(model: Model, pose: Pose, skeleton: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Min and max corners (3,) of what is drawn: the posed vertices of the visible meshes (of every
-    mesh when none is visible), with the bones' heads and tails when ``skeleton`` is shown or there
-    is no vertex, and the helpers only when there is neither. Cameras, lights and far-off empty
-    nodes thus never shrink the model in the picture."""
+def posed_bounds(model: Model, pose: Pose, skeleton: bool = False,
+                 show_hidden: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max corners (3,) of what is drawn: the posed vertices of the visible meshes (every mesh
+    with ``show_hidden``, or when none is visible), with the bones' heads and tails when ``skeleton``
+    is shown or there is no vertex, and the helpers only when there is neither. Cameras, lights and
+    far-off empty nodes thus never shrink the model in the picture."""
     positions = posed_positions(model, pose)
-    visible = np.concatenate([np.full(mesh.vertex_count, mesh.visible) for mesh in model.meshes]) \
-        if model.meshes else np.zeros(0, bool)
+    visible = np.concatenate([np.full(mesh.vertex_count, mesh.visible or show_hidden)
+                              for mesh in model.meshes]) if model.meshes else np.zeros(0, bool)
     points = [positions[visible] if visible.any() else positions]
     if skeleton or not len(points[0]):
         points += list(pose.heads_tails(model.skeleton))

@@ -298,3 +298,29 @@ def test_textures_are_shared_replaced_and_released_with_the_renderer(gl_context)
         assert _released(shared) and len(entries) == 1, "an image no mesh shows any more is let go"
         (_, replacement), = entries.values()
     assert _released(replacement) and entries == {}
+
+
+@pytest.mark.gl
+def test_framing_takes_in_hidden_meshes_only_when_they_are_shown(offscreen):
+    """The picture frames what is drawn: a far-off hidden quad widens the frame once it is shown."""
+    from app.pose import posed_bounds, rest_pose
+
+    near = quad(Material(base_color=(0.8, 0.1, 0.1, 1)), x=-0.5, half=0.45, name="near")
+    far = quad(Material(base_color=(0.1, 0.8, 0.1, 1)), x=3.0, half=0.45, name="far", visible=False)
+    model = scene(near, far)
+    low, high = posed_bounds(model, rest_pose(model))
+    np.testing.assert_allclose([low[0], high[0]], [-0.95, -0.05])
+    low, high = posed_bounds(model, rest_pose(model), show_hidden=True)
+    np.testing.assert_allclose([low[0], high[0]], [-0.95, 3.45])
+
+    def red_and_green(options):
+        image = offscreen.render_image(model, None, SIZE, options, view="front").astype(int)
+        red = (image[..., 0] > image[..., 1] + 60).sum()
+        green = (image[..., 1] > image[..., 0] + 60).sum()
+        return red, green
+
+    red_alone, green_alone = red_and_green(PLAIN)
+    red_with_far, green_with_far = red_and_green(DrawSettings(grid=False, show_hidden=True))
+    assert green_alone == 0 and green_with_far > 200
+    # Framed on a 4.4-wide span instead of a 0.9-wide one, the near quad shrinks.
+    assert red_with_far < 0.5 * red_alone

@@ -201,9 +201,14 @@ class OffscreenRenderer:
         size = (int(size[0]), int(size[1]))
         self._show(model, pose)
         if camera is None:
-            camera = camera_for(*self.renderer.bounds(options.bones), up_axis=model.up_axis, view=view,
-                                aspect=size[0] / size[1], forward=model.forward)
+            camera = self._framing(model, size, options, view)
         return self._targets_for(size).render(self.renderer, camera, options)
+
+    def _framing(self, model: Model, size: tuple[int, int], options: DrawSettings, view: str) -> Camera:
+        """The camera from ``view`` that frames what ``options`` draw of the shown pose."""
+        low, high = self.renderer.bounds(options.bones, options.show_hidden)
+        return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],
+                          forward=model.forward)
 
     def _show(self, model: Model, pose: Pose) -> None:
         if self.renderer.model is not model:
@@ -235,8 +240,7 @@ class OffscreenRenderer:
             return
         self.check_size(size)
         self._show(model, pose)
-        camera = camera_for(*self.renderer.bounds(), up_axis=model.up_axis, view=view, aspect=width / height,
-                            forward=model.forward)
+        camera = self._framing(model, size, options, view)
         targets = self._targets_for((tile_width, tile_height))
         target = targets.draw_target
         try:

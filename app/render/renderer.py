@@ -316,14 +316,15 @@ class Renderer:
         self.textures.warnings.clear()
         return warnings
 
-    def bounds(self, skeleton: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(self, skeleton: bool = False, show_hidden: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posed bounds (min (3,), max (3,)) of what is drawn in the current pose (the skeleton too
-        when it is shown), computed once per pose."""
+        when it is shown, hidden meshes when they are), computed once per pose."""
         if self._bounds is None:
             self._bounds = {}
-        if skeleton not in self._bounds:
-            self._bounds[skeleton] = posed_bounds(self.model, self.pose, skeleton)
-        return self._bounds[skeleton]
+        key = (skeleton, show_hidden)
+        if key not in self._bounds:
+            self._bounds[key] = posed_bounds(self.model, self.pose, skeleton, show_hidden)
+        return self._bounds[key]
 
     # --- drawing --------------------------------------------------------------------------------
 
@@ -518,7 +519,7 @@ class Renderer:
     def _draw_bounds(self, options: DrawSettings) -> None:
         """The edges of the box that frames what is drawn (``bounds``), hidden where the model is in
         front of them."""
-        low, high = self.bounds(options.bones)
+        low, high = self.bounds(options.bones, options.show_hidden)
         frame = np.eye(4)
         frame[:3, 3] = 0.5 * (low + high)
         ends = box_lines(frame[None], (0.5 * (high - low))[None]).reshape(-1, 3)

@@ -41,7 +41,7 @@ def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], op
     font = ImageFont.load_default(size=max(10, strip - 4))
     for row, clip in enumerate(model.clips):
         times = sheet_times(clip.start, clip.start + clip.duration, frames)
-        camera = framing_camera(model, clip, times, cell, view, options.bones or not model.meshes)
+        camera = framing_camera(model, clip, times, cell, view, options)
         top = row * (height + strip)
         for column, time in enumerate(times):
             image = offscreen.render_image(model, evaluate(model, clip, float(time)), cell, options, view,

@@ -19,6 +19,7 @@ import numpy as np
 from app.model import Clip, Model
 from app.pose import evaluate, posed_bounds, rest_pose
 from app.render.camera import Camera, camera_for
+from app.scene.draw_settings import DrawSettings
 
 #: Suffix → the kind of animated output.
 VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
@@ -68,12 +69,12 @@ def run_times(start: float, end: float, fps: float) -> np.ndarray:
 
 
 def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
-                   view: str, skeleton: bool) -> Camera:
-    """A camera from ``view`` that frames what is drawn over the whole run."""
+                   view: str, options: DrawSettings) -> Camera:
+    """A camera from ``view`` that frames what ``options`` draw over the whole run."""
     samples = np.linspace(0, len(times) - 1, min(len(times), FRAMING_SAMPLES)).round().astype(int)
     picks = times[np.unique(samples)]
-    corners = [posed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model), skeleton)
-               for t in picks]
+    corners = [posed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model),
+                            options.bones, options.show_hidden) for t in picks]
     low = np.min([c[0] for c in corners], axis=0)
     high = np.max([c[1] for c in corners], axis=0)
     return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],
@@ -86,7 +87,7 @@ def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray,
     ``render_image``. The camera is ``camera`` (the window's view; it is copied) or one from ``view``
     framed on the run."""
     if camera is None:
-        camera = framing_camera(model, clip, times, size, view, options.bones or not model.meshes)
+        camera = framing_camera(model, clip, times, size, view, options)
     else:
         camera = copy.deepcopy(camera)
     start_yaw = camera.yaw

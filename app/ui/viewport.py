@@ -182,9 +182,10 @@ class Viewport(QWidget):
     def frame_all(self) -> None:
         """Fit the model and every ragdoll copy in the view."""
         if self.renderer is not None and self.model is not None and self.renderer.model is not None:
-            low, high = self.renderer.bounds(self.options.bones)
+            drawn = (self.options.bones, self.options.show_hidden)
+            low, high = self.renderer.bounds(*drawn)
             for pose in self.copy_poses:
-                copy_low, copy_high = posed_bounds(self.model, pose, self.options.bones)
+                copy_low, copy_high = posed_bounds(self.model, pose, *drawn)
                 low, high = np.minimum(low, copy_low), np.maximum(high, copy_high)
             self.camera.frame(low, high, aspect=self._aspect())
         self.update()
@@ -236,7 +237,8 @@ class Viewport(QWidget):
             self._pending_model = False
             if self._framing_pose is not None:
                 orthographic = self.camera.orthographic
-                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose, self.options.bones),
+                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose, self.options.bones,
+                                                         self.options.show_hidden),
                                          up_axis=self.model.up_axis, view="iso", aspect=self._aspect(),
                                          forward=self.model.forward)
                 self.camera.orthographic = orthographic
