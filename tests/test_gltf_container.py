@@ -97,3 +97,33 @@ def test_exported_files_decode_as_pygltflib_decodes_them(tmp_path, up_axis):
 
 def _json_bytes(document: dict) -> bytes:
     return json.dumps(document).encode()
+
+
+@pytest.mark.parametrize("version", ["1.0", 1, "3.0"])
+def test_a_document_of_another_gltf_version_is_refused_as_such(tmp_path, version):
+    """A glTF 1.0 document ("scene" a string id, maps instead of lists) is named for its version, not for
+    the first 1.0 member the 2.0 schema check would trip on."""
+    path = tmp_path / "old.gltf"
+    path.write_text(json.dumps({"asset": {"version": version}, "scene": "defaultScene",
+                                "scenes": {"defaultScene": {"nodes": []}}}))
+    with pytest.raises(formats.ReadError, match=rf"old\.gltf: asset\.version is {version!r}: this reader "
+                                                r"reads glTF 2\.0; convert it to glTF 2\.0 first"):
+        formats.load([path])
+
+
+def test_a_binary_gltf_1_file_is_refused_as_such_before_its_length_is_checked(tmp_path):
+    """glTF 1.0's binary form counts its length differently: the version is what to report."""
+    content = b'{"asset": {"version": "1.0"}}'
+    path = tmp_path / "old.glb"
+    path.write_bytes(b"glTF" + (1).to_bytes(4, "little") + (len(content) + 40).to_bytes(4, "little")
+                     + len(content).to_bytes(4, "little") + (0).to_bytes(4, "little") + content)
+    with pytest.raises(formats.ReadError, match=r"old\.glb: at byte 4 \(0x4\): GLB version 1 \(glTF 1\.0\); "
+                                                r"this reader reads glTF 2\.0"):
+        formats.load([path])
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_any_gltf_2_version_is_read(tmp_path, version):
+    path = tmp_path / "new.gltf"
+    path.write_text(json.dumps({"asset": {"version": version}}))
+    assert formats.load([path]).meshes == []

@@ -29,6 +29,8 @@ if typing.TYPE_CHECKING:  # pygltflib (and its dataclasses_json, marshmallow) is
     from pygltflib import GLTF2  # sniffing a file of another format needs none of it
 
 GLB_MAGIC = b"glTF"
+#: What the owner of a glTF 1.0 file can do to open it here.
+GLTF1_ADVICE = "convert it to glTF 2.0 first (Cesium's gltf-pipeline upgrades 1.0 files)"
 CHUNK_JSON = 0x4E4F534A
 CHUNK_BIN = 0x004E4942
 
@@ -60,7 +62,8 @@ def read_container(path: Path) -> bytes:
             head = handle.read(12)
             if head[:4] != GLB_MAGIC or len(head) < 12:
                 return head + handle.read()
-            length = struct.unpack_from("<I", head, 8)[0]
+            version, length = struct.unpack_from("<II", head, 4)
+            check_glb_version(path, version)
             if length > size:
                 raise ReadError(path, f"the header says {length} bytes, the file has {size} (truncated?)",
                                 offset=8)
@@ -288,14 +291,20 @@ def attribute_accessors(attributes) -> dict:
     return {name: value for name, value in vars(attributes).items() if value is not None}
 
 
+def check_glb_version(path: Path, version: int) -> None:
+    """A GLB header's version must be 2: version 1 is glTF 1.0's binary extension, another format."""
+    if version != 2:
+        raise ReadError(path, f"GLB version {version}{' (glTF 1.0)' if version == 1 else ''}; this reader "
+                        f"reads glTF 2.0 (version 2): {GLTF1_ADVICE}", offset=4)
+
+
 def parse_glb(path: Path, data: bytes) -> tuple[dict, Buffer | None]:
     """The JSON document and the BIN chunk of a GLB file, every length checked."""
     if len(data) < 20:
         raise ReadError(path, "a GLB file needs a 12-byte header and a chunk; "
                         f"the file has {len(data)} bytes", offset=len(data))
     _, version, length = struct.unpack_from("<4sII", data, 0)
-    if version != 2:
-        raise ReadError(path, f"GLB version {version}; expected 2", offset=4)
+    check_glb_version(path, version)
     if length > len(data):
         raise ReadError(path, f"the header says {length} bytes, the file has {len(data)} (truncated?)",
                         offset=8)
@@ -327,10 +336,20 @@ def parse_json(path: Path, text: bytes, base: int) -> dict:
         raise ReadError(path, "the JSON nests too deeply", offset=base) from None
     if not isinstance(document, dict) or not isinstance(document.get("asset"), dict):
         raise ReadError(path, "the JSON has no \"asset\" object: not a glTF document", offset=base)
+    _check_asset_version(path, document["asset"].get("version"), base)
     problem = gltf_schema.problem(document)
     if problem:
         raise ReadError(path, f"the JSON does not follow the glTF schema: {problem}", offset=base or None)
     return document
+
+
+def _check_asset_version(path: Path, version, base: int) -> None:
+    """A document that says it is glTF 1.x (or another major version) is refused as such, before the
+    2.0 schema check would blame one of its 1.0 members (``"scene": "defaultScene"``)."""
+    if isinstance(version, (str, int, float)) and not isinstance(version, bool) \
+            and not re.fullmatch(r"2(\.\d+)*", str(version)):
+        raise ReadError(path, f"asset.version is {version!r}: this reader reads glTF 2.0; {GLTF1_ADVICE}",
+                        offset=base or None)
 
 
 def _json_integer(digits: str) -> int | float:
