@@ -126,15 +126,17 @@ def test_round_trip_keeps_structure(tmp_path):
     model = _model("Z")
     export_gltf(model, tmp_path / "model.glb")
     loaded = read(tmp_path / "model.glb")
-    # The skinned mesh nodes "body" and "hat" move nothing, so they are not bones.
-    assert loaded.skeleton.names == [UP_ROOT_NAME, "hip", "spine", "head", "tip"]
-    assert loaded.skeleton.parents.tolist() == [-1, 0, 1, 2, 3]
+    # The skinned mesh nodes "body" and "hat" move nothing, so they are not bones; the helper comes
+    # back as a helper under its bone, not as an empty bone.
+    assert loaded.skeleton.names == [UP_ROOT_NAME, "hip", "spine", "head"]
+    assert loaded.skeleton.parents.tolist() == [-1, 0, 1, 2]
+    assert [(helper.name, helper.parent) for helper in loaded.helpers] == [("tip", 3)]
     body = loaded.meshes[0]
     np.testing.assert_allclose(body.uvs, model.meshes[0].uvs, atol=1e-7)
     np.testing.assert_array_equal(body.triangles, model.meshes[0].triangles)
     assert body.material.texture == "skin.png" and body.material.name == "skin"
     np.testing.assert_allclose(body.material.base_color, (0.2, 0.4, 0.6, 1.0), atol=1e-7)
-    np.testing.assert_allclose(loaded.skeleton.bind_world[4], maths.quat_to_matrix(Z_UP_TO_Y_UP)
+    np.testing.assert_allclose(rest_pose(loaded).helpers[0], maths.quat_to_matrix(Z_UP_TO_Y_UP)
                                @ model.skeleton.bind_world[2] @ maths.translation([0, 0.25, 0]), atol=1e-6)
     tracks = {(t.bone, t.interpolation) for t in loaded.clips[0].tracks}
     assert tracks == {(2, "linear"), (1, "linear"), (3, "step")}

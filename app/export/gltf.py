@@ -16,7 +16,8 @@ Layout of a written file (nodes in this order):
   parents. A bone's constant factor ``C_b`` (app/export/motion_plan.py: a fixed scale or shear that
   T·R·S cannot hold under its parent) is divided out of its node and multiplied into the inverse
   bind matrices, which leaves every skinning matrix as it was.
-- One node per helper, under its parent bone, its offset (times ``C_b``) as TRS or matrix.
+- One node per helper, under its parent bone, its offset (times ``C_b``) as TRS or matrix, marked
+  ``extras.helper`` so that the reader takes it back as a helper.
 - One node per mesh (its bind positions as they are, node at identity; at the scene root when
   skinned, else under the up root). Meshes binding the same way share a skin: its joints are the
   bones (then the anchor), its inverse bind matrices ``C_b @`` the mesh's own skin's (else
@@ -264,7 +265,7 @@ def _has_rigid_vertices(model: Model) -> bool:
 
 def _add_helper(gltf: gl.GLTF2, name: str, parent: int, offset: np.ndarray, bones: int, top: list[int],
                 warnings: list[str]) -> None:
-    node = gl.Node(name=name)
+    node = gl.Node(name=name, extras={"helper": True})  # read back as a helper, not an empty bone
     _set_transform(node, offset, False, f"helper {name!r}", warnings)
     (gltf.nodes[bones + parent].children if parent >= 0 else top).append(len(gltf.nodes))
     gltf.nodes.append(node)

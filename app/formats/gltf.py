@@ -214,14 +214,17 @@ class _Reader(Document):
         return keep
 
     def is_helper(self, index: int, node, has_children: np.ndarray, needed: set) -> bool:
-        """Whether node ``index`` is a camera or a light (KHR_lights_punctual) and nothing else: no
-        mesh, no children, no joint and not animated. It becomes a Helper, listed but not drawn."""
+        """Whether node ``index`` is a camera, a light (KHR_lights_punctual) or a node Boneyard exported
+        as a helper (``extras.helper``), and nothing else: no mesh, no children, no joint and not
+        animated. It becomes a Helper, listed but not drawn."""
         raw_nodes = self.document.get("nodes")
         raw = raw_nodes[index] if isinstance(raw_nodes, list) and index < len(raw_nodes) else {}
-        extensions = raw.get("extensions") if isinstance(raw, dict) else None
+        raw = raw if isinstance(raw, dict) else {}
+        extensions, extras = raw.get("extensions"), raw.get("extras")
         light = isinstance(extensions, dict) and "KHR_lights_punctual" in extensions
-        return (node.camera is not None or light) and node.mesh is None and not has_children[index] \
-            and index not in needed
+        exported = isinstance(extras, dict) and extras.get("helper") is True
+        return (node.camera is not None or light or exported) and node.mesh is None \
+            and not has_children[index] and index not in needed
 
     def node_matrix(self, index: int, node) -> np.ndarray:
         """(4, 4) rest local matrix of a node, from ``matrix`` (column-major) or T·R·S."""
