@@ -92,6 +92,41 @@ def test_gltf_quad_seen_from_plus_z(tmp_path):
     assert_upright(rendered_quadrants(tmp_path, str(path)))
 
 
+def _gltf_quad_textured_through(tmp_path, extension: str, image_name: str, mime: str):
+    positions = np.array([[-1, 1, 0], [1, 1, 0], [-1, -1, 0], [1, -1, 0]], np.float32)
+    uvs = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32)
+    document = {"scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+                "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2,
+                                            "material": 0}]}],
+                "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0},
+                                                        "baseColorFactor": [0.5, 0.5, 0.5, 1]}}],
+                "textures": [{"extensions": {extension: {"source": 0}}}],
+                "images": [{"uri": image_name, "mimeType": mime}],
+                "extensionsUsed": [extension], "extensionsRequired": [extension]}
+    return write_gltf(tmp_path, document, [(positions, "VEC3", 5126), (uvs, "VEC2", 5126),
+                                           (two_triangles().astype(np.uint16), "SCALAR", 5123)])
+
+
+@pytest.mark.parametrize("extension, suffix, mime", [("EXT_texture_webp", "webp", "image/webp"),
+                                                     ("EXT_texture_avif", "avif", "image/avif")])
+def test_gltf_texture_named_only_through_an_image_extension(tmp_path, extension, suffix, mime):
+    """A texture whose image only an extension names (no fallback ``source``) is drawn with it."""
+    image = np.asarray(Image.open(picture(tmp_path / "quad.png")))
+    Image.fromarray(image).save(tmp_path / f"quad.{suffix}", lossless=True, quality=100)
+    path = _gltf_quad_textured_through(tmp_path, extension, f"quad.{suffix}", mime)
+    assert_upright(rendered_quadrants(tmp_path, str(path)))
+
+
+def test_gltf_basis_texture_draws_the_base_colour_with_a_warning(tmp_path, capsys):
+    (tmp_path / "quad.ktx2").write_bytes(b"\xabKTX 20\xbb\r\n\x1a\n" + bytes(64))
+    path = _gltf_quad_textured_through(tmp_path, "KHR_texture_basisu", "quad.ktx2", "image/ktx2")
+    found = rendered_quadrants(tmp_path, str(path))
+    assert main(["info", str(path)]) == 0
+    assert "warning: texture 'quad.ktx2'" in capsys.readouterr().out
+    grey = np.array([found[corner] for corner in QUADRANTS])
+    assert np.ptp(grey) <= 20 and 40 < grey.mean() < 250, grey.tolist()  # one grey, lit: no picture
+
+
 def test_c3de_quad_with_an_assigned_image(tmp_path):
     # C3DE with --up y faces +Z: the screen's right is +X. The writer stores v flipped, as the
     # Direct3D exporter does (docs/formats/c3de.md).

@@ -54,6 +54,7 @@ from app.maths import FLOAT32_SINGULAR
 from app.pose import GPU_INFLUENCES, bake_vertex_clip, posed_positions, rest_pose, top_influences
 from app.formats.gltf_container import (
     GLB_MAGIC,
+    IMAGE_EXTENSIONS,
     Buffer,
     Document,
     attribute_accessors,
@@ -470,17 +471,29 @@ class _Reader(Document):
         if texture.sampler is not None:
             sampler = self.item("samplers", texture.sampler, f"textures[{info.index}].sampler")
             material.wrap = (WRAP_MODES.get(sampler.wrapS, "repeat"), WRAP_MODES.get(sampler.wrapT, "repeat"))
-        if texture.source is None:
+        source, where_source = texture.source, f"textures[{info.index}].source"
+        if source is None:
+            source, where_source = self.extension_source(texture, info.index)
+        if source is None:
             self.warnings.append(f"textures[{info.index}] has no source image (a texture extension this "
                                  "reader does not decode); the mesh is drawn in its base colour")
             return material, texcoord
-        source = texture.source
-        image = self.item("images", source, f"textures[{info.index}].source")
+        image = self.item("images", source, where_source)
         if source not in self.images:
             self.images[source] = self.image(image, source)
         name, image_data = self.images[source]
         material.texture, material.image = name, image_data
         return material, texcoord
+
+    def extension_source(self, texture, index: int) -> tuple[int | None, str]:
+        """(image index, its JSON path) a texture names only through an image extension (WebP, AVIF,
+        DDS, KTX2), the first such; (None, "") when it names none."""
+        extensions = texture.extensions if isinstance(texture.extensions, dict) else {}
+        for name in IMAGE_EXTENSIONS:
+            entry = extensions.get(name)
+            if isinstance(entry, dict) and entry.get("source") is not None:
+                return entry["source"], f"textures[{index}].extensions.{name}.source"
+        return None, ""
 
     def image(self, image, index: int) -> tuple[str, np.ndarray | None]:
         """(texture name, decoded pixels or None): an external URI is left to the texture lookup."""

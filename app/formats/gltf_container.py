@@ -40,8 +40,12 @@ DRACO = "KHR_draco_mesh_compression"
 #: an accessor costs no bytes in the file, so its count alone must not size an allocation.
 ZERO_FILL_LIMIT = 1 << 26
 #: Extensions whose data the reader takes in (or may ignore without changing what is shown).
+#: Texture extensions that name their image in ``textures[i].extensions[NAME].source``: Pillow decodes
+#: WebP, AVIF and DDS images; a Basis Universal (KTX2) one it cannot, and the mesh is drawn in its base
+#: colour with a warning, as for any image that does not decode.
+IMAGE_EXTENSIONS = ("EXT_texture_webp", "EXT_texture_avif", "MSFT_texture_dds", "KHR_texture_basisu")
 SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength",
-                        "KHR_texture_transform", "KHR_lights_punctual"}
+                        "KHR_texture_transform", "KHR_lights_punctual", *IMAGE_EXTENSIONS}
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 
