@@ -183,7 +183,7 @@ def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.
     skeleton = target.skeleton
     rest_local, rest_world = skeleton.rest_local, skeleton.rest_world
     frames = change.shape[0]
-    world = np.empty((frames, len(skeleton.names), 4, 4))
+    world = np.zeros((frames, len(skeleton.names), 4, 4))
     for level in skeleton.levels:
         parents = skeleton.parents[level]
         placed = np.where((parents >= 0)[:, None, None],
