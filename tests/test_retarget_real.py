@@ -1,6 +1,6 @@
 """Retargeting and root motion measured on real skeletons (issue 30's measures): CesiumMan's walk on
-RiggedFigure and back (tests/corpus, two Cesium rigs of other proportions, names and rest axes), an NWN
-creature written by the test carried onto both, and the root travel of real clips.
+RiggedFigure and back (tests/corpus: two Cesium rigs whose names, bone order, torso and arm placement and
+rest axes differ), an NWN creature written by the test carried onto both, and the root travel of real clips.
 
 Every expected value is worked out here from the files' own data: turns from rest from the poses'
 world matrices (nearest rotations by SVD), ground contact from the source's foot heights, root travel
@@ -21,6 +21,7 @@ from app import formats
 from app.__main__ import main
 from app.pose import evaluate
 from app.retarget import check_map, retarget_clip, suggest_map
+from tests.helpers import exit_status
 from tests.test_nwn_mdl import axis_quaternion
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WAnimation, WNode
@@ -184,9 +185,9 @@ def ground_errors(source, source_legs, target, target_legs, mapping) -> list[flo
 
 # --- CesiumMan ↔ RiggedFigure --------------------------------------------------------------------------
 
-def test_the_cesium_rigs_differ():
+def test_the_cesium_rigs_differ(cesium_man, rigged_figure):
     """The two real skeletons are not one skeleton twice: names, bone order and rest axes differ."""
-    man, figure = formats.load([CESIUM_MAN]), formats.load([RIGGED_FIGURE])
+    man, figure = cesium_man, rigged_figure
     assert man.skeleton.names != figure.skeleton.names
     assert set(CESIUM_TO_FIGURE) - set(figure.skeleton.names)
     rest_turns = [rotations(model.skeleton.rest_world[model.skeleton.index(name)])
@@ -212,6 +213,30 @@ def test_the_suggested_map_pairs_the_cesium_legs_by_name(cesium_man, rigged_figu
     mapping = suggest_map(cesium_man.skeleton, rigged_figure.skeleton)
     assert {name: mapping.get(name) for name in CESIUM_LEGS["L"] + CESIUM_LEGS["R"]} == \
         {name: name for name in CESIUM_LEGS["L"] + CESIUM_LEGS["R"]}
+
+
+def test_pose_with_the_map_gives_the_carried_walk(tmp_path, cesium_man, rigged_figure):
+    """The command line's --clips-from/--map on the real pair poses what retarget_clip carries."""
+    mapping = tmp_path / "cesium_to_figure.json"
+    mapping.write_text(json.dumps(CESIUM_TO_FIGURE))
+    out = tmp_path / "pose.npz"
+    assert main(["pose", str(RIGGED_FIGURE), "--clips-from", str(CESIUM_MAN), "--map", str(mapping),
+                 "--frame", "10", "-o", str(out)]) == 0
+    carried_model, clip = carried(cesium_man, rigged_figure, CESIUM_TO_FIGURE)
+    with np.load(out) as arrays:
+        np.testing.assert_allclose(arrays["world"], evaluate(carried_model, clip, clip.frame_times[10]).world,
+                                   atol=1e-6)
+
+
+def test_a_map_written_for_the_other_rig_is_refused_naming_the_bone(tmp_path, capsys):
+    """CesiumMan's own names as targets on RiggedFigure: exit 3 naming the map file and the bone."""
+    mapping = tmp_path / "wrong_way.json"
+    mapping.write_text(json.dumps({name: name for name in CESIUM_TO_FIGURE}))
+    assert exit_status(["pose", str(RIGGED_FIGURE), "--clips-from", str(CESIUM_MAN), "--map", str(mapping),
+                        "-o", str(tmp_path / "pose.npz")]) == 3
+    error = capsys.readouterr().err
+    assert "wrong_way.json" in error and "target bone 'Skeleton_torso_joint_1'" in error
+    assert len(error.strip().splitlines()) == 1
 
 
 # --- an NWN creature onto glTF humanoids ---------------------------------------------------------------
