@@ -16,6 +16,7 @@ import numpy as np
 from app import maths
 from app.model import Clip, Model, Skeleton
 from app.clip_mix import subtree_mask
+from app.orientation import facing
 from app.root_motion import frame_worlds, motion_root
 
 #: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
@@ -136,13 +137,18 @@ def _is_ancestor(parents: np.ndarray, ancestor: int, bone: int) -> bool:
 
 
 def up_turn(source: Model, target: Model) -> np.ndarray:
-    """(3, 3) the rotation taking the source's up axis onto the target's (identity when alike)."""
-    a, b = (np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64) for model in (source, target))
-    axis = np.cross(a, b)
-    if not axis.any():
-        return np.eye(3)
-    angle = np.arccos(np.clip(a @ b, -1.0, 1.0))
-    return maths.quat_to_matrix(maths.quat_from_axis_angle(axis / np.linalg.norm(axis), angle))[:3, :3]
+    """(3, 3) the rotation taking the source's up axis and front onto the target's (identity when
+    alike): an NWN creature (Z up, facing +Y) walks toward a glTF figure's front (+Z), not its back."""
+    return _up_and_front(target) @ _up_and_front(source).T
+
+
+def _up_and_front(model: Model) -> np.ndarray:
+    """(3, 3) columns: the model's up axis, the way it faces, and their cross product."""
+    up = np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
+    sign, axis = facing(model.up_axis, model.forward)
+    front = np.zeros(3)
+    front["XYZ".index(axis)] = 1.0 if sign == "+" else -1.0
+    return np.column_stack([up, front, np.cross(up, front)])
 
 
 def hip_height(model: Model, bone: int) -> float:
@@ -177,7 +183,7 @@ def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.
     skeleton = target.skeleton
     rest_local, rest_world = skeleton.rest_local, skeleton.rest_world
     frames = change.shape[0]
-    world = np.empty((frames, len(skeleton.names), 4, 4))
+    world = np.zeros((frames, len(skeleton.names), 4, 4))
     for level in skeleton.levels:
         parents = skeleton.parents[level]
         placed = np.where((parents >= 0)[:, None, None],
