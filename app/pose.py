@@ -14,9 +14,7 @@ import numpy as np
 
 from app import maths
 from app.model import Clip, Mesh, MeshSkin, Model, Skeleton, world_from_local
-
-#: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
-GPU_INFLUENCES = 4
+from app.skin_weights import top_influences
 
 SkinningMethod = Literal["lbs", "dqs"]
 
@@ -280,27 +278,6 @@ def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray) -> np.
 
 
 # --- skinning -----------------------------------------------------------------------------------
-
-def top_influences(joints: np.ndarray, weights: np.ndarray,
-                   count: int = GPU_INFLUENCES) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` largest influences per vertex, renormalised; (V, count) joints and weights.
-
-    Rows whose weights sum to 0 (rigid vertices) stay all-zero. Missing lanes get joint 0, weight 0.
-    """
-    vertices, lanes = joints.shape
-    if lanes > count:
-        order = np.argsort(-weights, axis=1, kind="stable")[:, :count]
-        joints = np.take_along_axis(joints, order, axis=1)
-        weights = np.take_along_axis(weights, order, axis=1)
-    elif lanes < count:
-        joints = np.concatenate([joints, np.zeros((vertices, count - lanes), joints.dtype)], axis=1)
-        weights = np.concatenate([weights, np.zeros((vertices, count - lanes), weights.dtype)], axis=1)
-    weights = np.where(weights > 0, weights, 0).astype(np.float32)
-    joints = np.where(weights > 0, joints, 0).astype(np.int32)
-    totals = weights.sum(axis=1, keepdims=True)
-    weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0).astype(np.float32)
-    return joints, weights
-
 
 def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",
               influences: int | None = None) -> np.ndarray:

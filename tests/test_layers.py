@@ -1,6 +1,6 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths, pose, errors, textures, orientation and events sit below formats, render, physics and export;
+model, maths, pose, skin_weights, errors, textures, orientation and events sit below formats, render, physics and export;
 those four never import one another, nor anything above them (commands, state, ui); scene (what is
 drawn, as data: draw settings, gizmo geometry) imports only the core, and render, state and ui read it;
 state (the Qt-free application state) imports neither ui nor render, so importing the state loads
@@ -20,14 +20,13 @@ import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
-        "app.atomic_files"}
+        "app.atomic_files", "app.skin_weights"}
 SIBLINGS = ("formats", "render", "physics", "export")
 #: What readers still take from pose, by module: the glTF reader skins its meshes to the rest pose to
 #: find the bones' tails and bakes morph-target animations into vertex clips, the NWN reader bakes
 #: animated meshes, the C3DE reader poses its first frame to warn of a bones file that does not fit.
 #: Nothing else: a reader converts its file's conventions and builds the model, it does not pose it.
-FORMATS_POSE_USES = {"app.formats.gltf": {"GPU_INFLUENCES", "top_influences", "rest_pose", "posed_positions",
-                                          "bake_vertex_clip"},
+FORMATS_POSE_USES = {"app.formats.gltf": {"rest_pose", "posed_positions", "bake_vertex_clip"},
                      "app.formats.nwn_model": {"bake_vertex_clip"},
                      "app.formats.c3de": {"evaluate", "posed_positions"}}
 QT = ("PySide6", "shiboken6")

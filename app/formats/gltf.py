@@ -51,7 +51,6 @@ import numpy as np
 
 from app import maths
 from app.maths import FLOAT32_SINGULAR
-from app.pose import GPU_INFLUENCES, bake_vertex_clip, posed_positions, rest_pose, top_influences
 from app.formats.gltf_container import (
     GLB_MAGIC,
     Buffer,
@@ -84,6 +83,8 @@ from app.model import (
     unusable_frames,
     world_from_local,
 )
+from app.pose import bake_vertex_clip, posed_positions, rest_pose
+from app.skin_weights import GPU_INFLUENCES, top_influences
 from app.textures import decode_embedded
 
 if TYPE_CHECKING:
