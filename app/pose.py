@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -374,20 +374,18 @@ def posed_bounds(model: Model, pose: Pose, skeleton: bool = False) -> tuple[np.n
     return points.min(axis=0), points.max(axis=0)
 
 
-def bake_vertex_clip(skeleton: Skeleton, meshes: list[Mesh], clip: Clip, times: np.ndarray,
-                     offsets_at: Callable[[float], list[np.ndarray | None]]) -> Clip:
-    """``clip`` as a 'vertex' clip: at each of ``times``, every mesh's bind positions plus the offsets
-    ``offsets_at(time)`` gives for it (None: none; morph targets, say), skinned by the clip's pose then.
-    The bones' world matrices are kept per frame too."""
-    model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
+def bake_vertex_clip(model: Model, clip: Clip, times: np.ndarray, offsets: list[np.ndarray | None]) -> Clip:
+    """``clip`` as a 'vertex' clip: at each of ``times`` (F,), every mesh's bind positions plus its
+    ``offsets`` (F, V, 3) at that frame (None: none; morph targets, say), skinned by the clip's pose
+    then. The bones' world matrices are kept per frame too."""
     frames, worlds = [], []
-    for time in times:
+    for frame, time in enumerate(times):
         pose = evaluate(model, clip if clip.tracks else None, float(time))
         posed = []
-        for mesh, offsets in zip(meshes, offsets_at(float(time))):
-            moved = mesh if offsets is None else Mesh(
-                name=mesh.name, positions=mesh.positions + offsets, joints=mesh.joints, weights=mesh.weights,
-                skin=mesh.skin)
+        for mesh, moved_by in zip(model.meshes, offsets):
+            moved = mesh if moved_by is None else Mesh(
+                name=mesh.name, positions=mesh.positions + moved_by[frame], joints=mesh.joints,
+                weights=mesh.weights, skin=mesh.skin)
             posed.append(skin_mesh(moved, mesh_skinning(model, pose, mesh)))
         frames.append(np.concatenate(posed))
         worlds.append(pose.world)
