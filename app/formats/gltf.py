@@ -578,11 +578,11 @@ class _Reader(Document):
         return times, values[:, 0], mode.lower()
 
     def morph_bake(self, clip: Clip, weight_keys: dict, meshes: list[Mesh], morphs) -> BakeVertexClip:
-        """``clip`` to be played as a 'vertex' clip: morphed and skinned positions at every key time of
-        the animation. The offsets are the animated weights' change from the rest weights already in
-        the mesh's positions. A STEP sampler (weights, or a bone's STEP track) also gets a frame one
-        float32 step before each of its keys holding the previous value, since a vertex clip blends
-        linearly between its frames.
+        """What the load stage needs to play ``clip`` as a 'vertex' clip with a frame at every key time
+        of the animation: each morphed mesh's offsets per frame, the animated weights' change from the
+        rest weights already in its positions (the load stage adds them and skins). A STEP sampler
+        (weights, or a bone's STEP track) also gets a frame one float32 step before each of its keys
+        holding the previous value, since a vertex clip blends linearly between its frames.
         """
         steps = [keys[0][1:] for keys in weight_keys.values() if keys[2] == "step"]
         steps += [keys[0][1:] for track in clip.tracks if track.interpolation == "step"
