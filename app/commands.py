@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app import formats
+from app import formats, loading
 from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.mix_arguments import mixed_model
@@ -91,7 +91,7 @@ def load_model(args: Namespace) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    model = formats.load(paths, formats.LoadOptions.from_arguments(args))
+    model = loading.load(paths, formats.LoadOptions.from_arguments(args))
     try:
         return mixed_model(model, args)
     except ValueError as error:
@@ -279,7 +279,7 @@ def convert(args: Namespace) -> int:
     if args.check:
         from app.export.check import check_export
 
-        print(check_export(model, formats.load([output]), clips, args.show_hidden).line())
+        print(check_export(model, loading.load([output]), clips, args.show_hidden).line())
     return EXIT_OK
 
 

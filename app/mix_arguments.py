@@ -8,7 +8,7 @@ import dataclasses
 import json
 from argparse import Namespace
 
-from app import formats
+from app import formats, loading
 from app.clip_mix import Mix, baked_clip, subtree_mask
 from app.errors import InputError, regular_size
 from app.model import Model
@@ -43,7 +43,7 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
         return model
     # the model options (--up, --texture) are for the model itself, not the clips' files
     options = dataclasses.replace(formats.LoadOptions.from_arguments(args), up=None, textures=[])
-    source = formats.load(args.clips_from, options)
+    source = loading.load(args.clips_from, options)
     if args.map:
         try:
             follows = check_map(read_map(args.map), source.skeleton, model.skeleton)

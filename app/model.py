@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from app import maths
+
+if TYPE_CHECKING:
+    from app.pending import PendingStep
 
 #: Largest coordinate or matrix entry a model may hold: no model is that large, and products of
 #: three such numbers (determinants, skinning) stay finite in float64 and float32 storage.
@@ -54,6 +57,18 @@ def unusable_frames(matrices: np.ndarray) -> np.ndarray:
     invertible = np.zeros(len(matrices), bool)
     invertible[finite] = maths.invertible(matrices[finite])
     return np.flatnonzero(~invertible)
+
+
+def usable_frames(matrices: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """(N, 4, 4) bone frames a Skeleton accepts, and the indices of those replaced: a frame whose 3×3
+    part is singular (a zero scale) but whose entries are bounded keeps its position with an unscaled,
+    unrotated frame. Frames not finite or beyond ``MAX_MAGNITUDE`` stay, for the Skeleton to refuse."""
+    bad = [index for index in unusable_frames(matrices) if np.all(np.abs(matrices[index]) <= MAX_MAGNITUDE)]
+    if not bad:
+        return matrices, bad
+    matrices = matrices.copy()
+    matrices[bad, :3, :3] = np.eye(3)
+    return matrices, bad
 
 
 def world_from_local(local: np.ndarray, parents: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
@@ -462,7 +477,9 @@ class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
     else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
     chain followed, each link's name with the file found for it (None: not found, the chain stops
-    there)."""
+    there). ``pending``: posing work the reader left for the load stage (app/pending.py: clips to
+    bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's list is
+    empty."""
 
     name: str
     skeleton: Skeleton
@@ -477,6 +494,7 @@ class Model:
     unit: str = "unknown"
     warnings: list[str] = field(default_factory=list)
     supermodels: list[tuple[str, str | None]] = field(default_factory=list)
+    pending: list[PendingStep] = field(default_factory=list)
     _extent: float | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
 from app import maths
 from app.model import Clip, Mesh, MeshSkin, Model, Skeleton, world_from_local
-
-#: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
-GPU_INFLUENCES = 4
+from app.skin_weights import top_influences
 
 SkinningMethod = Literal["lbs", "dqs"]
 
@@ -281,27 +279,6 @@ def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray) -> np.
 
 # --- skinning -----------------------------------------------------------------------------------
 
-def top_influences(joints: np.ndarray, weights: np.ndarray,
-                   count: int = GPU_INFLUENCES) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` largest influences per vertex, renormalised; (V, count) joints and weights.
-
-    Rows whose weights sum to 0 (rigid vertices) stay all-zero. Missing lanes get joint 0, weight 0.
-    """
-    vertices, lanes = joints.shape
-    if lanes > count:
-        order = np.argsort(-weights, axis=1, kind="stable")[:, :count]
-        joints = np.take_along_axis(joints, order, axis=1)
-        weights = np.take_along_axis(weights, order, axis=1)
-    elif lanes < count:
-        joints = np.concatenate([joints, np.zeros((vertices, count - lanes), joints.dtype)], axis=1)
-        weights = np.concatenate([weights, np.zeros((vertices, count - lanes), weights.dtype)], axis=1)
-    weights = np.where(weights > 0, weights, 0).astype(np.float32)
-    joints = np.where(weights > 0, joints, 0).astype(np.int32)
-    totals = weights.sum(axis=1, keepdims=True)
-    weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0).astype(np.float32)
-    return joints, weights
-
-
 def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",
               influences: int | None = None) -> np.ndarray:
     """(V, 3) posed positions of one mesh under skinning matrices ``skin`` (B, 4, 4).
@@ -398,20 +375,18 @@ def posed_bounds(model: Model, pose: Pose, skeleton: bool = False,
     return points.min(axis=0), points.max(axis=0)
 
 
-def bake_vertex_clip(skeleton: Skeleton, meshes: list[Mesh], clip: Clip, times: np.ndarray,
-                     offsets_at: Callable[[float], list[np.ndarray | None]]) -> Clip:
-    """``clip`` as a 'vertex' clip: at each of ``times``, every mesh's bind positions plus the offsets
-    ``offsets_at(time)`` gives for it (None: none; morph targets, say), skinned by the clip's pose then.
-    The bones' world matrices are kept per frame too."""
-    model = Model(name="", skeleton=skeleton, meshes=meshes, clips=[clip])
+def bake_vertex_clip(model: Model, clip: Clip, times: np.ndarray, offsets: list[np.ndarray | None]) -> Clip:
+    """``clip`` as a 'vertex' clip: at each of ``times`` (F,), every mesh's bind positions plus its
+    ``offsets`` (F, V, 3) at that frame (None: none; morph targets, say), skinned by the clip's pose
+    then. The bones' world matrices are kept per frame too."""
     frames, worlds = [], []
-    for time in times:
+    for frame, time in enumerate(times):
         pose = evaluate(model, clip if clip.tracks else None, float(time))
         posed = []
-        for mesh, offsets in zip(meshes, offsets_at(float(time))):
-            moved = mesh if offsets is None else Mesh(
-                name=mesh.name, positions=mesh.positions + offsets, joints=mesh.joints, weights=mesh.weights,
-                skin=mesh.skin)
+        for mesh, moved_by in zip(model.meshes, offsets):
+            moved = mesh if moved_by is None else Mesh(
+                name=mesh.name, positions=mesh.positions + moved_by[frame], joints=mesh.joints,
+                weights=mesh.weights, skin=mesh.skin)
             posed.append(skin_mesh(moved, mesh_skinning(model, pose, mesh)))
         frames.append(np.concatenate(posed))
         worlds.append(pose.world)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from app.batch.command import default_jobs
-from app.formats import load
+from app.loading import load
 from app.resources import demo_paths
 from tests.bench import F3D_RENDER, _wall, installed_env
 from tests.demo_formats import WRITERS

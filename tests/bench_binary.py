@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app import loading
 from app.formats import c3de, nwn_mdl, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests.writers.c3de_writer import write_bones_2010, write_mesh
@@ -47,8 +48,12 @@ def _c3de_files(vertices: int, frames: int, bones: int) -> tuple[bytes, bytes]:
 
 
 def _throughput(load, files: list[SniffedFile], repeats: int = 3) -> tuple[float, float]:
+    """Megabytes read and megabytes per second, the load stage's posing included (the C3DE fit check)."""
     size = sum(Path(f.path).stat().st_size for f in files)
-    best = min(_timed(load, files) for _ in range(repeats))
+    def load_and_finish(given, options):
+        return loading.finish(load(given, options))
+
+    best = min(_timed(load_and_finish, files) for _ in range(repeats))
     return size / 1e6, size / 1e6 / best
 
 

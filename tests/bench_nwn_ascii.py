@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app import loading
 from app.formats import nwn_ascii, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
@@ -77,8 +78,8 @@ def run() -> dict:
         data = path.read_bytes()
         parse = _best(lambda: nwn_ascii.parse(path, data))
         files = [SniffedFile(path, "nwn_ascii", "model")]
-        load = _best(lambda: nwn_model.load(files, LoadOptions()))
-        wall = _best(lambda: nwn_model.load(files, LoadOptions()), clock=time.perf_counter)
+        load = _best(lambda: loading.finish(nwn_model.load(files, LoadOptions())))
+        wall = _best(lambda: loading.finish(nwn_model.load(files, LoadOptions())), clock=time.perf_counter)
         return {"megabytes": round(len(data) / 1e6, 2), "parse_s": round(parse, 3), "load_s": round(load, 3),
                 "load_wall_s": round(wall, 3)}
 

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from app import formats
+from app import loading
 from app.model import Model, Skeleton
 from app.physics.autosetup import auto_setup
 from app.physics.drive import Drive
@@ -60,7 +60,7 @@ def realtime_factors(world: Ragdoll) -> dict[str, float]:
 
 
 def run() -> dict:
-    model = formats.load(demo_paths())
+    model = loading.load(demo_paths())
     profile = auto_setup(model)
     walk = model.clips[model.clip_index("walk")]
     figures: dict = {}

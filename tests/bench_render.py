@@ -206,10 +206,10 @@ def _seconds(function) -> float:
 def bench_scrub(frames: int = 20, size: tuple[int, int] = (1280, 720)) -> dict:
     """Cost of one scrubbed frame in the viewport's path — pose evaluation, bone-texture upload and
     the draw — against redrawing an unchanged pose, for the demo and a 100k-vertex model."""
-    from app import formats
+    from app import loading
     from app.resources import demo_paths
 
-    demo = formats.load(demo_paths())
+    demo = loading.load(demo_paths())
     tube = skinned_tube()
     result = {}
     with OffscreenRenderer() as offscreen:

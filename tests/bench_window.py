@@ -46,10 +46,10 @@ RAGDOLL_SECONDS = 3.0
 
 
 def _load(paths: list[str]):
-    from app import formats
+    from app import loading
     from app.resources import demo_paths
 
-    return formats.load([Path(p) for p in paths] or demo_paths())
+    return loading.load([Path(p) for p in paths] or demo_paths())
 
 
 def _window(paths: list[str], ragdoll: bool = True) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import formats
+from app import loading
 from app.resources import demo_paths
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
@@ -35,7 +35,7 @@ def gl_context():
 
 @pytest.fixture(scope="session")
 def demo():
-    return formats.load(demo_paths())
+    return loading.load(demo_paths())
 
 
 @pytest.fixture(scope="session")

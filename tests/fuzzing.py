@@ -150,14 +150,14 @@ def _keep(folder: Path, kept: Path) -> None:
 
 def _load_case(module, reader: str, paths: list[Path], through_registry: bool) -> None:
     """Load and pose one case; ReadError is the answer a broken file should get."""
-    from app.formats import registry
+    from app import loading
     from app.formats.registry import ReadError
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             if through_registry:  # sniffing may hand the file to another reader
-                model = registry.load(getattr(module, "opened", lambda given: given)(paths))
+                model = loading.load(getattr(module, "opened", lambda given: given)(paths))
             else:
                 model = module.load(reader, paths)
             check_poses(model)

@@ -31,7 +31,7 @@ def show_demo_window(qtbot, owned: bool = True):
     """A MainWindow showing the demo, its first frame drawn (its settings are the test's own:
     tests/conftest.py's ``user_folders``); ``owned``: closed when the test ends (else the caller
     closes it: ``SharedWindow``)."""
-    from app import formats
+    from app import loading
     from app.resources import demo_paths
     from app.ui.main_window import MainWindow
 
@@ -41,7 +41,7 @@ def show_demo_window(qtbot, owned: bool = True):
     window.resize(1000, 700)
     with qtbot.waitSignal(window.viewport.first_frame_drawn, timeout=30_000):
         window.show()
-        window.state.set_model(formats.load(demo_paths()))
+        window.state.set_model(loading.load(demo_paths()))
     park_pointer(window)
     return window
 
@@ -74,7 +74,7 @@ class SharedWindow:
     def reset(self, qtbot) -> None:
         """The demo again at the start, the window's size, docks, display options, remembered files
         and focus as they were when it was first shown; its timers running."""
-        from app import formats
+        from app import formats, loading
         from app.resources import demo_paths
         from app.state.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
 
@@ -100,7 +100,7 @@ class SharedWindow:
         window.resize(1000, 700)
         window.restoreState(self._docks)
         window.state.display.set(**self._display)
-        window.state.set_model(formats.load(demo_paths()))
+        window.state.set_model(loading.load(demo_paths()))
         qtbot.waitUntil(lambda: window.viewport.renderer.model is window.model, timeout=10_000)
         window.timer.start()
         window._tick_clock = time.perf_counter()  # as a new window's: its first tick counts from now

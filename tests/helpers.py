@@ -2,7 +2,15 @@
 
 import numpy as np
 
+from app import loading
+from app.formats import gltf
 from app.model import Mesh, Model, Skeleton
+
+
+def read_gltf(path) -> Model:
+    """One glTF file read as the window and the command line get it: the glTF reader's model, with the
+    posing it leaves to the load stage (tails at rest, morph clips) done."""
+    return loading.finish(gltf.read(path))
 
 
 def translation(x, y, z):

@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from app import formats
+from app import loading
 from app.physics.autosetup import auto_setup
 from app.physics.profile import capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, Ragdoll
@@ -50,7 +50,7 @@ def depth_below_ground(ragdoll: Ragdoll) -> float:
 
 
 def trial(paths: list, steps: int, seed: int) -> str:
-    model = formats.load(paths)
+    model = loading.load(paths)
     profile = auto_setup(model)
     rng = np.random.default_rng(seed)
     quiet_from = steps - int(SETTLE_SECONDS / TIME_STEP)

@@ -245,13 +245,13 @@ def test_copy_image_puts_the_view_on_the_clipboard(window, qtbot):
 
 
 def test_export_pose_and_gltf(window, qtbot, tmp_path):
-    from app import formats
+    from app import loading
 
     window.playback.set_time(0.5)
     assert window.export_pose(tmp_path / "pose.obj") and window.export_pose(tmp_path / "pose.glb")
     assert (tmp_path / "pose.obj").read_text().count("\nv ") == window.model.vertex_count
     assert window.export_gltf(tmp_path / "all.glb")
-    back = formats.load([tmp_path / "all.glb"])
+    back = loading.load([tmp_path / "all.glb"])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
     # The window shows the figure `convert --check` prints.
     from app.export.check import check_export

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from app.batch import jobs
-from app.formats import load
+from app.loading import load
 from app.resources import demo_paths
 from tests.demo_formats import WRITERS
 from tests.helpers import exit_status

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from app.batch.grouping import find_files, group_files
-from app.formats import load
+from app.loading import load
 from app.resources import demo_paths
 from tests.demo_formats import WRITERS
 from tests.test_gltf_sets import animation_file, model_file

@@ -139,7 +139,7 @@ def test_truncated_animation(files):
 
 
 def test_registry_sniffs_and_loads_the_set(files):
-    from app.formats import load as load_any
+    from app.loading import load as load_any
 
     model = load_any([files["bnf"], files["anm"], files["prm"]])
     assert model.format == "bnf" and len(model.clips) == 1

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from app import formats
+from app import loading
 from app.resources import demo_paths
 from tests.gui_helpers import needs_display
 from tests.tool_exports import mixamo_character
@@ -17,14 +17,14 @@ def soldier_state(tmp_path):
     from app.state.viewer import ViewerState
 
     state = ViewerState()
-    state.set_model(formats.load([str(mixamo_character(tmp_path))]))
+    state.set_model(loading.load([str(mixamo_character(tmp_path))]))
     return state
 
 
 def test_the_suggested_map_carries_the_walk_and_is_saved_beside_the_model(qtbot, soldier_state, tmp_path):
     from app.ui.bone_map_dialog import BoneMapDialog
 
-    demo = formats.load([str(path) for path in demo_paths()])
+    demo = loading.load([str(path) for path in demo_paths()])
     dialog = BoneMapDialog(demo, soldier_state)
     qtbot.addWidget(dialog)
     mapping = dialog.mapping()
@@ -46,7 +46,7 @@ def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state,
 
     shown = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
-    demo = formats.load([str(path) for path in demo_paths()])
+    demo = loading.load([str(path) for path in demo_paths()])
     dialog = BoneMapDialog(demo, soldier_state)
     qtbot.addWidget(dialog)
     hips = soldier_state.model.skeleton.names.index("mixamorig:Hips") + 1

@@ -307,7 +307,7 @@ def test_malformed_animation_lines(rig):
 
 
 def test_registry_sniffs_and_loads_the_set(rig):
-    from app.formats import load as load_any
+    from app.loading import load as load_any
 
     world = np.repeat(rig["bind"][None], 2, axis=0)
     animation = write.bonespro_bones_matrix(rig["dir"] / "walk.txt", world, 5)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
+from app import formats, loading
 from app.formats import c3de
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.pose import evaluate, posed_positions
@@ -78,7 +78,7 @@ def test_2010_bones_pose_the_mesh_with_skinning_matrices(tmp_path, mesh_layout):
     mesh = save(tmp_path, "body.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, UVS, layout=mesh_layout))
     bones = save(tmp_path, "bodybones.c3d", write_bones_2010(BIND, HEADS, TAILS, skinning, [-1, 0]))
     assert formats.sniff(mesh).role == "mesh" and formats.sniff(bones).role == "bones"
-    model = formats.load([mesh, bones])
+    model = loading.load([mesh, bones])
     assert model.format == "c3de" and len(model.skeleton) == 2
     np.testing.assert_allclose(model.skeleton.bind_world, BIND, atol=1e-6)
     np.testing.assert_allclose(model.skeleton.heads, HEADS)
@@ -99,7 +99,7 @@ def test_2009_multi_clip_trailer_and_fps_option(tmp_path):
     skinning = skinning_frames(5)
     mesh = save(tmp_path, "m.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009"))
     bones = save(tmp_path, "b.c3d", write_bones_2009(skinning, clip_frames=[2, 3]))
-    model = formats.load([mesh, bones], LoadOptions(fps=10))
+    model = loading.load([mesh, bones], LoadOptions(fps=10))
     assert [len(c.times) for c in model.clips] == [2, 3]
     np.testing.assert_allclose(model.clips[1].times, [0.0, 0.1, 0.2])
     np.testing.assert_allclose(model.skeleton.bind_world, np.broadcast_to(np.eye(4), (2, 4, 4)))
@@ -122,7 +122,7 @@ def test_2009_single_clip_and_index_list_variant(tmp_path):
     mesh = save(tmp_path, "m.c3d",
                 write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2010", indices=indices))
     bones = save(tmp_path, "b.c3d", write_bones_2009(skinning, clip_frames=[3]))
-    model = formats.load([mesh, bones])
+    model = loading.load([mesh, bones])
     np.testing.assert_array_equal(model.meshes[0].triangles, np.reshape(indices, (3, 3)))
     assert len(model.clips) == 1
     pose = evaluate(model, model.clips[0], 2 / 30)
@@ -131,17 +131,17 @@ def test_2009_single_clip_and_index_list_variant(tmp_path):
 
 def test_mesh_alone_and_bones_alone(tmp_path):
     mesh = save(tmp_path, "m.c3d", write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0))
-    model = formats.load([mesh])
+    model = loading.load([mesh])
     assert len(model.skeleton) == 2 and not model.clips
     assert any("no bones file" in w for w in model.warnings)
     bones = save(tmp_path, "b.c3d", write_bones_2010(BIND, HEADS, TAILS, skinning_frames(2), [-1, 0]))
-    model = formats.load([bones])
+    model = loading.load([bones])
     assert not model.meshes and len(model.clips) == 1
 
 
 def test_parent_list_of_other_length_is_ignored(tmp_path):
     bones = save(tmp_path, "b.c3d", write_bones_2010(BIND, HEADS, TAILS, skinning_frames(2), [-1, 0, 1]))
-    model = formats.load([bones])
+    model = loading.load([bones])
     assert list(model.skeleton.parents) == [-1, -1]
     assert any("parent list has 3 entries" in w for w in model.warnings)
 
@@ -192,7 +192,7 @@ def test_a_mesh_with_many_bones_files_gets_a_clip_per_file(tmp_path):
     (tmp_path / "again").mkdir()
     again = write_bones_2010(BIND, HEADS, TAILS, walk[:3], [-1, 0])
     files.append(save(tmp_path / "again", "HeroIdle.c3d", again))
-    model = formats.load(files)
+    model = loading.load(files)
     assert [(c.name, c.source) for c in model.clips] == [
         ("HeroBones", "HeroBones.c3d"), ("HeroIdle", "HeroIdle.c3d"), ("HeroIdle (2)", "HeroIdle.c3d")]
     assert any("shown as 'HeroIdle (2)'" in w for w in model.warnings)
@@ -215,7 +215,7 @@ def test_bones_files_whose_skeletons_disagree(tmp_path, change, bone, what):
     other = save(tmp_path, "mRun.c3d", write_bones_2010(bind, HEADS[:len(bind)], TAILS[:len(bind)],
                                                         skinning_frames(2)[:, :len(bind)], parents))
     with pytest.raises(ReadError) as caught:
-        formats.load([mesh, first, other])
+        loading.load([mesh, first, other])
     message = str(caught.value)
     assert message.startswith(str(other)) and "differs from mBones.c3d" in message
     assert f"bone {bone}" in message and what in message and "\n" not in message

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app import formats
+from app import loading
 from tests.test_c3de import save, translate
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 
@@ -25,14 +25,14 @@ def _mesh(tmp_path):
 def test_its_own_bones_fit(tmp_path):
     """The first frame holds both bones at rest (a 10 % stretch further on is no misfit)."""
     frames = np.array([[np.eye(4), np.eye(4)], [np.eye(4), translate(0, 0, 0.1)]])
-    model = formats.load([_mesh(tmp_path), save(tmp_path, "standBones.c3d", write_bones_2009(frames))])
+    model = loading.load([_mesh(tmp_path), save(tmp_path, "standBones.c3d", write_bones_2009(frames))])
     assert not [w for w in model.warnings if "does not fit" in w]
 
 
 def test_another_characters_bones_are_named_in_a_warning(tmp_path):
     """Bone 1 ten units up at the first frame: the joining edges stretch from 1 to about 10."""
     frames = np.array([[np.eye(4), translate(0, 0, 10)]])
-    model = formats.load([_mesh(tmp_path), save(tmp_path, "ninjaBones.c3d", write_bones_2009(frames))])
+    model = loading.load([_mesh(tmp_path), save(tmp_path, "ninjaBones.c3d", write_bones_2009(frames))])
     warning = next(w for w in model.warnings if "does not fit" in w)
     assert warning.startswith("stand.c3d does not fit ninjaBones.c3d: at its first frame 22% of the mesh's "
                               "edges stretch or shrink more than 2 times")

@@ -91,12 +91,12 @@ def test_pose_obj_writes_vertices_and_faces(tmp_path):
 
 
 def test_pose_glb_is_the_posed_mesh_as_a_static_gltf(tmp_path):
-    from app import formats
+    from app import loading
 
     npz, glb = tmp_path / "pose.npz", tmp_path / "pose.glb"
     assert main(["pose", "--demo", "--time", "0.25", "-o", str(npz)]) == 0
     assert main(["pose", "--demo", "--time", "0.25", "-o", str(glb)]) == 0
-    static = formats.load([glb])
+    static = loading.load([glb])
     assert not static.clips and static.skeleton.names == ["body"], "one mesh node, no skin joints"
     # The demo is Y-up like glTF: the vertices come back as posed, in file order.
     assert np.allclose(static.meshes[0].positions, np.load(npz)["positions"], atol=1e-5)
@@ -154,14 +154,14 @@ def test_app_without_display_says_how_to_render(monkeypatch):
 def test_convert_check_reports_the_worst_vertex_error(tmp_path, capsys):
     import re
 
-    from app import formats, resources
+    from app import loading, resources
     from app.pose import posed_positions, rest_pose
 
     assert main(["convert", "--demo", "-o", str(tmp_path / "demo.glb"), "--check"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     match = re.fullmatch(r"check: worst vertex error (\S+) \((\S+) of size\) at clip (.+) frame (\d+)", last)
     assert match, last
-    demo = formats.load(resources.demo_paths())
+    demo = loading.load(resources.demo_paths())
     rest = posed_positions(demo, rest_pose(demo))
     diagonal = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
     error, fraction = float(match[1]), float(match[2])
@@ -171,10 +171,10 @@ def test_convert_check_reports_the_worst_vertex_error(tmp_path, capsys):
 
 
 def test_convert_check_without_clips_is_at_bind_pose(tmp_path, capsys):
-    from app import formats, resources
+    from app import loading, resources
     from app.export.gltf import export_gltf
 
-    demo = formats.load(resources.demo_paths())
+    demo = loading.load(resources.demo_paths())
     export_gltf(demo, tmp_path / "still.glb", clips=[])
     assert main(["convert", str(tmp_path / "still.glb"), "-o", str(tmp_path / "again.glb"), "--check"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
@@ -31,7 +31,7 @@ def test_crossfade_pose_after_the_fade_is_the_second_clip(tmp_path):
 
 
 def test_mask_keeps_bones_outside_the_subtree_on_the_first_clip(tmp_path):
-    model = formats.load([str(path) for path in demo_paths()])
+    model = loading.load([str(path) for path in demo_paths()])
     arm = model.skeleton.names.index("upperarm_l")
     outside = [b for b, parent in enumerate(model.skeleton.parents) if parent < 0]
     at = ["--time", "0.5"]
@@ -47,7 +47,7 @@ def test_mask_keeps_bones_outside_the_subtree_on_the_first_clip(tmp_path):
 def test_convert_bakes_the_mix_into_one_clip(tmp_path):
     out = tmp_path / "mix.glb"
     assert main(["convert", "--demo", "--clip", "walk", "--crossfade", "idle:0.5", "-o", str(out)]) == 0
-    clips = formats.load([str(out)]).clips
+    clips = loading.load([str(out)]).clips
     assert [clip.name for clip in clips] == ["walk>idle"]
     assert clips[0].duration == pytest.approx(1.0 + 3.0 - 0.5)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import formats, maths
+from app import loading, maths
 from app.__main__ import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
@@ -30,7 +30,7 @@ def soldier(tmp_path_factory):
 
 
 def test_the_demos_clips_on_the_demo_reproduce_the_clip(tmp_path):
-    size = formats.load([DEMO]).extent()
+    size = loading.load([DEMO]).extent()
     for time in ("0", "0.25", "0.5"):
         own = posed(tmp_path, "--demo", "--clip", "walk", "--time", time)
         carried = posed(tmp_path, "--demo", "--clips-from", DEMO, "--clip", "walk", "--time", time)
@@ -38,7 +38,7 @@ def test_the_demos_clips_on_the_demo_reproduce_the_clip(tmp_path):
 
 
 def test_a_walk_on_a_mixamo_rig_turns_its_bones_as_the_demos_turn(tmp_path, soldier):
-    demo, target = formats.load([DEMO]), formats.load([soldier])
+    demo, target = loading.load([DEMO]), loading.load([soldier])
     source_world = posed(tmp_path, "--demo", "--clip", "walk", "--time", "0.25")
     target_world = posed(tmp_path, soldier, "--clips-from", DEMO, "--clip", "walk", "--time", "0.25")
     rotation = maths.rotation_part
@@ -54,7 +54,7 @@ def test_a_walk_on_a_mixamo_rig_turns_its_bones_as_the_demos_turn(tmp_path, sold
 def test_convert_writes_the_carried_clips(tmp_path, soldier):
     out = tmp_path / "soldier_walk.glb"
     assert main(["convert", soldier, "--clips-from", DEMO, "-o", str(out)]) == 0
-    assert [clip.name for clip in formats.load([str(out)]).clips] == ["walk", "idle"]
+    assert [clip.name for clip in loading.load([str(out)]).clips] == ["walk", "idle"]
 
 
 def test_a_carried_clip_blends_with_another(tmp_path, soldier):

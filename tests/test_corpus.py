@@ -19,7 +19,7 @@ import pytest
 
 from app.export.check import check_export
 from app.export.gltf import export_gltf
-from app.formats import load
+from app.loading import load
 from app.pose import evaluate, posed_positions
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.model import Mesh
 from app.pose import evaluate, frame_time, rest_pose, skin_mesh
 from app.resources import demo_paths
@@ -17,13 +17,13 @@ FRAMES = (0, 3, 6, 11)
 
 @pytest.fixture(scope="module")
 def demo():
-    return formats.load(demo_paths())
+    return loading.load(demo_paths())
 
 
 @pytest.fixture(scope="module")
 def written(demo, tmp_path_factory):
     folder = tmp_path_factory.mktemp("demo_formats")
-    return {name: formats.load(write(demo, folder)) for name, write in WRITERS.items()}
+    return {name: loading.load(write(demo, folder)) for name, write in WRITERS.items()}
 
 
 def expected_positions(demo, lanes: int, frame: int) -> np.ndarray:

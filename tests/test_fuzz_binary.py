@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app import loading
 from app.formats import c3de, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
@@ -53,8 +54,8 @@ def originals(reader: str, folder) -> list[dict[str, bytes]]:
 
 def load(reader: str, paths):
     if reader == "nwn_mdl":
-        return nwn_model.load([SniffedFile(paths[0], "nwn_mdl", "model")], LoadOptions())
-    return c3de.load([SniffedFile(path, "c3de", path.stem) for path in paths], LoadOptions())
+        return loading.finish(nwn_model.load([SniffedFile(paths[0], "nwn_mdl", "model")], LoadOptions()))
+    return loading.finish(c3de.load([SniffedFile(path, "c3de", path.stem) for path in paths], LoadOptions()))
 
 
 @pytest.mark.fuzz

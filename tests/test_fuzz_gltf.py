@@ -15,6 +15,7 @@ import struct
 import numpy as np
 import pytest
 
+from app import loading
 from app.formats import gltf
 from app.formats.registry import ReadError
 from tests import fuzzing
@@ -225,7 +226,7 @@ def load(reader: str, paths):
     """The model, or the reader's ReadError; one that names no JSON path (a Python error the reader
     caught as a last resort) is a failure."""
     try:
-        return gltf.read(next(path for path in paths if path.suffix in (".gltf", ".glb")))
+        return loading.finish(gltf.read(next(path for path in paths if path.suffix in (".gltf", ".glb"))))
     except ReadError as error:
         if error.message.startswith("unexpected structure"):
             raise AssertionError(f"a schema error without its JSON path: {error}") from None

@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 
+from app import loading
 from app.formats import bnf, bonespro, lgw, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
@@ -189,7 +190,7 @@ def originals(reader: str, folder) -> list[dict[str, bytes]]:
 
 
 def load(reader: str, paths):
-    return MAKERS[reader][1](paths)
+    return loading.finish(MAKERS[reader][1](paths))
 
 
 @pytest.mark.fuzz

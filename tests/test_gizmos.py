@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats, maths
+from app import loading, maths
 from app.physics.autosetup import auto_setup
 from app.physics.rig import bind_rig
 from app.scene import gizmo_scene
@@ -115,7 +115,7 @@ def test_pick_box_finds_the_nearest_box_along_the_ray():
 
 @pytest.fixture(scope="module")
 def demo_rig():
-    model = formats.load(demo_paths())
+    model = loading.load(demo_paths())
     return model, bind_rig(model, auto_setup(model))
 
 

@@ -13,10 +13,11 @@ from PIL import Image
 
 from app import maths
 from app.export.gltf import ANCHOR_NAME, UP_ROOT_NAME, Z_UP_TO_Y_UP, export_gltf, export_gltf_pose
-from app.formats import ReadError, load
-from app.formats.gltf import read
+from app.formats import ReadError
+from app.loading import load
 from app.model import Clip, Helper, Material, Mesh, Model, Skeleton, Track
 from app.pose import evaluate, posed_positions, rest_pose
+from tests.helpers import read_gltf as read
 from tests.writers.gltf_writer import write_gltf
 
 TIMES = (0.0, 0.13, 0.5, 0.77, 1.0, 1.6, 2.0, 3.0)
@@ -438,8 +439,8 @@ def test_rigidly_bound_mesh_nodes_stay_bones(tmp_path):
 
 
 def test_demo_bones_are_the_joints():
-    from app import formats, resources
-    model = formats.load([resources.asset_path("demo.glb")])
+    from app import loading, resources
+    model = loading.load([resources.asset_path("demo.glb")])
     assert model.skeleton.names == [
         "pelvis", "spine", "chest", "neck", "head", "upperarm_l", "forearm_l", "hand_l", "thigh_l",
         "shin_l", "foot_l", "upperarm_r", "forearm_r", "hand_r", "thigh_r", "shin_r", "foot_r"]

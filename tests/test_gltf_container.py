@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from pygltflib import GLTF2
 
-from app import formats
+from app import loading
 from app.export.gltf import export_gltf
 from app.formats.gltf_container import parse_glb, parse_json, to_gltf
 from app.resources import demo_paths
@@ -92,7 +92,7 @@ def test_exported_files_decode_as_pygltflib_decodes_them(tmp_path, up_axis):
     export_gltf(model, path)
     document, _ = parse_glb(path, path.read_bytes())
     assert to_gltf(path, document) == oracle(document)
-    assert formats.load([path]).vertex_count == model.vertex_count
+    assert loading.load([path]).vertex_count == model.vertex_count
 
 
 def _json_bytes(document: dict) -> bytes:

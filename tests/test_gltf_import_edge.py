@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.formats.gltf import read
 from app.pose import evaluate, posed_positions
-from tests.helpers import rotation_z, translation
+from tests.helpers import read_gltf as read, rotation_z, translation
 from tests.writers.gltf_writer import write_gltf
 
 HALF = np.sqrt(0.5)

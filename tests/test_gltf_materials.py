@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app import formats
+from app import loading
 from app.export.gltf import export_gltf
 from app.export.gltf_materials import texture_transform
 from app.formats import LoadOptions
@@ -34,13 +34,13 @@ def assert_valid(path):
 
 def test_nwn_tga_is_embedded_as_png_and_hidden_meshes_are_left_out(tmp_path):
     save_image(tmp_path / "body_tex.tga")
-    model = formats.load([nwn_model(tmp_path)])
+    model = loading.load([nwn_model(tmp_path)])
     out = tmp_path / "out.glb"
     export_gltf(model, out)
     document = glb_json(out)
     assert [mesh["name"] for mesh in document["meshes"]] == ["body"]
     assert [image["mimeType"] for image in document["images"]] == ["image/png"]
-    loaded = formats.load([out])
+    loaded = loading.load([out])
     body = loaded.meshes[0]
     np.testing.assert_array_equal(body.material.image, PICTURE)
     np.testing.assert_allclose(body.uvs, model.meshes[0].uvs)
@@ -48,7 +48,7 @@ def test_nwn_tga_is_embedded_as_png_and_hidden_meshes_are_left_out(tmp_path):
     assert_valid(out)
 
     export_gltf(model, out, show_hidden=True)
-    loaded = formats.load([out])
+    loaded = loading.load([out])
     assert [mesh.name for mesh in loaded.meshes] == ["body", "part_g"]
     hidden = loaded.meshes[1].material
     assert hidden.alpha_mode == "BLEND" and hidden.base_color[3] == pytest.approx(0.25)
@@ -72,7 +72,7 @@ def test_jpeg_bytes_sampler_mask_and_transform_survive(tmp_path):
         "images": [{"uri": "skin.jpg"}], "extensionsUsed": ["KHR_texture_transform"],
     }
     arrays = [(positions, "VEC3", 5126), (uvs, "VEC2", 5126)]
-    source = formats.load([write_gltf(tmp_path, document, arrays)])
+    source = loading.load([write_gltf(tmp_path, document, arrays)])
     out = tmp_path / "out" / "copy.glb"
     out.parent.mkdir()
     export_gltf(source, out)
@@ -86,7 +86,7 @@ def test_jpeg_bytes_sampler_mask_and_transform_survive(tmp_path):
     extension = written["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]
     for key, value in transform.items():
         assert extension["KHR_texture_transform"][key] == pytest.approx(value)
-    material = formats.load([out]).meshes[0].material
+    material = loading.load([out]).meshes[0].material
     original = source.meshes[0].material
     assert (material.alpha_mode, material.alpha_cutoff, material.double_sided) == (
         "MASK", pytest.approx(0.4), True)
@@ -100,12 +100,12 @@ def test_assigned_bmp_is_converted_to_png(tmp_path):
     opaque = PICTURE.copy()
     opaque[..., 3] = 255
     image = save_image(tmp_path / "paint.bmp", opaque)
-    model = formats.load([nwn_model(tmp_path, texture="")], LoadOptions(textures=[(None, str(image))]))
+    model = loading.load([nwn_model(tmp_path, texture="")], LoadOptions(textures=[(None, str(image))]))
     out = tmp_path / "out.gltf"
     export_gltf(model, out, embed_buffer=True)
     written = json.loads(out.read_text())
     assert [image["mimeType"] for image in written["images"]] == ["image/png"]
-    np.testing.assert_array_equal(formats.load([out]).meshes[0].material.image, opaque)
+    np.testing.assert_array_equal(loading.load([out]).meshes[0].material.image, opaque)
     assert_valid(out)
 
 

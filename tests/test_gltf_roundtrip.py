@@ -2,7 +2,7 @@
 
 For a model of each format, written with tests/writers and read by its own reader: export with
 ``export_gltf``, check the file with the Khronos validator (0 errors), read it back with
-``app.formats.load``, and compare posed vertices, bone world matrices and helper frames at several
+``app.loading.load``, and compare posed vertices, bone world matrices and helper frames at several
 times per clip (stored keys and frames, between them, before the start and after the end) against the
 original's. The exporter's axis conversion is read from ``asset.extras`` and applied here with a
 hand-written matrix; tolerances are relative to the model's size (``Model.extent``).
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import formats, maths, resources
+from app import loading, maths, resources
 from app.export.gltf import export_gltf
 from app.model import Clip, Model, Track
 from app.pose import evaluate, posed_positions
@@ -156,7 +156,7 @@ def round_trip(original: Model, path: Path) -> tuple[Model, Errors, list[str]]:
     if VALIDATOR:
         issues = validate(path)[str(path)]
         assert issues["numErrors"] == 0, issues["messages"]
-    loaded = formats.load([path])
+    loaded = loading.load([path])
     assert loaded.format == "gltf" and loaded.up_axis == "Y"
     assert [clip.name for clip in loaded.clips] == [clip.name for clip in original.clips]
     conversion = conversion_of(path, original)
@@ -244,7 +244,7 @@ def bonespro_model(folder: Path) -> Model:
     # Mesh (absolute): every vertex moves on its own path (a vertex clip → morph targets).
     wobble = np.stack([positions + np.sin(0.4 * f + positions / 20.0) * 3.0 for f in range(4)])
     mesh = write.bonespro_mesh_absolute(folder / "ripple.txt", wobble, 5)
-    return formats.load([structure, matrix, euler, mesh])
+    return loading.load([structure, matrix, euler, mesh])
 
 
 # --- LGW (skinned mesh, a rigid mesh on a bone, helpers) ------------------------------------------
@@ -274,7 +274,7 @@ def lgw_model(folder: Path) -> Model:
         write.lgw_helper("point-atack", "bone6", LGW_BONE6, LGW_POINT),
         write.lgw_helper("point-free", None, None, maths.translation([5.0, 6.0, 7.0])),
     ]
-    model = formats.load([write.lgw_model(folder / "larva.lgw", blocks)])
+    model = loading.load([write.lgw_model(folder / "larva.lgw", blocks)])
     assert not model.clips
     skeleton = model.skeleton
     bone6, hand = skeleton.index("bone6"), skeleton.index("hand")
@@ -303,7 +303,7 @@ def bnf_model(folder: Path) -> Model:
     paths = [write.bnf(folder / "man.bnf", BNF_PARENTS, BNF_CENTRES),
              write.anm(folder / "wave.anm", [0.0, 0.5, 1.25, 2.0], quaternions),
              write.prm(folder / "man.prm", [(b, [0, 1, 2, 2, 4][b], 0.5 * b, 1.5) for b in range(5)])]
-    return formats.load(paths)
+    return loading.load(paths)
 
 
 # --- NWN compiled MDL (a skin mesh, a rigid trimesh part, keyed animations) ------------------------
@@ -341,7 +341,7 @@ def nwn_model(folder: Path) -> Model:
         WNode("pelvis", keys=[(20, [0.0, 1.0], [_axis_quaternion((0, 1, 0), d) for d in (0, 45)])])]))
     path = folder / "c_test.mdl"
     path.write_bytes(write_mdl("c_test", root, [walk, cast]))
-    return formats.load([path])
+    return loading.load([path])
 
 
 # --- C3DE (2009 mesh + multi-clip bones; 2010 mesh + bones with rest frames) -----------------------
@@ -371,7 +371,7 @@ def c3de_2009_model(folder: Path) -> Model:
                                 layout="2009"))
     bones = folder / "b.c3d"
     bones.write_bytes(write_bones_2009(_c3de_skinning(7), clip_frames=[3, 4]))
-    model = formats.load([mesh, bones])
+    model = loading.load([mesh, bones])
     assert len(model.clips) == 2
     return model
 
@@ -386,11 +386,11 @@ def c3de_2010_model(folder: Path) -> Model:
                                 layout="2010"))
     bones = folder / "bodybones.c3d"
     bones.write_bytes(write_bones_2010(bind, heads, tails, _c3de_skinning(5), [-1, 0, 1]))
-    return formats.load([mesh, bones])
+    return loading.load([mesh, bones])
 
 
 def demo_model(folder: Path) -> Model:
-    return formats.load(resources.demo_paths())
+    return loading.load(resources.demo_paths())
 
 
 MODELS = {"bonespro": bonespro_model, "lgw": lgw_model, "bnf": bnf_model, "nwn_mdl": nwn_model,
@@ -443,9 +443,9 @@ def test_bone_listed_twice_for_a_vertex_is_one_joint(tmp_path):
     original = c3de_2009_model(tmp_path)
     assert original.meshes[0].joints[8].tolist() == [1, 1]
     export_gltf(original, tmp_path / "c3de.glb")
-    mesh = formats.load([tmp_path / "c3de.glb"]).meshes[0]
+    mesh = loading.load([tmp_path / "c3de.glb"]).meshes[0]
     used = mesh.weights[8] > 0
-    bone = formats.load([tmp_path / "c3de.glb"]).skeleton.index(original.skeleton.names[1])
+    bone = loading.load([tmp_path / "c3de.glb"]).skeleton.index(original.skeleton.names[1])
     assert mesh.joints[8][used].tolist() == [bone]
     np.testing.assert_allclose(mesh.weights[8][used], [1.0])
 
@@ -455,7 +455,7 @@ def test_more_than_four_influences_are_cut_with_a_warning(tmp_path):
     assert np.count_nonzero(original.meshes[0].weights[11]) == 5
     warnings = export_gltf(original, tmp_path / "bonespro.glb")
     assert any("1 vertices have more than 4 bone influences" in warning for warning in warnings)
-    loaded = formats.load([tmp_path / "bonespro.glb"])
+    loaded = loading.load([tmp_path / "bonespro.glb"])
     assert np.count_nonzero(loaded.meshes[0].weights[11]) == 4
     # The cut is real: with all five influences the vertex lands elsewhere.
     clip, loaded_clip = original.clips[0], loaded.clips[0]
@@ -484,7 +484,7 @@ def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
     document = json.loads(path.read_bytes()[20:20 + struct.unpack_from("<I", path.read_bytes(), 12)[0]])
     assert [image["uri"] for image in document["images"]] == ["faces/face%20one.png"]
     assert [m["extras"]["texture"] for m in document["materials"]] == textures
-    assert [mesh.material.texture for mesh in formats.load([path]).meshes] == textures
+    assert [mesh.material.texture for mesh in loading.load([path]).meshes] == textures
     if VALIDATOR:
         issues = validate(path)[str(path)]
         assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]
@@ -500,7 +500,7 @@ def test_step_key_takes_effect_at_its_own_time(tmp_path):
     original = lgw_model(tmp_path)
     hand = original.skeleton.index("hand")
     export_gltf(original, tmp_path / "larva.glb")
-    loaded = formats.load([tmp_path / "larva.glb"])
+    loaded = loading.load([tmp_path / "larva.glb"])
     track = next(t for t in loaded.clips[0].tracks if t.interpolation == "step")
     assert 0.6 - 1e-7 < track.scale[0][1] <= 0.6  # the float32 at or before 0.6
     world = evaluate(loaded, loaded.clips[0], 0.6).world[loaded.skeleton.index("hand")]
@@ -513,7 +513,7 @@ def test_empty_triangle_list_is_written_as_points(tmp_path):
     original = c3de_2010_model(tmp_path)
     original.meshes = [_without_faces(original.meshes[0])]
     export_gltf(original, tmp_path / "points.glb")
-    loaded = formats.load([tmp_path / "points.glb"])
+    loaded = loading.load([tmp_path / "points.glb"])
     assert loaded.meshes[0].triangles is None and not loaded.warnings
     if VALIDATOR:
         issues = validate(tmp_path / "points.glb")[str(tmp_path / "points.glb")]
@@ -568,7 +568,7 @@ def bonespro_sheared_model(folder: Path, sheared_bind: bool = False) -> Model:
     wobble[:, 1] = np.stack([wobble[f, 1] @ _varying_shear(f) for f in range(5)])
     paths = [write.bonespro_bones_matrix(folder / f"{name}.txt", frames, len(positions))
              for name, frames in (("walk", walk), ("wobble", wobble))]
-    return formats.load([structure, *paths])
+    return loading.load([structure, *paths])
 
 
 def c3de_sheared_model(folder: Path) -> Model:
@@ -584,7 +584,7 @@ def c3de_sheared_model(folder: Path) -> Model:
     bones = folder / "bodybones.c3d"
     bones.write_bytes(write_bones_2010(bind, [[0, 0, 0], [0, 0, 1], [0, 0, 2]],
                                        [[0, 0, 1], [0, 1, 1], [0, 0, 2.5]], skinning, [-1, 0, 1]))
-    return formats.load([mesh, bones])
+    return loading.load([mesh, bones])
 
 
 def stored_frame_error(original: Model, loaded: Model, conversion: np.ndarray) -> float:
@@ -619,7 +619,7 @@ def test_sheared_clips_round_trip_exactly(tmp_path, build):
     if VALIDATOR:
         issues = validate(path)[str(path)]
         assert issues["numErrors"] == 0, issues["messages"]
-    loaded = formats.load([path])
+    loaded = loading.load([path])
     assert stored_frame_error(original, loaded, conversion_of(path, original)) <= 1e-5
 
 
@@ -637,7 +637,7 @@ def test_every_format_round_trips_to_1e5_at_stored_frames(tmp_path, name):
     original = MODELS[name](tmp_path)
     path = tmp_path / f"{name}.glb"
     export_gltf(original, path)
-    loaded = formats.load([path])
+    loaded = loading.load([path])
     assert stored_frame_error(original, loaded, conversion_of(path, original)) <= 1e-5
 
 
@@ -657,7 +657,7 @@ def test_keyed_clip_keeps_its_keys_beside_factored_bones(tmp_path):
     length = struct.unpack_from("<I", path.read_bytes(), 12)[0]
     animations = json.loads(path.read_bytes()[20:20 + length])["animations"]
     assert [len(a["channels"]) for a in animations if a["name"] == "turn"] == [1]
-    loaded = formats.load([path])
+    loaded = loading.load([path])
     conversion = conversion_of(path, original)
     for time in (None, 0.0, 0.25, 0.5, 0.8):
         clip, loaded_clip = (None, None) if time is None else (original.clips[-1], loaded.clips[-1])

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.formats import load
+from app.loading import load
 from app.pose import evaluate, posed_positions
 from tests.gltf_spec import Document
 

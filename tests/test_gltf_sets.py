@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.formats import ReadError, load
+from app.formats import ReadError
+from app.loading import load
 from app.pose import evaluate, posed_positions
 from tests.writers.gltf_writer import write_gltf
 

@@ -16,8 +16,8 @@ import pytest
 
 from app.__main__ import main
 from app.formats import ReadError
-from app.formats.gltf import read
 from app.pose import evaluate, posed_positions, rest_pose
+from tests.helpers import read_gltf as read
 from tests.gltf_spec import trs_matrix, world_matrices
 from tests.writers.gltf_writer import Sparse, write_gltf
 

@@ -11,12 +11,12 @@ import warnings
 import numpy as np
 import pytest
 
-from app import maths, textures
-from app.formats import bnf, registry
-from app.formats.gltf import read
+from app import loading, maths, textures
+from app.formats import bnf
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.model import Clip, Mesh, Track
 from app.pose import evaluate, posed_positions
+from tests.helpers import read_gltf as read
 from tests.writers import text_formats as write
 from tests.writers.gltf_writer import write_gltf
 
@@ -73,15 +73,15 @@ def test_a_fifo_is_refused_before_it_is_opened(tmp_path):
     fifo = tmp_path / "model.lgw"
     os.mkfifo(fifo)
     with pytest.raises(ReadError, match=r"model\.lgw: not a regular file \(a FIFO\)"):
-        registry.load([fifo])
+        loading.load([fifo])
 
 
 def test_a_folder_and_a_device_are_refused(tmp_path):
     with pytest.raises(ReadError, match=r"not a regular file \(a folder\)"):
-        registry.load([tmp_path])
+        loading.load([tmp_path])
     if os.path.exists("/dev/zero"):
         with pytest.raises(ReadError, match=r"not a regular file \(a device or socket\)"):
-            registry.load(["/dev/zero"])
+            loading.load(["/dev/zero"])
 
 
 def test_the_same_file_twice_is_refused(tmp_path):
@@ -89,9 +89,9 @@ def test_the_same_file_twice_is_refused(tmp_path):
     write.anm(tmp_path / "a.anm", [0.0], np.tile([0, 0, 0, 1.0], (1, 2, 1)))
     os.symlink(tmp_path / "a.anm", tmp_path / "link.anm")
     with pytest.raises(ReadError, match="the same file is given twice"):
-        registry.load([tmp_path / "b.bnf", tmp_path / "a.anm", tmp_path / "link.anm"])
+        loading.load([tmp_path / "b.bnf", tmp_path / "a.anm", tmp_path / "link.anm"])
     with pytest.raises(ReadError, match="the same file is given twice"):
-        registry.load([tmp_path / "b.bnf", tmp_path / "a.anm", tmp_path / "." / "a.anm"])
+        loading.load([tmp_path / "b.bnf", tmp_path / "a.anm", tmp_path / "." / "a.anm"])
 
 
 @pytest.mark.parametrize("role, name", [("bones", "b2.bnf"), ("parameters", "p2.prm")])
@@ -236,7 +236,7 @@ def test_c3de_header_on_zeros_costs_memory_in_proportion(tmp_path):
         handle.truncate(size)
 
     def load():
-        model = registry.load([path])
+        model = loading.load([path])
         assert any("the parent list has" in warning for warning in model.warnings)
     assert peak_bytes(load) < 1.5 * size
 
@@ -250,7 +250,7 @@ def test_sniffing_a_big_file_reads_its_head_only(tmp_path):
 
     def load():
         with pytest.raises(ReadError, match="not a recognised model"):
-            registry.load([path])
+            loading.load([path])
     assert peak_bytes(load) < size / 4
 
 
@@ -295,7 +295,7 @@ def test_nwn_ascii_weight_that_is_no_number(tmp_path):
     (tmp_path / "k.mdl").write_bytes(b"\n".join(lines))
     expected = rf"k\.mdl:{row + 1}: weights \d+: row 1: expected 'bone weight' pairs"
     with pytest.raises(ReadError, match=expected):
-        registry.load([tmp_path / "k.mdl"])
+        loading.load([tmp_path / "k.mdl"])
 
 
 def test_texture_name_too_long_for_the_system_finds_nothing(tmp_path):

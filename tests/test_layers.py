@@ -1,12 +1,13 @@
 """The layer contract (docs/architecture.md), read from the source's import statements.
 
-model, maths, pose, errors, textures, orientation and events sit below formats, render, physics and export;
-those four never import one another, nor anything above them (commands, state, ui); scene (what is
-drawn, as data: draw settings, gizmo geometry) imports only the core, and render, state and ui read it;
-state (the Qt-free application state) imports neither ui nor render, so importing the state loads
-neither Qt nor moderngl; ui never imports commands (the command line is a sibling of the window, not a
-library of it); readers import from pose only what FORMATS_POSE_USES lists; only ui imports Qt; no
-module imports another module's private names.
+model, maths, pose, skin_weights, pending, errors, textures, orientation and events sit below formats, render,
+physics and export; those four never import one another, nor anything above them (loading, commands,
+state, ui); readers import no pose code: what needs the model posed they leave in ``Model.pending``
+for loading, which imports only formats and the core; scene (what is drawn, as data: draw settings,
+gizmo geometry) imports only the core, and render, state and ui read it; state (the Qt-free
+application state) imports neither ui nor render, so importing the state loads neither Qt nor
+moderngl; ui never imports commands (the command line is a sibling of the window, not a library of
+it); only ui imports Qt; no module imports another module's private names.
 """
 
 from __future__ import annotations
@@ -20,16 +21,9 @@ import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
-        "app.atomic_files"}
+        "app.atomic_files", "app.skin_weights", "app.pending"}
 SIBLINGS = ("formats", "render", "physics", "export")
-#: What readers still take from pose, by module: the glTF reader skins its meshes to the rest pose to
-#: find the bones' tails and bakes morph-target animations into vertex clips, the NWN reader bakes
-#: animated meshes, the C3DE reader poses its first frame to warn of a bones file that does not fit.
-#: Nothing else: a reader converts its file's conventions and builds the model, it does not pose it.
-FORMATS_POSE_USES = {"app.formats.gltf": {"GPU_INFLUENCES", "top_influences", "rest_pose", "posed_positions",
-                                          "bake_vertex_clip"},
-                     "app.formats.nwn_model": {"bake_vertex_clip"},
-                     "app.formats.c3de": {"evaluate", "posed_positions"}}
+READERS = sorted(f"app.formats.{path.stem}" for path in (APP / "formats").glob("*.py"))
 QT = ("PySide6", "shiboken6")
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
                        if path.stem != "__init__")
@@ -86,9 +80,10 @@ def test_imports_follow_the_layers(path):
         if layer in SIBLINGS:
             allowed = ("core", layer, "resources", *(("scene",) if layer == "render" else ()))
             assert target in allowed, f"{where}: {layer}/ imports only itself and the core"
-        if layer == "formats" and module == "app.pose":
-            extra = set(names or ["the whole module"]) - FORMATS_POSE_USES.get(importer, set())
-            assert not extra, f"{where}: readers do not pose models ({sorted(extra)})"
+        if layer == "formats":
+            assert module != "app.pose", f"{where}: readers do not pose models (leave it in Model.pending)"
+        if layer == "loading":
+            assert target in ("core", "formats"), f"{where}: loading imports only the readers and the core"
         if layer == "scene":
             assert target in ("core", "scene"), f"{where}: scene/ imports only itself and the core"
         if layer == "state":
@@ -110,3 +105,15 @@ def test_importing_the_state_loads_neither_qt_nor_gl():
     assert done.returncode == 0, done.stderr
     assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll_gizmos" in STATE_MODULES
     assert done.stdout.split() == [], f"importing app.state loads {done.stdout.split()}"
+
+
+def test_importing_the_readers_loads_no_pose_code():
+    """Every module of app/formats, imported in a fresh interpreter, leaves app.pose unloaded: no reader
+    poses a model, directly or through what it imports."""
+    script = (f"import sys\nimport {', '.join(READERS)}\n"
+              "print('app.pose' in sys.modules, 'app.loading' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=APP.parent, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {"app.formats.gltf", "app.formats.c3de", "app.formats.nwn_model"} <= set(READERS)
+    assert done.stdout.split() == ["False", "False"]

@@ -133,6 +133,6 @@ def test_nan_and_singular_pivots_and_truncation(scene):
 
 
 def test_registry_sniffs_and_loads(scene):
-    from app.formats import load as load_any
+    from app.loading import load as load_any
 
     assert load_any([scene["path"]]).format == "lgw"

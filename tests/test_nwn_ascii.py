@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
+from app import formats, loading
 from app.formats import nwn_ascii
 from app.formats.registry import ReadError
 from app.pose import evaluate, posed_positions
@@ -34,7 +34,7 @@ def corner_positions(model, pose) -> np.ndarray:
 
 @pytest.mark.parametrize("options", [{}, {"key_form": "endlist"}])
 def test_poses_match_hand_computed_matrices(tmp_path, options):
-    model = formats.load([ascii_file(tmp_path, **options)])
+    model = loading.load([ascii_file(tmp_path, **options)])
     assert model.format == "nwn_ascii" and model.up_axis == "Z"
     assert [clip.name for clip in model.clips] == ["walk", "cast"]
     np.testing.assert_allclose(posed_positions(model, evaluate(model, None, 0.0)), expected_positions(None),
@@ -48,9 +48,9 @@ def test_poses_match_hand_computed_matrices(tmp_path, options):
 
 @pytest.mark.parametrize("split_uvs", [False, True])
 def test_ascii_and_binary_give_the_same_model(tmp_path, split_uvs):
-    binary = formats.load([save(tmp_path, "bin.mdl", write_mdl("c_test", model_tree(),
+    binary = loading.load([save(tmp_path, "bin.mdl", write_mdl("c_test", model_tree(),
                                                                [walk_animation(), cast_animation()]))])
-    text = formats.load([ascii_file(tmp_path, split_uvs=split_uvs)])
+    text = loading.load([ascii_file(tmp_path, split_uvs=split_uvs)])
     assert text.skeleton.names == binary.skeleton.names
     np.testing.assert_array_equal(text.skeleton.parents, binary.skeleton.parents)
     np.testing.assert_allclose(text.skeleton.bind_world, binary.skeleton.bind_world, atol=1e-6)
@@ -83,7 +83,7 @@ def test_header_animation_fields_and_uvs(tmp_path):
     walk = parsed.animations[0]
     assert (walk.name, walk.length, walk.root, walk.transition) == ("walk", 2.0, "c_test", 0.25)
     assert walk.events == [(1.5, "footstep_r"), (0.5, "footstep_l")]
-    model = formats.load([path])
+    model = loading.load([path])
     assert model.clips[0].events == [(0.5, "footstep_l"), (1.5, "footstep_r")]
     torso = model.meshes[0]
     assert torso.material.texture == "torso_tex" and torso.visible
@@ -119,7 +119,7 @@ endnode
 endmodelgeom quad
 donemodel quad
 """
-    model = formats.load([save(tmp_path, "quad.mdl", text)])
+    model = loading.load([save(tmp_path, "quad.mdl", text)])
     mesh = model.meshes[0]
     assert mesh.vertex_count == 5  # vertex 0 has two texture vertices
     corners = mesh.triangles.ravel()
@@ -145,7 +145,7 @@ def test_every_node_kind(tmp_path):
     tree = every_kind_tree()
     tree.children[1].render = 0
     path = save(tmp_path, "kinds.mdl", write_ascii_mdl("kinds", tree))
-    model = formats.load([path])
+    model = loading.load([path])
     kinds = {name: extra["node_type"] for name, extra in zip(model.skeleton.names, model.skeleton.extras)}
     assert kinds == {"kinds": "dummy", "bone_a": "dummy", "mesh01": "trimesh", "dangle01": "dangly",
                      "anim01": "animmesh", "walk01": "aabb", "skin01": "skin", "light01": "light",
@@ -166,7 +166,7 @@ def test_every_node_kind(tmp_path):
 def _error(tmp_path, text: str) -> ReadError:
     path = save(tmp_path, "bad.mdl", text.encode())
     with pytest.raises(ReadError) as caught:
-        formats.load([path])
+        loading.load([path])
     assert "\n" not in str(caught.value)
     return caught.value
 
@@ -221,7 +221,7 @@ def test_scale_keys(tmp_path):
     root = WNode("s", children=[WNode("grow", position=(0, 0, 0), orientation=(0, 0, 0, 1))])
     grow = WNode("grow", keys=[(36, [0.0, 1.0], [[1.0], [3.0]])])
     animation = WAnimation("grow", 1.0, WNode("s", children=[grow]))
-    model = formats.load([save(tmp_path, "s.mdl",
+    model = loading.load([save(tmp_path, "s.mdl",
                                write_ascii_mdl("s", root, [animation], key_form="endlist"))])
     pose = evaluate(model, model.clips[0], 0.5)
     np.testing.assert_allclose(pose.world[1][:3, :3], 2.0 * np.eye(3), atol=1e-6)
@@ -231,14 +231,14 @@ def test_animation_nodes_may_name_parents_the_animation_does_not_list(tmp_path):
     text = GOOD.replace("  parent c_test\n  #part-number 3\n  positionkey",
                         "  parent rootdummy\n  positionkey", 1)
     assert text != GOOD
-    model = formats.load([save(tmp_path, "lenient.mdl", text.encode())])
+    model = loading.load([save(tmp_path, "lenient.mdl", text.encode())])
     assert [clip.name for clip in model.clips] == ["walk"]
 
 
 def test_diffuse_is_a_display_colour_read_as_linear(tmp_path):
     """The writer's ``diffuse 0.8 0.7 0.6`` is an sRGB colour: the material holds it in linear light
     (the sRGB curve, written out here from its definition)."""
-    model = formats.load([ascii_file(tmp_path)])
+    model = loading.load([ascii_file(tmp_path)])
 
     def linear(c):
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4

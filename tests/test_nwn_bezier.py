@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats
+from app import formats, loading
 from app.pose import evaluate
 from tests.test_nwn_mdl import save
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
@@ -66,7 +66,7 @@ def test_ascii_bezier_keys_follow_their_tangents(tmp_path):
     """Position control points (0,0,0), (1,0,0), (3,1,0), (3,0,0); rotation about +Z through the
     control quaternions of 0°, 30°, 60°, 90° (axis-angle value + tangent), blended component-wise
     and normalised; scale 1, 1, 2, 2."""
-    model = formats.load([save(tmp_path, "rig.mdl", ASCII.encode())])
+    model = loading.load([save(tmp_path, "rig.mdl", ASCII.encode())])
     clip, arm = model.clips[0], model.skeleton.index("arm")
     assert clip.frame_times.tolist() == [0.0, 2.0]
     world = evaluate(model, clip, 1.0).world[arm]
@@ -87,7 +87,7 @@ def test_compiled_position_bezier_keys_follow_their_tangents(tmp_path):
     rows = [[0, 0, 0, 0, 0, 0, 1, 0, 0], [3, 0, 0, 0, 1, 0, 0, 0, 0]]
     arm = WNode("arm", keys=[(8, [0.0, 2.0], rows, 0x10)])
     animation = WAnimation("swing", 2.0, WNode("rig", children=[arm]))
-    model = formats.load([save(tmp_path, "rig.mdl", write_mdl("rig", WNode("rig", children=[WNode("arm")]),
+    model = loading.load([save(tmp_path, "rig.mdl", write_mdl("rig", WNode("rig", children=[WNode("arm")]),
                                                               [animation]))])
     clip, bone = model.clips[0], model.skeleton.index("arm")
     np.testing.assert_allclose(evaluate(model, clip, 1.0).world[bone][:3, 3], [1.875, 0.375, 0.0], atol=1e-6)
@@ -98,7 +98,7 @@ def test_compiled_position_bezier_keys_follow_their_tangents(tmp_path):
 def test_a_bezier_row_short_of_its_tangents_is_an_error(tmp_path):
     text = ASCII.replace("      2 3 0 0  0 1 0  0 0 0\n", "      2 3 0 0  0 1 0\n")
     with pytest.raises(formats.ReadError, match=r"positionbezierkey \(time and 9 values per row\)"):
-        formats.load([save(tmp_path, "rig.mdl", text.encode())])
+        loading.load([save(tmp_path, "rig.mdl", text.encode())])
 
 
 def test_bezier_keys_export_as_glTF_cubic_splines(tmp_path):
@@ -107,9 +107,9 @@ def test_bezier_keys_export_as_glTF_cubic_splines(tmp_path):
     (1.875, 0.375, 0) and (0.890625, 0.140625, 0) with their 45° turn and 1.5 scale."""
     from app.export.gltf import export_gltf
 
-    model = formats.load([save(tmp_path, "rig.mdl", ASCII.encode())])
+    model = loading.load([save(tmp_path, "rig.mdl", ASCII.encode())])
     export_gltf(model, tmp_path / "rig.glb")
-    again = formats.load([tmp_path / "rig.glb"])
+    again = loading.load([tmp_path / "rig.glb"])
     rig, arm = again.skeleton.index("rig"), again.skeleton.index("arm")
     world = evaluate(again, again.clips[0], 1.0).world
     local = np.linalg.inv(world[rig]) @ world[arm]

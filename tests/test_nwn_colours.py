@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from tests.test_nwn_mdl import save
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
@@ -37,7 +37,7 @@ def written(tmp_path, form: str, colours=COLOURS):
 
 @pytest.mark.parametrize("form", ["binary", "ascii"])
 def test_vertex_colours_are_read_as_linear_light(tmp_path, form):
-    model = formats.load([written(tmp_path, form)])
+    model = loading.load([written(tmp_path, form)])
     floor = next(mesh for mesh in model.meshes if mesh.name == "floor")
     grey = srgb_to_linear(128 / 255)
     expected = [[0, 0, 0, 1], [grey, grey, grey, 1], [1, 0, 0, 1], [1, 1, 1, 1]]
@@ -54,7 +54,7 @@ def test_info_lists_the_colours(tmp_path, form, capsys):
 def test_all_white_binary_colours_are_no_colours(tmp_path):
     """Every sample's words are 0xFFFFFFFF: white multiplies nothing, so the mesh has no colours."""
     white = np.full((4, 4), 255)
-    floor = next(mesh for mesh in formats.load([written(tmp_path, "binary", white)]).meshes
+    floor = next(mesh for mesh in loading.load([written(tmp_path, "binary", white)]).meshes
                  if mesh.name == "floor")
     assert floor.colors is None
 
@@ -64,7 +64,7 @@ def test_a_colour_list_of_another_length_is_a_warning(tmp_path):
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip() == "colors 3")
     del lines[at + 4]
-    model = formats.load([save(tmp_path, "tile.mdl", "\n".join(lines).encode())])
+    model = loading.load([save(tmp_path, "tile.mdl", "\n".join(lines).encode())])
     floor = next(mesh for mesh in model.meshes if mesh.name == "floor")
     assert floor.colors is None
     assert any(f"tile.mdl line {at + 1}: node 'floor': colors lists 3 colours for 4 vertices" in warning
@@ -76,6 +76,6 @@ def test_a_colour_outside_0_to_1_is_a_warning(tmp_path):
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip() == "colors 4")
     lines[at + 1] = "    0 7 0"
-    model = formats.load([save(tmp_path, "tile.mdl", "\n".join(lines).encode())])
+    model = loading.load([save(tmp_path, "tile.mdl", "\n".join(lines).encode())])
     assert next(mesh for mesh in model.meshes if mesh.name == "floor").colors is None
     assert any("a colour is outside 0..1" in warning for warning in model.warnings)

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from app import formats
+from app import formats, loading
 from app.formats import nwn_mdl, nwn_model
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.pose import evaluate, posed_positions
@@ -124,7 +124,7 @@ def model_file(tmp_path):
 
 def test_skeleton_meshes_and_rest_pose(model_file):
     assert formats.sniff(model_file).role == "model"
-    model = formats.load([model_file])
+    model = loading.load([model_file])
     assert model.format == "nwn_mdl" and model.up_axis == "Z" and model.name == "c_test"
     names = model.skeleton.names
     assert names == ["c_test", "pelvis", "torso_g", "lthigh", "body", "light01", "emit01", "ref01",
@@ -145,7 +145,7 @@ def test_skeleton_meshes_and_rest_pose(model_file):
 
 @pytest.mark.parametrize("time", [0.0, 0.25, 0.5, 0.8, 1.0, 1.3, 2.0, 3.0])
 def test_keyed_animation_between_keys(model_file, time):
-    model = formats.load([model_file])
+    model = loading.load([model_file])
     clip = model.clips[model.clip_index("walk")]
     assert clip.kind == "keyed"
     assert clip.events == [(0.5, "footstep_l"), (1.5, "footstep_r")]
@@ -155,7 +155,7 @@ def test_keyed_animation_between_keys(model_file, time):
 
 
 def test_several_animations_with_events(model_file):
-    model = formats.load([model_file])
+    model = loading.load([model_file])
     assert [c.name for c in model.clips] == ["walk", "cast"]
     cast = model.clips[1]
     assert cast.events == [(0.5, "cast")]
@@ -170,12 +170,12 @@ def test_supermodel_and_animation_only_file(tmp_path):
     save(tmp_path, "A_Base.mdl", write_mdl("a_base", skeleton, [cast_animation()]))
     child = save(tmp_path, "c_child.mdl", write_mdl("c_child", model_tree(), [walk_animation()],
                                                     supermodel="a_base"))
-    model = formats.load([child])
+    model = loading.load([child])
     assert [c.name for c in model.clips] == ["walk", "cast"]
     extra = save(tmp_path, "extra.mdl", write_mdl("extra", skeleton, [WAnimation(
         "wave", 1.0,
         WNode("c_test", children=[WNode("PELVIS", keys=[(8, [0.0, 1.0], [(0, 0, 1), (0, 0, 2)])])]))]))
-    model = formats.load([child, extra])
+    model = loading.load([child, extra])
     assert model.name == "c_child" and [c.name for c in model.clips] == ["walk", "wave", "cast"]
     pose = evaluate(model, model.clips[1], 0.5)
     np.testing.assert_allclose(pose.world[1][:3, 3], (0, 0, 1.5), atol=1e-6)
@@ -183,7 +183,7 @@ def test_supermodel_and_animation_only_file(tmp_path):
 
 def test_missing_supermodel_warns(tmp_path):
     path = save(tmp_path, "m.mdl", write_mdl("m", model_tree(), supermodel="nowhere"))
-    model = formats.load([path])
+    model = loading.load([path])
     assert any("supermodel 'nowhere' not found" in w for w in model.warnings)
 
 

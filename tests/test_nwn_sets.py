@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from app.formats import nwn_model
 from app.formats.registry import ReadError
@@ -42,9 +42,9 @@ def test_lenders_with_meshes_add_clips_with_their_source(tmp_path):
     lender = save(tmp_path, "a_casts.mdl", write_ascii_mdl("a_casts", lender_tree(),
                                                             [lifting("castout", 3.0), lifting("walk", 9.0)]))
     other = save(tmp_path, "a_other.mdl", write_mdl("a_other", lender_tree(), [lifting("castout", 5.0)]))
-    model = formats.load([lender, other, model_path])
+    model = loading.load([lender, other, model_path])
     assert model.name == "a_casts"  # a_other is not on c_hero's chain, so the first file is the model
-    model = formats.load([model_path, lender, other])
+    model = loading.load([model_path, lender, other])
     assert model.name == "c_hero"
     assert [m.name for m in model.meshes] == ["torso_g", "body"]  # the lenders' meshes are not drawn
     assert [(c.name, c.source) for c in model.clips] == [
@@ -59,7 +59,7 @@ def test_model_is_the_file_the_others_are_supermodels_of(tmp_path):
     base = save(tmp_path, "a_base.mdl", write_ascii_mdl("a_base", lender_tree(), [lifting("idle", 2.0)]))
     hero = save(tmp_path, "c_hero.mdl",
                 write_mdl("c_hero", model_tree(), [walk_animation()], supermodel="A_BASE"))
-    model = formats.load([base, hero])
+    model = loading.load([base, hero])
     assert model.name == "c_hero"
     assert [(c.name, c.source) for c in model.clips] == [("walk", "c_hero.mdl"), ("idle", "a_base.mdl")]
 
@@ -72,7 +72,7 @@ def test_supermodel_chain_found_on_disk_in_any_case_and_form(tmp_path, capsys):
                                                  supermodel="a_gone"))
     hero = save(tmp_path, "c_hero.mdl", write_ascii_mdl("c_hero", model_tree(), [walk_animation()],
                                                          supermodel="a_middle"))
-    model = formats.load([hero])
+    model = loading.load([hero])
     assert [(c.name, c.source) for c in model.clips] == [
         ("walk", "c_hero.mdl"), ("castout", "A_Middle.MDL"), ("idle", "a_ROOT.mdl")]
     assert pelvis_height(model, "castout", 1.0) == pytest.approx(3.0)  # the nearest link wins
@@ -93,7 +93,7 @@ def test_supermodel_cycle_is_an_error_naming_the_files(tmp_path):
     save(tmp_path, "a_two.mdl", write_ascii_mdl("a_two", lender_tree(), supermodel="A_ONE"))
     hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_one"))
     with pytest.raises(ReadError) as caught:
-        formats.load([hero])
+        loading.load([hero])
     assert "a_one.mdl → a_two.mdl → a_one.mdl" in str(caught.value) and "\n" not in str(caught.value)
 
 
@@ -104,7 +104,7 @@ def test_absurd_supermodel_depth_is_an_error(tmp_path):
              write_mdl(f"a_{number}", lender_tree(), supermodel=f"a_{number + 1}"))
     hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_0"))
     with pytest.raises(ReadError) as caught:
-        formats.load([hero])
+        loading.load([hero])
     assert f"deeper than {nwn_model.MAX_SUPERMODEL_CHAIN}" in caught.value.message
     assert "c_hero.mdl → a_0.mdl" in caught.value.message
 
@@ -113,7 +113,7 @@ def test_unreadable_supermodel_is_a_warning(tmp_path):
     save(tmp_path, "a_base.mdl", b"")
     hero = save(tmp_path, "c_hero.mdl",
                 write_mdl("c_hero", model_tree(), [cast_animation()], supermodel="a_base"))
-    model = formats.load([hero])
+    model = loading.load([hero])
     assert [c.name for c in model.clips] == ["cast"]
     assert any("supermodel 'a_base' is unreadable" in w for w in model.warnings)
 
@@ -126,7 +126,7 @@ def test_inherited_position_keys_scale_by_the_models_animation_scale(tmp_path, f
     save(tmp_path, "a_base.mdl", write_mdl("a_base", lender_tree(), [lifting("castout", 3.0)]))
     hero = save(tmp_path, "c_hero.mdl", write("c_hero", model_tree(), [own], supermodel="a_base",
                                               animation_scale=1.5))
-    model = formats.load([hero])
+    model = loading.load([hero])
     # the engine multiplies a supermodel's position keys by the model's scale: z = 1.5 · (1 + 2 · 0.5)
     assert pelvis_height(model, "castout", 0.5) == pytest.approx(3.0)
     assert pelvis_height(model, "own", 0.5) == pytest.approx(1.5)  # the model's own keys are not scaled

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats, orientation
+from app import loading, orientation
 from app.formats import LoadOptions
 from app.model import Mesh, Model, Skeleton
 from app.render.camera import Camera, camera_for
@@ -88,10 +88,10 @@ def c3de_files(folder, points: np.ndarray):
 def test_c3de_up_is_guessed_and_the_option_wins(tmp_path, up):
     points = points_model(standing_figure(), up).meshes[0].positions
     files = c3de_files(tmp_path, points)
-    model = formats.load(files)
+    model = loading.load(files)
     assert (model.up_axis, model.up_source) == (up, "guessed")
     other = "Z" if up == "Y" else "Y"
-    model = formats.load(files, LoadOptions(up=other))
+    model = loading.load(files, LoadOptions(up=other))
     assert (model.up_axis, model.up_source) == (other, "option")
 
 
@@ -101,11 +101,11 @@ def test_each_format_declares_its_facing(tmp_path):
         WNode("g", 0x021, (0, 0, 0), (0, 0, 0, 1), vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0]],
               faces=[[0, 1, 2]])])))
     gltf = write_gltf(tmp_path, {"scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "n"}]}, [])
-    model = formats.load([nwn])
+    model = loading.load([nwn])
     assert (model.up_axis, model.up_source, model.forward) == ("Z", "file", "+Y")
-    model = formats.load([gltf])
+    model = loading.load([gltf])
     assert (model.up_axis, model.up_source, model.forward) == ("Y", "file", "+Z")
-    model = formats.load(c3de_files(tmp_path, points_model(standing_figure(), "Y").meshes[0].positions))
+    model = loading.load(c3de_files(tmp_path, points_model(standing_figure(), "Y").meshes[0].positions))
     assert (model.up_axis, model.forward) == ("Y", "+Z")
 
 

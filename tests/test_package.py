@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app import __version__, formats
+from app import __version__, formats, loading
 from app.resources import demo_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +177,7 @@ def test_frozen_info_names_the_demo_bones(bundle):
     result = run_clean(bundle, "info", "--demo", "--json")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    expected = formats.load(demo_paths()).skeleton.names
+    expected = loading.load(demo_paths()).skeleton.names
     assert info["bones"] == 17 and info["bone_names"] == list(expected) and len(expected) == 17
     # The demo comes from inside the bundle, not from this checkout.
     assert Path(info["files"][0]).resolve().is_relative_to(bundle)

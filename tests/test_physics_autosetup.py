@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app import formats, maths
+from app import loading, maths
 from app.export.gltf import export_gltf
 from app.model import Mesh, Model, Skeleton
 from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
@@ -46,13 +46,13 @@ def nwn_creature(folder) -> Model:
         (nodes[parent] if parent >= 0 else root).children.append(nodes[bone])
     path = folder / "c_hero.mdl"
     path.write_bytes(write_mdl("c_hero", WNode("c_hero", 0x001, children=[root])))
-    return formats.load([path])
+    return loading.load([path])
 
 
 def unweighted(folder) -> Model:
     """synthetic.humanoid's skeleton alone (a .bnf): parts must come from the bones."""
     model = synthetic.humanoid("Y", with_mesh=False)
-    return formats.load([write.bnf(folder / "man.bnf", model.skeleton.parents, model.skeleton.heads)])
+    return loading.load([write.bnf(folder / "man.bnf", model.skeleton.parents, model.skeleton.heads)])
 
 
 def vertices_in_boxes(model: Model, profile) -> np.ndarray:
@@ -130,7 +130,7 @@ def test_mass_scales_with_the_cube_of_size(tmp_path):
     masses = []
     for name, model in (("small", small), ("big", big)):
         export_gltf(model, tmp_path / f"{name}.glb")
-        profile = auto_setup(formats.load([tmp_path / f"{name}.glb"]))
+        profile = auto_setup(loading.load([tmp_path / f"{name}.glb"]))
         assert profile.meters_per_unit == 1.0
         masses.append(profile.total_mass)
     assert masses[1] / masses[0] == pytest.approx(1.5 ** 3, rel=0.02)
@@ -144,7 +144,7 @@ def test_a_format_without_units_is_scaled_to_a_human_size(tmp_path):
     mesh = model.meshes[0]
     path = write.bonespro_structure(tmp_path / "body.txt", model.skeleton.names, model.skeleton.parents, bind,
                                     mesh.positions * 100, [[(int(b), 1.0)] for b in mesh.joints[:, 0]])
-    profile = auto_setup(formats.load([path]))
+    profile = auto_setup(loading.load([path]))
     size = np.ptp(np.concatenate([mesh.positions, model.skeleton.heads, model.skeleton.tails]), axis=0).max()
     assert profile.meters_per_unit == pytest.approx(1.8 / (100 * size), rel=1e-3)
     assert 55.0 <= profile.total_mass <= 95.0
@@ -245,7 +245,7 @@ def test_thin_limbs_weigh_at_least_a_tenth_of_their_neighbours():
 def test_limbs_get_capsules_and_the_trunk_boxes():
     from app.resources import demo_paths
 
-    profile = auto_setup(formats.load(demo_paths()))
+    profile = auto_setup(loading.load(demo_paths()))
     shapes = {part.name: part.shape for part in profile.parts}
     limbs = {f"{limb}_{side}" for limb in ("upperarm", "forearm", "thigh", "shin") for side in "lr"}
     assert limbs <= {name for name, shape in shapes.items() if shape == "capsule"}

@@ -127,10 +127,10 @@ def demo_profile(demo_model):
 
 @pytest.fixture(scope="module")
 def demo_model():
-    from app import formats
+    from app import loading
     from app.resources import demo_paths
 
-    return formats.load(demo_paths())
+    return loading.load(demo_paths())
 
 
 def test_round_trip(tmp_path, demo_profile):
@@ -168,14 +168,14 @@ def test_capsule_dimensions_follow_the_long_axis(size, expected):
 
 
 def test_saved_beside_the_model_and_found_again(tmp_path, demo_model, demo_profile):
-    from app import formats
+    from app import loading
 
     from app.physics.model_profile import model_profile
     from app.physics.profile_location import beside
 
     copy = tmp_path / "hero.glb"
     copy.write_bytes(open(demo_model.files[0], "rb").read())
-    model = formats.load([copy])
+    model = loading.load([copy])
     data_dir = tmp_path / "data"
     assert beside(copy) == tmp_path / "hero.glb.ragdoll.json"
     assert model_profile(model, data_dir)[1:] == (None, None)

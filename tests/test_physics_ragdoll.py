@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.export.gltf import export_gltf
 from app.physics.autosetup import auto_setup
 from app.physics.bake import Shot, bake, record
@@ -205,7 +205,7 @@ SEED_FORMATS = {"demo": None, "bonespro": bonespro_files, "lgw": lgw_files, "bnf
 
 @pytest.mark.parametrize("make", SEED_FORMATS.values(), ids=SEED_FORMATS.keys())
 def test_auto_setup_falls_and_settles_on_the_ground(tmp_path, make):
-    model = formats.load(demo_paths() if make is None else make(tmp_path))
+    model = loading.load(demo_paths() if make is None else make(tmp_path))
     profile = auto_setup(model)
     up = {"Y": 1, "Z": 2}[model.up_axis]
     with Ragdoll(model, profile) as ragdoll:

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from app.physics.autosetup import auto_setup
 from app.physics.profile_json import save_profile, to_dict
@@ -26,7 +26,7 @@ KEYS = {"times", "world", "positions", "bone_names", "parts", "part_world", "joi
 
 @pytest.fixture(scope="module")
 def demo():
-    return formats.load(demo_paths())
+    return loading.load(demo_paths())
 
 
 def test_npz_holds_the_run_at_the_display_rate(tmp_path, demo, capsys):
@@ -63,7 +63,7 @@ def test_takes_over_from_a_clip_instant_and_shoots(tmp_path, demo, capsys):
 def test_gltf_holds_one_clip_of_the_run(tmp_path, demo, name):
     out = tmp_path / name
     assert main(["ragdoll", "--demo", "--seconds", "0.75", "--fps", "20", "-o", str(out)]) == 0
-    model = formats.load([out])
+    model = loading.load([out])
     assert len(model.clips) == 1 and model.clips[0].duration == pytest.approx(0.75)
     assert model.clips[0].frame_count == 16 and len(model.skeleton) == DEMO_BONES
 

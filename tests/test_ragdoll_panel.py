@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from app import formats
+from app import loading
 from app.export.gltf import export_gltf
 from app.physics.profile_json import load_profile, to_dict
 from app.physics.symmetry import quaternion_to_euler
@@ -377,7 +377,7 @@ def test_bake_run_to_clip_adds_a_clip_to_the_timeline_that_exports(window, qtbot
     assert changed_pixels(view_image(window, qtbot), fallen) < changed_pixels(standing, fallen)
     out = tmp_path / "baked.glb"
     export_gltf(model, out)
-    again = formats.load([out])
+    again = loading.load([out])
     baked = again.clips[again.clip_index("ragdoll")]
     assert baked.duration == pytest.approx(model.clips[-1].duration, abs=1e-3)
 

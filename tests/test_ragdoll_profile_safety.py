@@ -11,7 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from app.physics import profile_location
 from app.physics.autosetup import auto_setup
@@ -24,7 +24,7 @@ from app.state.ragdoll_document import RagdollDocument
 
 @pytest.fixture(scope="module")
 def demo():
-    return formats.load(demo_paths())
+    return loading.load(demo_paths())
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def test_a_bad_profile_is_reported_left_alone_and_replaced_only_when_asked(hero,
     bad = beside(hero)
     bad.write_text(json.dumps(data))
     original = bad.read_bytes()
-    doc.set_model(formats.load([hero]))
+    doc.set_model(loading.load([hero]))
     error = doc.load_error
     assert error is not None and error.path == str(bad) and error.where == "joints[2].limits.twist"
     assert "-5" in error.message
@@ -97,7 +97,7 @@ def test_a_good_profile_saves_back_without_asking(hero, demo, doc):
     profile = auto_setup(demo)
     profile.set_total_mass(60.0)
     save_profile(profile, beside(hero))
-    doc.set_model(formats.load([hero]))
+    doc.set_model(loading.load([hero]))
     assert doc.load_error is None and not doc.dirty
     assert doc.profile.total_mass == pytest.approx(60.0)
     doc.set_total_mass(70.0)
@@ -108,7 +108,7 @@ def test_a_good_profile_saves_back_without_asking(hero, demo, doc):
 
 def test_auto_setup_does_not_overwrite_a_file_it_did_not_come_from(hero, demo, doc):
     """The model had no profile; one appears beside it (another program, a copy): saving asks."""
-    doc.set_model(formats.load([hero]))
+    doc.set_model(loading.load([hero]))
     assert doc.path == beside(hero) and doc.replaces() is None
     beside(hero).write_text("precious")
     assert doc.replaces() == beside(hero)

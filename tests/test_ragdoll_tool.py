@@ -5,7 +5,7 @@ hand at a handle's arrow."""
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.resources import demo_paths
 from app.state.handles import handles
 from app.state.viewer import ViewerState
@@ -14,7 +14,7 @@ from app.state.viewer import ViewerState
 @pytest.fixture()
 def state(tmp_path):
     state = ViewerState(ragdoll_dir=tmp_path)
-    state.set_model(formats.load(demo_paths()))
+    state.set_model(loading.load(demo_paths()))
     state.document.path = None  # never write beside the built-in demo
     yield state
     state.simulation.close()

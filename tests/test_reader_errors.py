@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from app.formats import ReadError, load
+from app.formats import ReadError
+from app.loading import load
 
 
 def _error(path) -> ReadError:

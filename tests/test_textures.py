@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app import formats, textures
+from app import loading, textures
 from app.formats import LoadOptions
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
@@ -118,7 +118,7 @@ def test_bad_images_are_warnings_and_the_model_loads(tmp_path, name, data, why):
         save_image(whole, np.random.default_rng(1).integers(0, 255, (64, 64, 4), dtype=np.uint8))
         data = whole.read_bytes()[:300]
     (tmp_path / name).write_bytes(data)
-    model = formats.load([c3de_model(tmp_path)], LoadOptions(textures=[(None, str(tmp_path / name))]))
+    model = loading.load([c3de_model(tmp_path)], LoadOptions(textures=[(None, str(tmp_path / name))]))
     warning = [w for w in model.warnings if name in w]
     assert len(warning) == 1 and why in warning[0] and "base colour" in warning[0]
     assert all(mesh.material.image is None and mesh.material.texture == "" for mesh in model.meshes)
@@ -193,7 +193,7 @@ def nwn_model(folder, texture="Body_Tex", render=True):
 
 def test_nwn_texture0_found_beside_the_model_case_insensitively(tmp_path):
     save_image(tmp_path / "body_tex.tga")
-    model = formats.load([nwn_model(tmp_path)])
+    model = loading.load([nwn_model(tmp_path)])
     body, hidden = model.meshes
     assert body.material.texture == "Body_Tex"
     assert body.material.texture_path == str((tmp_path / "body_tex.tga").resolve())
@@ -207,14 +207,14 @@ def test_nwn_texture0_found_beside_the_model_case_insensitively(tmp_path):
 
 def test_nwn_dds_rows_are_stored_bottom_first(tmp_path):
     (tmp_path / "body_tex.dds").write_bytes(dds(b"DXT1", dxt1_block()))
-    body = formats.load([nwn_model(tmp_path)]).meshes[0]
+    body = loading.load([nwn_model(tmp_path)]).meshes[0]
     np.testing.assert_array_equal(body.material.image, expected_dxt(False)[::-1])
 
 
 def test_missing_texture_warns_once_naming_where_it_looked(tmp_path):
     extra = tmp_path / "extra"
     extra.mkdir()
-    model = formats.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
+    model = loading.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
     warnings = [w for w in model.warnings if "Body_Tex" in w]
     assert len(warnings) == 1
     assert str(tmp_path) in warnings[0] and str(extra) in warnings[0]
@@ -227,10 +227,10 @@ def test_texture_dirs_are_searched_after_the_model_folder(tmp_path):
     extra = tmp_path / "textures"
     extra.mkdir()
     save_image(extra / "body_tex.png")
-    model = formats.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
+    model = loading.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
     assert model.meshes[0].material.texture_path == str((extra / "body_tex.png").resolve())
     save_image(tmp_path / "BODY_TEX.bmp", np.full((1, 1, 4), 255, np.uint8))
-    model = formats.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
+    model = loading.load([nwn_model(tmp_path)], LoadOptions(texture_dirs=[str(extra)]))
     assert model.meshes[0].material.texture_path == str((tmp_path / "BODY_TEX.bmp").resolve())
 
 
@@ -238,7 +238,7 @@ def test_lgw_material_texture_is_found(tmp_path):
     vertices = np.array([[0, 0, 0, 0, 0, 0, 0, 1], [1, 0, 0, 1, 0, 0, 0, 1], [0, 1, 0, 0, 1, 0, 0, 1.0]])
     path = write.lgw_model(tmp_path / "m.lgw", [write.lgw_mesh("plate", [], vertices, [[0, 1, 2]])])
     save_image(tmp_path / "SKIN.TGA")
-    mesh = formats.load([path]).meshes[0]
+    mesh = loading.load([path]).meshes[0]
     assert mesh.material.texture == "skin.tga" and mesh.material.name == "skin"
     np.testing.assert_array_equal(mesh.material.image, PICTURE)
 
@@ -249,12 +249,12 @@ def test_assigned_texture_for_every_mesh_or_one_mesh(tmp_path):
     mesh_file = c3de_model(tmp_path)
     bones = tmp_path / "bones.c3d"
     bones.write_bytes(write_bones_2009(np.eye(4)[None, None]))
-    model = formats.load([mesh_file, bones], LoadOptions(textures=[(None, str(image))]))
+    model = loading.load([mesh_file, bones], LoadOptions(textures=[(None, str(image))]))
     material = model.meshes[0].material
     assert material.texture == str(image) and material.texture_path == str(image.resolve())
     assert material.base_color == (1.0, 1.0, 1.0, 1.0)
     np.testing.assert_array_equal(material.image, PICTURE)
-    model = formats.load([nwn_model(tmp_path, texture="")],
+    model = loading.load([nwn_model(tmp_path, texture="")],
                          LoadOptions(textures=[("PART_G", str(other)), ("nobody", str(image))]))
     assert model.meshes[0].material.image is None
     assert model.meshes[1].material.texture == str(other)
@@ -291,7 +291,7 @@ def test_gltf_images_from_buffer_view_data_uri_and_file(tmp_path):
         "images": [{"bufferView": 2, "mimeType": "image/png"}, {"uri": uri}, {"uri": "PIC.png"}],
         "extensionsUsed": ["KHR_texture_transform"],
     }
-    model = formats.load([write_gltf(tmp_path, document, arrays)])
+    model = loading.load([write_gltf(tmp_path, document, arrays)])
     first, second, third = (mesh.material for mesh in model.meshes)
     for material in (first, second, third):
         np.testing.assert_array_equal(material.image, PICTURE)
@@ -316,7 +316,7 @@ def test_gltf_bad_embedded_image_is_a_warning(tmp_path):
                 "textures": [{"source": 0}], "images": [{"bufferView": 1, "mimeType": "image/png"}]}
     broken = np.frombuffer(b"\x89PNG\r\n\x1a\nbroken", np.uint8)
     arrays = [(positions, "VEC3", 5126), (broken, "SCALAR", 5121)]
-    model = formats.load([write_gltf(tmp_path, document, arrays)])
+    model = loading.load([write_gltf(tmp_path, document, arrays)])
     assert model.meshes[0].material.image is None
     assert any("images[0]" in w and "base colour" in w for w in model.warnings)
 

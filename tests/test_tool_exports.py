@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from app import maths
-from app.formats import LoadOptions, ReadError, load
-from app.formats.gltf import read
+from app.formats import LoadOptions, ReadError
+from app.loading import load
 from app.model import Model
 from app.pose import posed_bounds, rest_pose
 from app.render.offscreen import OffscreenRenderer
 from app.scene.draw_settings import DrawSettings
-from tests.helpers import exit_status
+from tests.helpers import exit_status, read_gltf as read
 from tests.tool_exports import (
     BONES,
     CUBE_TRIANGLES,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app import formats
+from app import formats, loading
 from app.model import Clip, Mesh, Track
 from app.state.display import DisplayOptions
 from app.state.viewer import ViewerState, with_suffix
@@ -291,10 +291,10 @@ def test_export_pose_writes_the_pose_on_screen(tmp_path, state):
 
 def test_export_gltf_writes_every_clip_and_checks_the_file(tmp_path):
     state = ViewerState()
-    state.set_model(formats.load([formats_demo()]))
+    state.set_model(loading.load([formats_demo()]))
     done = state.export_gltf(tmp_path / "all")
     assert done.path == tmp_path / "all.glb" and "vertex error" in done.note
-    back = formats.load([done.path])
+    back = loading.load([done.path])
     assert [clip.name for clip in back.clips] == [clip.name for clip in state.model.clips]
     assert state.export_gltf(tmp_path / "all.gltf").path.suffix == ".gltf"
 
@@ -323,26 +323,26 @@ def test_export_gltf_writes_the_meshes_the_view_shows(tmp_path):
     model.meshes[1].visible = False
     state.set_model(model)
     shown = state.export_gltf(tmp_path / "shown.glb")
-    assert [mesh.name for mesh in formats.load([shown.path]).meshes] == ["arm"] and shown.note
+    assert [mesh.name for mesh in loading.load([shown.path]).meshes] == ["arm"] and shown.note
     state.set_display(show_hidden=True)
     every = state.export_gltf(tmp_path / "every.glb")
-    assert sorted(mesh.name for mesh in formats.load([every.path]).meshes) == ["arm", "other"]
+    assert sorted(mesh.name for mesh in loading.load([every.path]).meshes) == ["arm", "other"]
 
 
 def test_dropped_animation_files_attach_and_models_open(tmp_path):
     from tests.demo_formats import WRITERS
 
-    demo = formats.load([formats_demo()])
+    demo = loading.load([formats_demo()])
     structure, animation = WRITERS["bonespro"](demo, tmp_path)
     mesh, bones = WRITERS["c3de"](demo, tmp_path)
     state = ViewerState()
     state.set_model(chain_model())
     assert not state.attaches([animation], forced=True), "a model without files has none to read again"
-    state.set_model(formats.load([structure]))
+    state.set_model(loading.load([structure]))
     assert state.attaches([animation]) and not state.attaches([structure]) and not state.attaches([bones])
     assert state.attaches([structure], forced=True)
     assert state.files_with([animation, structure]) == [str(structure), str(animation)]
-    state.set_model(formats.load([mesh]))
+    state.set_model(loading.load([mesh]))
     assert state.attaches([bones]) and not state.attaches([tmp_path / "missing.anm"])
 
 
@@ -354,7 +354,7 @@ def ragdoll_state(tmp_path):
     from app.resources import demo_paths
 
     state = ViewerState(ragdoll_dir=tmp_path)
-    state.set_model(formats.load(demo_paths()))
+    state.set_model(loading.load(demo_paths()))
     state.document.path = None  # never write beside the built-in demo
     state.playback.set_time(0.3)
     yield state
@@ -402,7 +402,7 @@ def test_a_new_model_stops_the_ragdoll(ragdoll_state):
     state = ragdoll_state
     state.go_ragdoll(True)
     events = Recorder(state.events, ["ragdoll", "model"])
-    state.set_model(formats.load([formats_demo()]))
+    state.set_model(loading.load([formats_demo()]))
     assert events.names() == ["ragdoll", "model"] and not state.ragdoll_running
     assert state.playback.playing and state.playback.time == 0.0
 

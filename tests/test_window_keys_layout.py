@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
-from app import formats
+from app import loading
 from app.model import Clip
 from app.pose import evaluate, posed_bounds
 from app.render.camera import project
@@ -31,7 +31,7 @@ LONG_BONES_FILES = ("ninjaBones_attack_overhead_with_a_long_name.c3d",
 
 def five_files(folder) -> list:
     """A C3DE mesh of the demo with its bones file and three copies of it under long names."""
-    mesh, bones = write_c3de(formats.load(demo_paths()), folder)
+    mesh, bones = write_c3de(loading.load(demo_paths()), folder)
     copies = [folder / name for name in LONG_BONES_FILES]
     for copy in copies:
         shutil.copy(bones, copy)
@@ -50,7 +50,7 @@ def window(qtbot, tmp_path, monkeypatch):
     win.resize(1280, 800)
     with qtbot.waitSignal(win.viewport.first_frame_drawn, timeout=30_000):
         win.show()
-        win.state.set_model(formats.load(five_files(tmp_path)))
+        win.state.set_model(loading.load(five_files(tmp_path)))
     park_pointer(win)
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=5_000)

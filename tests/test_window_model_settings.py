@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import formats
+from app import loading
 from app.formats import LoadOptions
 from tests.gui_helpers import needs_display
 from tests.test_textures import PICTURE, nwn_model, save_image
@@ -34,7 +34,7 @@ def test_texture_folders_are_searched_remembered_and_forgotten(new_window, tmp_p
     window = new_window(LoadOptions(texture_dirs=[str(cli_folder)]))
     window.add_texture_folder(str(folder))
     assert window.load_options.texture_dirs == [str(cli_folder), str(folder)]
-    body = formats.load([model_file], window.load_options).meshes[0]
+    body = loading.load([model_file], window.load_options).meshes[0]
     assert body.material.texture_path == str(image.resolve())
     assert (body.material.image == PICTURE).all()
     assert new_window().load_options.texture_dirs == [str(folder)]
@@ -46,14 +46,14 @@ def test_texture_folders_are_searched_remembered_and_forgotten(new_window, tmp_p
 def test_up_axis_chosen_in_the_window_is_remembered_per_file(new_window, tmp_path):
     model_file = nwn_model(tmp_path)
     window = new_window()
-    window.state.set_model(formats.load([model_file]))
+    window.state.set_model(loading.load([model_file]))
     assert window.model.up_axis == "Z" and window.up_axis_actions["Z"].isChecked()
     window.up_axis_actions["Y"].setChecked(True)
     assert (window.model.up_axis, window.model.up_source) == ("Y", "option")
     assert window.viewport.camera.up_axis == "Y"
     again = new_window()
-    again.set_model(formats.load([model_file]))
+    again.set_model(loading.load([model_file]))
     assert again.model.up_axis == "Y" and again.up_axis_actions["Y"].isChecked()
     given = new_window(LoadOptions(up="Z"))
-    given.set_model(formats.load([model_file], given.load_options))
+    given.set_model(loading.load([model_file], given.load_options))
     assert given.model.up_axis == "Z"  # --up wins over the remembered choice

@@ -366,7 +366,7 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     says why, the rest of the window works, and pictures are refused with the reason, not a crash."""
     from PySide6.QtWidgets import QLabel
 
-    from app import formats
+    from app import loading
     from app.resources import demo_paths
     from app.ui import viewport
     from app.ui.main_window import MainWindow
@@ -378,7 +378,7 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
-    window.state.set_model(formats.load(demo_paths()))
+    window.state.set_model(loading.load(demo_paths()))
     qtbot.waitUntil(lambda: any(problem in label.text() for label in window.viewport.findChildren(QLabel)),
                     timeout=5_000)
     assert window.outliner.isVisible() and window.model is not None

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.pose import posed_positions
 from tests import synthetic
@@ -33,7 +33,7 @@ def test_each_pose_writer_keeps_the_posed_vertices(tmp_path, posed, suffix):
         written = np.array([[float(v) for v in line.split()[1:]] for line in path.read_text().splitlines()
                             if line.startswith("v ")])
     else:
-        written = formats.load([path]).bind_positions
+        written = loading.load([path]).bind_positions
     np.testing.assert_allclose(written, expected, atol=1e-5 * model.extent())
 
 
@@ -42,7 +42,7 @@ def test_model_writers_write_a_model_that_reads_back(tmp_path, posed, suffix):
     model, _ = posed
     path = tmp_path / f"model{suffix}"
     writer_for(path, MODEL_WRITERS)(path, model, None, False)
-    assert len(formats.load([path]).skeleton) >= len(model.skeleton)
+    assert len(loading.load([path]).skeleton) >= len(model.skeleton)
 
 
 def test_an_unknown_suffix_names_every_known_one():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app import formats
+from app import formats, loading
 from app.commands import OutputError, UsageError, describe, pose_at, render_settings, writing
 from app.errors import InputError
 from app.model import Model
@@ -50,7 +50,7 @@ class Worker:
         try:
             if job.error:
                 raise InputError(job.paths[0], job.error)
-            model = formats.load(job.paths, formats.LoadOptions.from_arguments(self.args))
+            model = loading.load(job.paths, formats.LoadOptions.from_arguments(self.args))
             result.update(files=list(model.files) + [file for _, file in model.supermodels
                                                       if file and file not in model.files],
                           vertices=model.vertex_count, bones=len(model.skeleton), clips=len(model.clips),
@@ -100,7 +100,7 @@ class Worker:
         if self.args.check:
             from app.export.check import check_export
 
-            warnings.append(check_export(model, formats.load([output]), clips, self.args.show_hidden).line())
+            warnings.append(check_export(model, loading.load([output]), clips, self.args.show_hidden).line())
         return warnings
 
     def check(self, model: Model, job: Job) -> list[str]:
@@ -145,7 +145,7 @@ def check_round_trip(model: Model) -> dict:
     with tempfile.TemporaryDirectory(prefix="boneyard-check-") as folder:
         path = Path(folder) / "round_trip.glb"
         MODEL_WRITERS[".glb"](path, model, None, False)
-        result = check_export(model, formats.load([path]), None, False)
+        result = check_export(model, loading.load([path]), None, False)
     problems = [] if result.fraction <= ROUND_TRIP_TOLERANCE else [result.line().replace("check: ", "glTF ")]
     return {"worst_error": result.error, "fraction": result.fraction, "clip": result.clip,
             "frame": result.frame, "problems": problems}

@@ -54,15 +54,14 @@ from app.export.motion_plan import MotionPlan, plan_motion
 from app.model import Clip, Mesh, Model, Skeleton
 from app.orientation import facing
 from app.pose import (
-    GPU_INFLUENCES,
     Pose,
     compose_world,
     evaluate,
     mesh_skinning,
     pose_from_world,
     posed_positions,
-    top_influences,
 )
+from app.skin_weights import GPU_INFLUENCES, top_influences
 
 #: Largest TRS residual (relative to the matrix's size) written as TRS rather than as a matrix.
 SHEAR_TOLERANCE = 1e-6

@@ -30,7 +30,7 @@ from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, re
 from app.maths import FLOAT32_SINGULAR
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
 from app.orientation import apply_guess
-from app.pose import evaluate, posed_positions
+from app.pending import CheckFit
 
 #: Frames per second when the user sets none: the engine played 33 ms per frame.
 DEFAULT_FPS = 30.0
@@ -43,7 +43,8 @@ SAME_BIND_TOLERANCE = 1e-4
 MAX_INFERRED_BONES = 1024
 #: A mesh does not fit a bones file when more than this share of its triangle edges change length
 #: by more than FIT_STRETCH times at the file's first frame (the engine's own pairs: at most 1.5 %;
-#: characterMale with ninjaBones or dogBones, both of the same bone count: 21 % and 8 %).
+#: characterMale with ninjaBones or dogBones, both of the same bone count: 21 % and 8 %). Posing is
+#: the load stage's (app/loading.py): the reader leaves it a CheckFit.
 FIT_EDGE_SHARE, FIT_STRETCH = 0.05, 2.0
 
 VERTEX = np.dtype([("position", "<f4", 3), ("normal", "<f4", 3), ("uv", "<f4", 2),
@@ -458,32 +459,9 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
             raise ReadError(names[0], str(error)) from None
         mesh_names = [Path(f.path).name for f in files if Path(f.path).stem in {m.name for m in model.meshes}]
         if sets and model.meshes and model.clips:
-            _check_fit(model, mesh_names, sets[0][0].name)
+            model.pending.append(CheckFit(mesh_files=mesh_names, bones_file=sets[0][0].name,
+                                          stretch=FIT_STRETCH, edge_share=FIT_EDGE_SHARE))
         return model
-
-
-def _check_fit(model: Model, mesh_files: list[str], bones_file: str) -> None:
-    """Warn when the meshes do not fit the bones file: posed at its first frame, many triangle edges
-    stretch or shrink by more than FIT_STRETCH times (bones of another character, whose count
-    happens to match, tear the mesh into a tangle)."""
-    posed = posed_positions(model, evaluate(model, model.clips[0], model.clips[0].start))
-    rest, moved, start = [], [], 0
-    for mesh in model.meshes:
-        ends = mesh.triangles[:, [[0, 1], [1, 2], [2, 0]]].reshape(-1, 2)
-        if len(ends):
-            rest.append(np.linalg.norm(np.subtract(*mesh.positions[ends.T]), axis=1))
-            moved.append(np.linalg.norm(np.subtract(*posed[start + ends.T]), axis=1))
-        start += mesh.vertex_count
-    if not rest:
-        return
-    rest, moved = np.concatenate(rest), np.concatenate(moved)
-    kept = rest > 1e-9 * max(1.0, float(rest.max()))
-    ratio = moved[kept] / rest[kept]
-    share = float(np.mean((ratio > FIT_STRETCH) | (ratio < 1 / FIT_STRETCH))) if kept.any() else 0.0
-    if share > FIT_EDGE_SHARE:
-        model.warnings.append(f"{', '.join(mesh_files)} does not fit {bones_file}: at its first frame "
-                              f"{share:.0%} of the mesh's edges stretch or shrink more than "
-                              f"{FIT_STRETCH:g} times (the bones of another character?)")
 
 
 register(Format(name="c3de", description="C3DE skinned mesh / bones (.c3d)", sniff=sniff, load=load,

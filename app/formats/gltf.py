@@ -22,12 +22,14 @@ Interpretation (docs/formats/README.md conventions):
 - Camera and light nodes (KHR_lights_punctual) with no mesh, no children, no joint and no TRS channel
   become Helpers under their parent bone: listed, never drawn or framed.
 - Tails are derived at rest, where the model is drawn, and carried to bind space (a skin may bind in
-  other units or axes than its nodes, as Mixamo rigs exported from Blender do).
+  other units or axes than its nodes, as Mixamo rigs exported from Blender do): that needs the model
+  posed, so the reader leaves it to the load stage (``DeriveTailsAtRest``, app/loading.py).
 - Animations become keyed clips, one Track per (node, interpolation). CUBICSPLINE samplers are
   resampled to linear keys (``CUBIC_SUBSTEPS`` per key interval) by the spec's Hermite formula.
   An animation that drives morph weights becomes a 'vertex' clip sampled at every key time (and,
   for STEP samplers, one float32 step before each key); animated weights replace the rest weights
-  (``node.weights``, else ``mesh.weights``).
+  (``node.weights``, else ``mesh.weights``). The reader gives the morph offsets per frame; the load
+  stage skins them (``BakeVertexClip``).
 - Uvs are kept as they are: glTF's origin is the image's top-left corner, the project's convention.
   A material gives the base colour factor, alpha mode and cutoff, double-sidedness, and its base-colour
   texture: the sampler's wrap modes, a KHR_texture_transform matrix, the TEXCOORD set it names, and
@@ -51,7 +53,6 @@ import numpy as np
 
 from app import maths
 from app.maths import FLOAT32_SINGULAR
-from app.pose import GPU_INFLUENCES, bake_vertex_clip, posed_positions, rest_pose, top_influences
 from app.formats.gltf_container import (
     GLB_MAGIC,
     IMAGE_EXTENSIONS,
@@ -80,11 +81,12 @@ from app.model import (
     Model,
     Skeleton,
     Track,
-    derive_tails,
     hierarchy_levels,
-    unusable_frames,
+    usable_frames,
     world_from_local,
 )
+from app.pending import BakeVertexClip, DeriveTailsAtRest
+from app.skin_weights import GPU_INFLUENCES, top_influences
 from app.textures import decode_embedded
 
 if TYPE_CHECKING:
@@ -112,6 +114,7 @@ class _Reader(Document):
     def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
         self.warnings: list[str] = self._unshown_lights()
+        self.pending: list[BakeVertexClip] = []
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
 
     def _unshown_lights(self) -> list[str]:
@@ -529,15 +532,16 @@ class _Reader(Document):
 
     # --- animations --------------------------------------------------------------------------
 
-    def clips(self, skeleton: Skeleton, meshes: list[Mesh], morphs, node_bones: np.ndarray) -> list[Clip]:
-        """One clip per animation; ``morphs`` and morph weight keys are by node, tracks by bone."""
+    def clips(self, meshes: list[Mesh], morphs, node_bones: np.ndarray) -> list[Clip]:
+        """One clip per animation; ``morphs`` and morph weight keys are by node, tracks by bone. An
+        animation of morph weights is left in ``pending`` to be baked into a 'vertex' clip."""
         clips = []
         for index, animation in enumerate(self.gltf.animations or []):
             name = animation.name or f"animation{index}"
             tracks, weight_keys = self.animation_channels(index, animation, node_bones)
             clip = Clip(name=name, kind="keyed", tracks=tracks)
             if weight_keys and morphs:
-                clip = self.morph_clip(clip, weight_keys, skeleton, meshes, morphs)
+                self.pending.append(self.morph_bake(clip, weight_keys, meshes, morphs))
             elif weight_keys:
                 self.warnings.append(f"animations[{index}]: morph weights animated on a mesh without targets")
             clips.append(clip)
@@ -589,11 +593,10 @@ class _Reader(Document):
             return times, values, "linear"
         return times, values[:, 0], mode.lower()
 
-    def morph_clip(self, clip: Clip, weight_keys: dict, skeleton: Skeleton, meshes: list[Mesh],
-                   morphs) -> Clip:
-        """A 'vertex' clip: morphed and skinned positions at every key time of the animation.
-
-        Animated weights replace the rest weights already in the mesh's positions. A STEP sampler
+    def morph_bake(self, clip: Clip, weight_keys: dict, meshes: list[Mesh], morphs) -> BakeVertexClip:
+        """What the load stage needs to play ``clip`` as a 'vertex' clip with a frame at every key time
+        of the animation: each morphed mesh's offsets per frame, the animated weights' change from the
+        rest weights already in its positions (the load stage adds them and skins). A STEP sampler
         (weights, or a bone's STEP track) also gets a frame one float32 step before each of its keys
         holding the previous value, since a vertex clip blends linearly between its frames.
         """
@@ -604,18 +607,15 @@ class _Reader(Document):
                  for keys in steps]
         times = np.unique(np.concatenate([clip.frame_times if clip.tracks else np.zeros(0)]
                                          + [keys[0] for keys in weight_keys.values()] + holds))
-
-        def morph_offsets(time: float) -> list[np.ndarray | None]:
-            offsets = [None] * len(meshes)
-            for node, mesh_index, deltas, defaults in morphs:
-                if node in weight_keys:
-                    weights = _sample_weights(*weight_keys[node], time, len(deltas)) - defaults
-                    moved = np.einsum("m,mvi->vi", weights, deltas)
-                    earlier = offsets[mesh_index]
-                    offsets[mesh_index] = moved if earlier is None else earlier + moved
-            return offsets
-
-        return bake_vertex_clip(skeleton, meshes, clip, times, morph_offsets)
+        offsets: list[np.ndarray | None] = [None] * len(meshes)
+        for node, mesh_index, deltas, defaults in morphs:
+            if node in weight_keys:
+                moved = np.empty((len(times), *deltas.shape[1:]), np.result_type(deltas, np.float64))
+                for frame, time in enumerate(times):
+                    weights = _sample_weights(*weight_keys[node], float(time), len(deltas)) - defaults
+                    moved[frame] = np.einsum("m,mvi->vi", weights, deltas)
+                offsets[mesh_index] = moved
+        return BakeVertexClip(clip=clip, times=times, offsets=offsets, path=self.path)
 
 
 def _sample_weights(times: np.ndarray, values: np.ndarray, mode: str, time: float, width: int) -> np.ndarray:
@@ -711,37 +711,16 @@ def _build(reader: _Reader, path: Path) -> Model:
     names = _unique_names([node_names[node] for node in bone_nodes], bone_nodes)
     meshes, morphs = reader.meshes(node_bind, node_bones, mesh_skins)
     bind = _usable_frames(reader, node_bind[bone_nodes], bone_nodes, names)
-    skeleton = _skeleton_with_tails(names, parents, bind, node_local[bone_nodes], meshes)
+    # Tails are found at rest by the load stage (DeriveTailsAtRest); until then they are the heads.
+    skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
+                        tails=bind[:, :3, 3], derived_tails=np.ones(len(names), bool),
+                        rest_local=node_local[bone_nodes])
     helpers = [Helper(name=node_names[node], parent=int(node_bones[node_parents[node]])
                       if node_parents[node] >= 0 else -1, offset=node_local[node]) for node in helper_nodes]
-    clips = reader.clips(skeleton, meshes, morphs, node_bones)
+    clips = reader.clips(meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers,
-                 format="gltf", files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings)
-
-
-def _skeleton_with_tails(names: list[str], parents: np.ndarray, bind: np.ndarray, rest_local: np.ndarray,
-                         meshes: list[Mesh]) -> Skeleton:
-    """The skeleton, its tails derived where the model is drawn at rest and carried back to bind space.
-
-    A skin's bind space may differ from the nodes' rest space by any transform (a Mixamo character
-    binds in centimetres under a root scaled 0.01 and turned 90°): the vertices are skinned to rest,
-    tails are found among them and the rest heads, and each tail is mapped by ``B_b @ inv(R_b)`` so
-    that ``Pose.heads_tails`` puts it back where it was found."""
-    count = len(names)
-    provisional = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
-                           tails=bind[:, :3, 3], derived_tails=np.ones(count, bool), rest_local=rest_local)
-    model = Model(name="", skeleton=provisional, meshes=meshes)
-    rest = rest_pose(model)
-    posed = posed_positions(model, rest)
-    starts = np.cumsum([0] + [mesh.vertex_count for mesh in meshes])
-    rest_meshes = [Mesh(name=mesh.name, positions=posed[start:end], joints=mesh.joints, weights=mesh.weights)
-                   for mesh, start, end in zip(meshes, starts[:-1], starts[1:])]
-    rest_world = _usable_frames(None, provisional.rest_world, np.arange(count), names)
-    _, rest_tails = derive_tails(rest_world, parents, rest_meshes)
-    to_bind = bind @ maths.affine_inverse(rest_world) if count else np.zeros((0, 4, 4))
-    tails = maths.transform_points(to_bind, rest_tails)
-    return Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3], tails=tails,
-                    derived_tails=np.ones(count, bool), rest_local=rest_local)
+                 format="gltf", files=[str(path)], up_axis="Y", forward="+Z", warnings=reader.warnings,
+                 pending=[DeriveTailsAtRest(path=path), *reader.pending])
 
 
 def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -755,23 +734,17 @@ def _bind_frames(world: np.ndarray, skins: list[tuple[np.ndarray, np.ndarray]]) 
     return bind
 
 
-def _usable_frames(reader: _Reader | None, world: np.ndarray, nodes: np.ndarray,
-                   names: list[str]) -> np.ndarray:
-    """Bind frames a Skeleton accepts: a bone whose rest world matrix is singular (a zero scale on its
-    node or an ancestor) keeps its position with an unscaled, unrotated bind frame, and a warning.
-    Its rigid meshes still collapse at rest as the file says; nothing downstream inverts a singular
-    matrix. Non-finite frames (scales overflowing down a chain) stay refused by the Skeleton. Without a
-    ``reader`` there is no warning."""
-    bad = [index for index in unusable_frames(world) if np.all(np.abs(world[index]) <= MAX_MAGNITUDE)]
-    if not bad:
-        return world
-    world = world.copy()
-    world[bad, :3, :3] = np.eye(3)
-    if reader is None:
-        return world
-    listed = ", ".join(f"nodes[{nodes[index]}] {names[index]!r}" for index in bad[:3])
-    reader.warnings.append(f"{listed}{' and others' if len(bad) > 3 else ''}: the rest transform is singular "
-                           "(zero scale); the bone's bind frame drops its rotation and scale")
+def _usable_frames(reader: _Reader, world: np.ndarray, nodes: np.ndarray, names: list[str]) -> np.ndarray:
+    """Bind frames a Skeleton accepts (``model.usable_frames``): a bone whose rest world matrix is
+    singular (a zero scale on its node or an ancestor) keeps its position with an unscaled, unrotated
+    bind frame, and a warning. Its rigid meshes still collapse at rest as the file says; nothing
+    downstream inverts a singular matrix. Non-finite frames (scales overflowing down a chain) stay
+    refused by the Skeleton."""
+    world, bad = usable_frames(world)
+    if bad:
+        listed = ", ".join(f"nodes[{nodes[index]}] {names[index]!r}" for index in bad[:3])
+        reader.warnings.append(f"{listed}{' and others' if len(bad) > 3 else ''}: the rest transform is "
+                               "singular (zero scale); the bone's bind frame drops its rotation and scale")
     return world
 
 
@@ -793,10 +766,11 @@ def _lent_clips(lender: Model, model: Model) -> list[Clip]:
     the model's nodes is an error."""
     name = Path(lender.files[0]).name
     mapping = bone_map(lender.skeleton, model.skeleton)
+    vertex_clips = {id(step.clip) for step in lender.pending if isinstance(step, BakeVertexClip)}
     clips = []
     for clip in lender.clips:
         clip.source = name
-        moved = retarget(clip, mapping, model.skeleton)
+        moved = None if id(clip) in vertex_clips else retarget(clip, mapping, model.skeleton)
         if moved is None:
             model.warnings.append(f"{name}: clip {clip.name!r} animates no node of {model.name}; skipped")
         else:

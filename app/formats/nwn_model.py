@@ -8,7 +8,8 @@ and the same content gives the same Model whatever form it came in.
 Every node is a bone, in pre-order; ``L = T(position) @ Rot(orientation)`` from the rest controllers.
 Trimesh, skin and dangly nodes become meshes, their vertices moved from node space to model space at
 rest (``W_node(rest) @ p``) so that ``S = W(t) @ inv(W(rest))`` skins them. Animations are keyed clips
-matched to bones by node name (case-insensitive).
+matched to bones by node name (case-insensitive); an animation with animmesh samples is played as a
+'vertex' clip, which the load stage bakes from the samples' offsets (``BakeVertexClip``).
 
 Several models in one load: the model is the file the others are supermodels of (else the first
 given); every other file lends its animations (its meshes are not drawn). The model's own clips win
@@ -31,7 +32,7 @@ from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
                        world_from_local)
-from app.pose import bake_vertex_clip
+from app.pending import BakeVertexClip
 
 #: Longest supermodel chain followed; a longer one is an error.
 MAX_SUPERMODEL_CHAIN = 16
@@ -292,42 +293,35 @@ def _vertex_offsets(animation: Animation, source: Parsed, nodes: list[Node], wor
     return found
 
 
-def _vertex_clip(clip: Clip, offsets: dict[int, tuple[np.ndarray, np.ndarray]], skeleton: Skeleton,
-                 meshes: list[Mesh], mesh_nodes: list[int]) -> Clip:
-    """``clip`` with its animmesh samples played: a 'vertex' clip with a frame at every key and
+def _vertex_bake(clip: Clip, offsets: dict[int, tuple[np.ndarray, np.ndarray]], mesh_nodes: list[int],
+                 path: Path) -> BakeVertexClip:
+    """``clip`` to be played with its animmesh samples: a 'vertex' clip with a frame at every key and
     every sample time, the samples interpolated linearly between their times."""
     times = [clip.frame_times if clip.tracks else np.zeros(1)] + [times for times, _ in offsets.values()]
     times = np.unique(np.concatenate(times))
+    moved = [_offsets_at(*offsets[node], times) if node in offsets else None for node in mesh_nodes]
+    return BakeVertexClip(clip=clip, times=times, offsets=moved, path=path)
 
-    def offsets_at(time: float) -> list[np.ndarray | None]:
-        result = []
-        for node in mesh_nodes:
-            if node not in offsets:
-                result.append(None)
-                continue
-            sample_times, moved = offsets[node]
-            after = int(np.clip(np.searchsorted(sample_times, time, side="right"), 1, len(sample_times) - 1))
-            if len(sample_times) == 1:
-                result.append(moved[0])
-                continue
-            start, end = sample_times[after - 1], sample_times[after]
-            fraction = float(np.clip((time - start) / (end - start), 0.0, 1.0))
-            result.append(moved[after - 1] + fraction * (moved[after] - moved[after - 1]))
-        return result
 
-    baked = bake_vertex_clip(skeleton, meshes, clip, times, offsets_at)
-    baked.events, baked.source = clip.events, clip.source
-    return baked
+def _offsets_at(sample_times: np.ndarray, samples: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """(F, V, 3) the offsets at each of ``times`` (F,), from ``samples`` (S, V, 3) at ``sample_times``
+    (S,): the nearest sample's outside them, linear between them."""
+    if len(sample_times) == 1:
+        return np.broadcast_to(samples[0], (len(times), *samples.shape[1:]))
+    after = np.clip(np.searchsorted(sample_times, times, side="right"), 1, len(sample_times) - 1)
+    start, end = sample_times[after - 1], sample_times[after]
+    fraction = np.clip((times - start) / (end - start), 0.0, 1.0)[:, None, None]
+    return samples[after - 1] + fraction * (samples[after] - samples[after - 1])
 
 
 def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: dict[str, int],
            warnings: list[str],
-           animated: Callable[[Clip, Animation, Parsed], Clip] | None = None) -> list[Clip]:
+           animated: Callable[[Clip, Animation, Parsed], None] | None = None) -> list[Clip]:
     """The model's own clips, then the lenders' (a name the model already has is the model's: the
     engine plays its own; a name two lenders share gets a suffix), then the supermodel chain's
     (nearest first; a name already present is skipped, as the engine finds the nearest). Inherited
     position keys are scaled by the model's animation scale, as the engine does. ``animated(clip,
-    animation, source)`` gives the clip that also plays the animation's animmesh samples."""
+    animation, source)`` is told of each clip, to play the animation's animmesh samples with it."""
     clips: list[Clip] = []
     own = {animation.name.lower() for animation in parsed.animations}
     taken: set[str] = set()
@@ -342,7 +336,9 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
     def add(animation: Animation, source: Parsed, name: str) -> None:
         clip = _clip(animation, bones, source.path.name, unmatched, 1.0 if source is parsed else scale)
         clip.name = name
-        clips.append(animated(clip, animation, source) if animated else clip)
+        clips.append(clip)
+        if animated:
+            animated(clip, animation, source)
         taken.add(name.lower())
 
     for animation in parsed.animations:
@@ -406,13 +402,17 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
                         extras=[{"node_type": node.kind, **node.extras} for node in nodes])
     mesh_nodes = [index for index, node in enumerate(nodes) if node.drawn]
 
-    def animated(clip: Clip, animation: Animation, source: Parsed) -> Clip:
+    bakes: list[BakeVertexClip] = []
+
+    def animated(clip: Clip, animation: Animation, source: Parsed) -> None:
         offsets = _vertex_offsets(animation, source, nodes, world, warnings)
-        return _vertex_clip(clip, offsets, skeleton, meshes, mesh_nodes) if offsets else clip
+        if offsets:
+            bakes.append(_vertex_bake(clip, offsets, mesh_nodes, parsed.path))
 
     clips = _clips(parsed, list(lenders), list(chain), bones, warnings, animated)
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
-                 format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links))
+                 format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links),
+                 pending=bakes)
 
 
 # --- several files ------------------------------------------------------------------------------

@@ -23,12 +23,13 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, palette_offset, posed_bounds, rest_pose, skinning_palette, top_influences
+from app.pose import Pose, palette_offset, posed_bounds, rest_pose, skinning_palette
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
 from app.scene.gizmo_scene import box_lines
+from app.skin_weights import top_influences
 
 #: (scale, offset) applied to clip-space z for each depth layer.
 SCENE_LAYER = (0.5, 0.5)

@@ -32,7 +32,7 @@ from typing import Protocol
 
 import numpy as np
 
-from app import formats
+from app import formats, loading
 from app.clip_mix import Mix, MixMode, baked_clip, subtree_mask
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
@@ -223,7 +223,7 @@ class ViewerState:
         """Back to the built-in demo, read with the default options (keeping the quaternion
         convention the user chose)."""
         options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
-        self.set_model(formats.load(demo_paths(), options), load_options=options)
+        self.set_model(loading.load(demo_paths(), options), load_options=options)
 
     def _use_remembered_up_axis(self, model: Model) -> None:
         """The up axis chosen for this file before, unless the command line gave one."""
@@ -500,7 +500,7 @@ class ViewerState:
         path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
         hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
         warnings = writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden)
-        return Exported(path, warnings, check_export(self.model, formats.load([path]), None, hidden).line())
+        return Exported(path, warnings, check_export(self.model, loading.load([path]), None, hidden).line())
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),

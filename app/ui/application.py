@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon, QSurfaceFormat
 from PySide6.QtWidgets import QApplication
 
-from app import formats
+from app import formats, loading
 from app.resources import asset_path, demo_paths
 
 #: How long --screenshot waits for the first full frame before giving up.
@@ -41,7 +41,7 @@ def run_app(args: Namespace) -> int:
     options = formats.LoadOptions.from_arguments(args)
     paths = [Path(p) for p in args.files] or demo_paths()
     try:
-        model = formats.load(paths, options)
+        model = loading.load(paths, options)
     except formats.ReadError as error:
         if args.screenshot:
             print(f"error: {error}", file=sys.stderr)
@@ -58,7 +58,7 @@ def run_app(args: Namespace) -> int:
     if model is not None:
         window.state.set_model(model)
     else:
-        window.state.set_model(formats.load(demo_paths()))
+        window.state.set_model(loading.load(demo_paths()))
         window.show_read_error(failure)
     status = app.exec()
     return result["status"] if args.screenshot else status

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import __version__, formats
+from app import __version__, formats, loading
 from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
@@ -449,7 +449,7 @@ class MainWindow(QMainWindow):
         """Read what ``load`` asks in the background; its options become the state's when the read
         succeeds."""
         paths, options = load.paths, load.options
-        request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
+        request = self.loader.start(lambda: loading.load([Path(p) for p in paths], options))
         self._pending = {"keep_state": load.keep_state, "request": request, "options": options}
         self._show_progress(list(paths), request)
         return request
@@ -520,7 +520,7 @@ class MainWindow(QMainWindow):
         from app.ui.bone_map_dialog import BoneMapDialog
 
         try:
-            source = formats.load(paths, replace(self.state.load_options, up=None, textures=[]))
+            source = loading.load(paths, replace(self.state.load_options, up=None, textures=[]))
         except InputError as error:
             QMessageBox.warning(self, "Attach Clips of Another Skeleton", str(error))
             return

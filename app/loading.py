@@ -1,0 +1,106 @@
+"""Loading a model: the registry reads the files, then the posing work their reader left is done.
+
+Readers convert their file's conventions and never pose (docs/architecture.md, "Layers"). What a
+format means only once the model is posed — vertex clips baked from morph targets and animated
+meshes, glTF tails found at rest, the C3DE check that a bones file fits its mesh — the reader
+describes in ``Model.pending`` (app/pending.py), and this stage, above both the readers and ``pose``,
+does it. The window, the command line and batch all load through ``load``, so each gets the same
+baked clips, tails and warnings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from app import maths
+from app.formats import registry
+from app.formats.registry import LoadOptions, ReadError
+from app.model import Mesh, Model, derive_tails, usable_frames
+from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.pose import bake_vertex_clip, evaluate, posed_positions, rest_pose
+
+
+def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
+    """Read ``paths`` as one model (``formats.load``) and do what its reader left pending. Raises
+    ``ReadError`` for anything that cannot be read."""
+    return finish(registry.load(paths, options))
+
+
+def finish(model: Model) -> Model:
+    """Do ``model.pending`` in order and empty it. Numpy's overflow warnings are silenced as in the
+    readers: a value past the model's bounds ends in a ReadError naming the file."""
+    steps, model.pending = model.pending, []
+    with np.errstate(all="ignore"):
+        for step in steps:
+            if isinstance(step, BakeVertexClip):
+                _bake(model, step)
+            elif isinstance(step, DeriveTailsAtRest):
+                _derive_tails_at_rest(model, step)
+            else:
+                _check_fit(model, step)
+    return model
+
+
+def _bake(model: Model, step: BakeVertexClip) -> None:
+    """The baked 'vertex' clip takes the place (and the name, source, events and note) of its keyed
+    stand-in."""
+    placeholder = step.clip
+    index = next(index for index, clip in enumerate(model.clips) if clip is placeholder)
+    try:
+        baked = bake_vertex_clip(model, placeholder, step.times, step.offsets)
+    except ValueError as error:  # the baked positions or matrices are past the model's bounds
+        raise ReadError(step.path, str(error)) from None
+    baked.source, baked.events, baked.note = placeholder.source, placeholder.events, placeholder.note
+    model.clips[index] = baked
+
+
+def _derive_tails_at_rest(model: Model, step: DeriveTailsAtRest) -> None:
+    """The skeleton with its tails derived where the model is drawn at rest, carried back to bind space.
+
+    A skin's bind space may differ from the nodes' rest space by any transform (a Mixamo character
+    binds in centimetres under a root scaled 0.01 and turned 90°): the vertices are skinned to rest,
+    tails are found among them and the rest heads, and each tail is mapped by ``B_b @ inv(R_b)`` so
+    that ``Pose.heads_tails`` puts it back where it was found."""
+    skeleton = model.skeleton
+    starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
+    try:
+        posed = posed_positions(model, rest_pose(model))
+        rest_meshes = [Mesh(name=mesh.name, positions=posed[start:end], joints=mesh.joints,
+                            weights=mesh.weights)
+                       for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:])]
+        rest_world, _ = usable_frames(skeleton.rest_world)
+        _, rest_tails = derive_tails(rest_world, skeleton.parents, rest_meshes)
+        to_bind = skeleton.bind_world @ maths.affine_inverse(rest_world) if len(skeleton) \
+            else np.zeros((0, 4, 4))
+        model.skeleton = replace(skeleton, tails=maths.transform_points(to_bind, rest_tails),
+                                 rest_local=None if skeleton.rest_is_bind else skeleton.rest_local)
+    except ValueError as error:  # the rest pose puts vertices or tails past the model's bounds
+        raise ReadError(step.path, str(error)) from None
+
+
+def _check_fit(model: Model, step: CheckFit) -> None:
+    """A warning when, posed at the first clip's first frame, more than ``step.edge_share`` of the
+    meshes' triangle edges stretch or shrink by more than ``step.stretch`` times (bones of another
+    character, whose count happens to match, tear the mesh into a tangle)."""
+    first = model.clips[0]
+    posed = posed_positions(model, evaluate(model, first, first.start))
+    rest, moved, start = [], [], 0
+    for mesh in model.meshes:
+        ends = mesh.triangles[:, [[0, 1], [1, 2], [2, 0]]].reshape(-1, 2)
+        if len(ends):
+            rest.append(np.linalg.norm(np.subtract(*mesh.positions[ends.T]), axis=1))
+            moved.append(np.linalg.norm(np.subtract(*posed[start + ends.T]), axis=1))
+        start += mesh.vertex_count
+    if not rest:
+        return
+    rest, moved = np.concatenate(rest), np.concatenate(moved)
+    kept = rest > 1e-9 * max(1.0, float(rest.max()))
+    ratio = moved[kept] / rest[kept]
+    share = float(np.mean((ratio > step.stretch) | (ratio < 1 / step.stretch))) if kept.any() else 0.0
+    if share > step.edge_share:
+        model.warnings.append(f"{', '.join(step.mesh_files)} does not fit {step.bones_file}: at its first "
+                              f"frame {share:.0%} of the mesh's edges stretch or shrink more than "
+                              f"{step.stretch:g} times (the bones of another character?)")
