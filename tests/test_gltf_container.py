@@ -15,6 +15,7 @@ from pygltflib import GLTF2
 from app import loading
 from app.export.gltf import export_gltf
 from app.formats.gltf_container import parse_glb, parse_json, to_gltf
+from app.formats.registry import ReadError
 from app.resources import demo_paths
 from tests import synthetic
 
@@ -106,9 +107,9 @@ def test_a_document_of_another_gltf_version_is_refused_as_such(tmp_path, version
     path = tmp_path / "old.gltf"
     path.write_text(json.dumps({"asset": {"version": version}, "scene": "defaultScene",
                                 "scenes": {"defaultScene": {"nodes": []}}}))
-    with pytest.raises(formats.ReadError, match=rf"old\.gltf: asset\.version is {version!r}: this reader "
+    with pytest.raises(ReadError, match=rf"old\.gltf: asset\.version is {version!r}: this reader "
                                                 r"reads glTF 2\.0; convert it to glTF 2\.0 first"):
-        formats.load([path])
+        loading.load([path])
 
 
 def test_a_binary_gltf_1_file_is_refused_as_such_before_its_length_is_checked(tmp_path):
@@ -117,13 +118,13 @@ def test_a_binary_gltf_1_file_is_refused_as_such_before_its_length_is_checked(tm
     path = tmp_path / "old.glb"
     path.write_bytes(b"glTF" + (1).to_bytes(4, "little") + (len(content) + 40).to_bytes(4, "little")
                      + len(content).to_bytes(4, "little") + (0).to_bytes(4, "little") + content)
-    with pytest.raises(formats.ReadError, match=r"old\.glb: at byte 4 \(0x4\): GLB version 1 \(glTF 1\.0\); "
+    with pytest.raises(ReadError, match=r"old\.glb: at byte 4 \(0x4\): GLB version 1 \(glTF 1\.0\); "
                                                 r"this reader reads glTF 2\.0"):
-        formats.load([path])
+        loading.load([path])
 
 
 @pytest.mark.parametrize("version", ["2.0", "2.1"])
 def test_any_gltf_2_version_is_read(tmp_path, version):
     path = tmp_path / "new.gltf"
     path.write_text(json.dumps({"asset": {"version": version}}))
-    assert formats.load([path]).meshes == []
+    assert loading.load([path]).meshes == []

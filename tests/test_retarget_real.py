@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import formats
+from app import loading
 from app.__main__ import main
 from app.pose import evaluate
 from app.retarget import check_map, retarget_clip, suggest_map
@@ -108,17 +108,17 @@ def nwn_walker() -> bytes:
 def walker(tmp_path_factory):
     path = tmp_path_factory.mktemp("nwn") / "c_walker.mdl"
     path.write_bytes(nwn_walker())
-    return formats.load([path])
+    return loading.load([path])
 
 
 @pytest.fixture(scope="module")
 def cesium_man():
-    return formats.load([CESIUM_MAN])
+    return loading.load([CESIUM_MAN])
 
 
 @pytest.fixture(scope="module")
 def rigged_figure():
-    return formats.load([RIGGED_FIGURE])
+    return loading.load([RIGGED_FIGURE])
 
 
 # --- measures worked out from world matrices ---------------------------------------------------------
