@@ -67,10 +67,10 @@ def inferred_skeleton(model: Model) -> Skeleton:
     their joints (see the module's docstring)."""
     skeleton = model.skeleton
     count = len(skeleton)
-    samples = _skin_samples(model)
+    samples, skin = _skin_samples(model)
     skinning = _skinning_frames(model)
     pairs, costs, pivots = _joint_candidates(samples, skinning, model.extent())
-    parents = _tree(count, pairs, costs, np.array([len(points) for points in samples]))
+    parents = _tree(count, pairs, costs, skin)
     joints = {(int(a), int(b)): pivot for (a, b), pivot in zip(pairs, pivots)}
     root = int(np.flatnonzero(parents < 0)[0])
     heads = np.repeat(skeleton.heads[root][None], count, axis=0)
@@ -85,9 +85,9 @@ def inferred_skeleton(model: Model) -> Skeleton:
                     derived_tails=np.ones(count, bool), extras=skeleton.extras)
 
 
-def _skin_samples(model: Model) -> list[np.ndarray]:
+def _skin_samples(model: Model) -> tuple[list[np.ndarray], np.ndarray]:
     """Per bone, (n, 3) bind-space positions of up to SAMPLED_VERTICES of the vertices it moves
-    (meshes bound at the skeleton's bind frames)."""
+    (meshes bound at the skeleton's bind frames), and (B,) how many vertices it moves."""
     count = len(model.skeleton)
     positions, bones = [], []
     for mesh in model.meshes:
@@ -97,7 +97,7 @@ def _skin_samples(model: Model) -> list[np.ndarray]:
         positions.append(mesh.positions[vertex].astype(np.float64))
         bones.append(mesh.joints[vertex, column])
     if not positions:
-        return [np.zeros((0, 3))] * count
+        return [np.zeros((0, 3))] * count, np.zeros(count)
     positions, bones = np.concatenate(positions), np.concatenate(bones)
     order = np.argsort(bones, kind="stable")
     starts = np.searchsorted(bones[order], np.arange(count + 1))
@@ -106,7 +106,7 @@ def _skin_samples(model: Model) -> list[np.ndarray]:
         own = order[starts[bone]:starts[bone + 1]]
         picked = np.unique(np.linspace(0, len(own) - 1, min(len(own), SAMPLED_VERTICES)).astype(int))
         samples.append(positions[own[picked]] if len(own) else np.zeros((0, 3)))
-    return samples
+    return samples, np.diff(starts).astype(np.float64)
 
 
 def _skinning_frames(model: Model) -> np.ndarray:
@@ -172,7 +172,7 @@ def _common_point(first: np.ndarray, second: np.ndarray, guess: np.ndarray) -> t
 
 def _tree(count: int, pairs: np.ndarray, costs: np.ndarray, skin: np.ndarray) -> np.ndarray:
     """(B,) parents: the least-cost tree through the pairs (Kruskal), rooted at its centre; bones
-    outside the largest tree (no skin, or skin meeting no candidate's) hang from that root."""
+    outside the tree with the most skin (``skin``: vertices per bone) hang from that root."""
     group = np.arange(count)
 
     def find(bone: int) -> int:
