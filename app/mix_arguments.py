@@ -12,7 +12,7 @@ from app import formats, loading
 from app.clip_mix import Mix, baked_clip, subtree_mask
 from app.errors import InputError, regular_size
 from app.model import Model
-from app.retarget import check_map, retarget_clip, suggest_map
+from app.retarget import check_map, hierarchy_difference, numbered_loose, retarget_clips, suggested_map
 
 #: A bone map file larger than this is refused before it is read.
 MAP_LIMIT = 1 << 20
@@ -50,15 +50,23 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
         except ValueError as error:
             raise InputError(args.map, str(error)) from None
     else:
-        mapping = suggest_map(source.skeleton, model.skeleton)
+        mapping = suggested_map(source, model)
         if not mapping:
-            raise ValueError(f"--clips-from: no bone names of {args.clips_from[0]} match the model's "
-                             "(numbered bones, as C3DE's, say nothing of the part); give --map")
+            raise ValueError(_no_suggestion(args.clips_from[0], source, model))
         follows = check_map(mapping, source.skeleton, model.skeleton)
-    clips = [retarget_clip(source, clip, model, follows) for clip in source.clips if clip.skeletal]
+    clips = retarget_clips(source, model, follows)
     if not clips:
         raise ValueError(f"--clips-from: {args.clips_from[0]} has no skeletal clips")
     return dataclasses.replace(model, clips=clips)
+
+
+def _no_suggestion(path: str, source: Model, model: Model) -> str:
+    """Why no bone map is suggested for carrying ``source``'s clips onto ``model``."""
+    if numbered_loose(source.skeleton) and numbered_loose(model.skeleton):
+        return (f"--clips-from: the bones of {path} and the model's are only numbered, and the hierarchies "
+                f"inferred for them differ ({hierarchy_difference(source, model)}); give --map")
+    return (f"--clips-from: no bone names of {path} match the model's "
+            "(numbered bones, as C3DE's, say nothing of the part); give --map")
 
 
 def wants_mix(args: Namespace) -> bool:

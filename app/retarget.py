@@ -4,7 +4,9 @@ or given), and each clip carried across relative to both skeletons' rest poses.
 A mapped target bone turns, in the world, as its source bone turns from its own rest (so limbs that
 rest alike move alike whatever their bones' local axes); every target bone keeps its own rest length,
 and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
-of the two skeletons' hip heights.
+of the two skeletons' hip heights. A skeleton of loose bones (C3DE's) is carried through the hierarchy
+and rest pose inferred for it (app.inferred_hierarchy); its numbered bones pair by index when both
+skeletons' inferred hierarchies agree.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import re
 import numpy as np
 
 from app import maths
-from app.model import Clip, Model, Skeleton
 from app.clip_mix import subtree_mask
+from app.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
+from app.model import Clip, Model, Skeleton
 from app.orientation import facing
 from app.root_motion import frame_worlds, motion_root
 
@@ -26,6 +29,9 @@ _LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
 _RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
 #: Names that only number a bone.
 _GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
+#: The mapped target bones resting within this share of the skeleton's height above its lowest mapped
+#: joint are its feet, kept on the ground where the source's are.
+FOOT_SHARE = 0.1
 #: Each up axis as a vector.
 UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 #: Words that name the same part in different rigs.
@@ -85,6 +91,38 @@ def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
     return mapping
 
 
+def suggested_map(source: Model, target: Model) -> dict[str, str]:
+    """``suggest_map`` of the two skeletons; when no names agree and both are of loose numbered bones
+    (C3DE) whose inferred hierarchies are the same, bone by bone in file order."""
+    mapping = suggest_map(source.skeleton, target.skeleton)
+    if mapping or not numbered_loose(source.skeleton) or not numbered_loose(target.skeleton):
+        return mapping
+    if hierarchy_difference(source, target):
+        return {}
+    return dict(zip(source.skeleton.names, target.skeleton.names))
+
+
+def numbered_loose(skeleton: Skeleton) -> bool:
+    """Loose bones (every one a root) whose names only number them, as C3DE's."""
+    return is_loose(skeleton) and not any(name_key(name) for name in skeleton.names)
+
+
+def hierarchy_difference(source: Model, target: Model) -> str:
+    """What tells the hierarchies inferred for two skeletons apart ('' when they agree bone for bone):
+    their bone counts, else the first bone whose parent differs."""
+    if len(source.skeleton) != len(target.skeleton):
+        return f"{len(source.skeleton)} bones there, {len(target.skeleton)} here"
+    theirs, ours = (inferred_skeleton(model).parents for model in (source, target))
+    differ = np.flatnonzero(theirs != ours)
+    if not differ.size:
+        return ""
+    bone = int(differ[0])
+
+    def parent(parents: np.ndarray) -> str:
+        return "is the root" if parents[bone] < 0 else f"hangs from {target.skeleton.names[parents[bone]]!r}"
+    return f"{target.skeleton.names[bone]!r} {parent(theirs)} there and {parent(ours)} here"
+
+
 def _unpaired_children(skeleton: Skeleton, name: str, paired: set[str]) -> list[str]:
     children = np.flatnonzero(skeleton.parents == skeleton.names.index(name))
     return [skeleton.names[child] for child in children if skeleton.names[child] not in paired]
@@ -136,19 +174,16 @@ def _is_ancestor(parents: np.ndarray, ancestor: int, bone: int) -> bool:
     return bone == ancestor
 
 
-def up_turn(source: Model, target: Model) -> np.ndarray:
-    """(3, 3) the rotation taking the source's up axis and front onto the target's (identity when
-    alike): an NWN creature (Z up, facing +Y) walks toward a glTF figure's front (+Z), not its back."""
-    return _up_and_front(target) @ _up_and_front(source).T
-
-
-def _up_and_front(model: Model) -> np.ndarray:
-    """(3, 3) columns: the model's up axis, the way it faces, and their cross product."""
-    up = np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
-    sign, axis = facing(model.up_axis, model.forward)
-    front = np.zeros(3)
-    front["XYZ".index(axis)] = 1.0 if sign == "+" else -1.0
-    return np.column_stack([up, front, np.cross(up, front)])
+def facing_turn(source: Model, target: Model) -> np.ndarray:
+    """(3, 3) the rotation taking the source's up axis and facing onto the target's (identity when
+    alike): a Z-up character facing +X and a Y-up one facing +Z walk the same way."""
+    frames = []
+    for model in (source, target):
+        up = np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
+        direction = facing(model.up_axis, model.forward)
+        forward = np.eye(3)["XYZ".index(direction[1])] * (1.0 if direction[0] == "+" else -1.0)
+        frames.append(np.stack([np.cross(up, forward), up, forward], axis=1))
+    return frames[1] @ frames[0].T
 
 
 def hip_height(model: Model, bone: int) -> float:
@@ -163,16 +198,38 @@ def retarget_clip(source: Model, clip: Clip, target: Model, follows: np.ndarray)
     ``check_map``), at the clip's own stored frames."""
     if not clip.skeletal:
         raise ValueError(f"clip {clip.name!r} moves vertices, not bones; it cannot change skeletons")
+    return _carried(source, with_inferred_hierarchy(source), clip, target, with_inferred_hierarchy(target),
+                    follows)
+
+
+def retarget_clips(source: Model, target: Model, follows: np.ndarray) -> list[Clip]:
+    """Every skeletal clip of ``source`` carried onto ``target`` (``retarget_clip``), each skeleton's
+    hierarchy inferred once where its bones are loose."""
+    source_rig, target_rig = with_inferred_hierarchy(source), with_inferred_hierarchy(target)
+    return [_carried(source, source_rig, clip, target, target_rig, follows)
+            for clip in source.clips if clip.skeletal]
+
+
+def _carried(source: Model, source_rig: Model, clip: Clip, target: Model, target_rig: Model,
+             follows: np.ndarray) -> Clip:
+    """``clip`` carried from ``source`` to ``target`` through their rigs: the models themselves, or
+    the same models on inferred hierarchies (``with_inferred_hierarchy``)."""
     worlds = frame_worlds(source, clip)
-    turn = up_turn(source, target)
-    source_rest = source.skeleton.rest_world
+    if source_rig is not source:
+        worlds = worlds @ reframing(source.skeleton, source_rig.skeleton)
+    turn = facing_turn(source, target)
+    source_rest = source_rig.skeleton.rest_world
     # each source bone's turn from rest, in the world, seen in the target's axes
     change = (maths.rotation_part(worlds[..., :3, :3])
               @ np.swapaxes(maths.rotation_part(source_rest[:, :3, :3]), -1, -2))
     change = turn @ change @ turn.T
-    mover = motion_root(source, worlds)
-    target_world = _posed_target(target, follows, change)
-    _carry_travel(source, target, follows, worlds, mover, turn, target_world)
+    mover = motion_root(source_rig, worlds)
+    target_world = _posed_target(target_rig, follows, change)
+    scale = _travel_scale(source_rig, target_rig, follows, mover)
+    _carry_travel(source_rig, target_rig, follows, worlds, mover, turn, scale, target_world)
+    _keep_ground(source_rig, target_rig, follows, worlds, scale, target_world)
+    if target_rig is not target:
+        target_world = target_world @ reframing(target_rig.skeleton, target.skeleton)
     return Clip(clip.name, "matrices", times=clip.frame_times, world=target_world, events=clip.events,
                 source=clip.source)
 
@@ -196,12 +253,11 @@ def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.
 
 
 def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.ndarray, mover: int,
-                  turn: np.ndarray, target_world: np.ndarray) -> None:
+                  turn: np.ndarray, scale: float, target_world: np.ndarray) -> None:
     """Move each mapped target root, and the target bone that follows the source's motion root, by
     its source bone's travel from rest (everything under it along), scaled by the ratio of the two
-    skeletons' hip heights. A skeleton of loose bones (every bone a root, as C3DE stores them) is
-    placed bone by bone this way."""
-    scale = _travel_scale(source, target, follows, mover)
+    skeletons' hip heights. Loose bones left without an inferred hierarchy (a skeleton of roots whose
+    rest is not its bind pose) are placed bone by bone this way."""
     roots = np.flatnonzero((target.skeleton.parents < 0) & (follows >= 0))
     followers = np.flatnonzero(follows == mover) if mover >= 0 else np.zeros(0, int)
     for bone in [*roots, *followers[:1]]:
@@ -210,6 +266,27 @@ def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.
         wanted = target.skeleton.rest_world[bone, :3, 3] + scale * travel
         shift = wanted - target_world[:, bone, :3, 3]
         target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
+
+
+def _keep_ground(source: Model, target: Model, follows: np.ndarray, worlds: np.ndarray, scale: float,
+                 target_world: np.ndarray) -> None:
+    """Lift or lower the whole target, frame by frame, so that of its feet (the mapped bones resting
+    lowest: ``FOOT_SHARE``) the one whose source bone is lowest over its rest height stands as far
+    over its own rest height, times ``scale``: a foot the source plants stays on the target's ground
+    whatever the legs' proportions."""
+    up_source, up_target = (np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
+                            for model in (source, target))
+    rest_heights = target.skeleton.rest_world[:, :3, 3] @ up_target
+    mapped = np.flatnonzero(follows >= 0)
+    lowest = rest_heights[mapped].min()
+    feet = mapped[rest_heights[mapped] <= lowest + FOOT_SHARE * np.ptp(rest_heights)]
+    source_rest = source.skeleton.rest_world[follows[feet], :3, 3] @ up_source
+    source_clearance = worlds[:, follows[feet]][..., :3, 3] @ up_source - source_rest
+    target_clearance = target_world[:, feet][..., :3, 3] @ up_target - rest_heights[feet]
+    planted = np.argmin(source_clearance, axis=1)
+    frames = np.arange(len(planted))
+    lift = scale * source_clearance[frames, planted] - target_clearance[frames, planted]
+    target_world[..., :3, 3] += lift[:, None, None] * up_target
 
 
 def _travel_scale(source: Model, target: Model, follows: np.ndarray, mover: int) -> float:

@@ -54,3 +54,20 @@ def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state,
     dialog.accept()
     assert shown and "target bone 'mixamorig:Hips' has two source bones: 'pelvis' and 'chest'" in shown[0]
     assert soldier_state.model.clips == []
+
+
+def test_c3de_characters_of_one_inferred_hierarchy_start_paired_by_index(qtbot):
+    from app.state.viewer import ViewerState
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.loose_rigs import figure, loose_model, posed_frames, skinning, walk_turns
+
+    shape = figure()
+    walk = skinning(shape, posed_frames(shape, walk_turns(8), 0.5))
+    walker = loose_model(shape, "walker", skinning_frames=walk)
+    state = ViewerState()
+    state.set_model(loose_model(shape, "larger", scale=1.5))
+    dialog = BoneMapDialog(walker, state)
+    qtbot.addWidget(dialog)
+    assert dialog.mapping() == {f"bone {i}": f"bone {i}" for i in range(9)}
+    dialog.accept()
+    assert [clip.name for clip in state.model.clips] == ["walk"]

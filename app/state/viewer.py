@@ -40,7 +40,7 @@ from app.model import Clip, Model
 from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
-from app.retarget import check_map, retarget_clip
+from app.retarget import check_map, retarget_clips
 from app.root_motion import PATH_COLOR, has_root_motion, pose_in_place, root_path_lines, start_of_travel
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
@@ -411,7 +411,7 @@ class ViewerState:
         """Add ``source``'s skeletal clips, carried onto the model's skeleton through ``mapping``
         (source bone → model bone), and play the first. ValueError naming a bone or clip."""
         follows = check_map(mapping, source.skeleton, self.model.skeleton)
-        carried = [retarget_clip(source, clip, self.model, follows) for clip in source.clips if clip.skeletal]
+        carried = retarget_clips(source, self.model, follows)
         if not carried:
             raise ValueError(f"{source.name} has no skeletal clips")
         return self._add_clips(carried)

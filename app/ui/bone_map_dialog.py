@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QLabel, QMe
 
 from app.atomic_files import write_atomically
 from app.model import Model
-from app.retarget import suggest_map
+from app.retarget import suggested_map
 from app.state.viewer import ViewerState
 
 NONE = "(none: keeps its rest pose)"
@@ -34,7 +34,7 @@ def starting_map(source: Model, target: Model) -> dict[str, str]:
         kept = {s: t for s, t in saved.items() if s in source.skeleton.names and t in target.skeleton.names}
         if kept:
             return kept
-    return suggest_map(source.skeleton, target.skeleton)
+    return suggested_map(source, target)
 
 
 class BoneMapDialog(QDialog):
