@@ -375,6 +375,19 @@ def posed_bounds(model: Model, pose: Pose, skeleton: bool = False,
     return points.min(axis=0), points.max(axis=0)
 
 
+#: A model whose lowest point rests above the plane through its origin by at most this share of its
+#: height stands lifted above that floor (NWN models rest a few percent above the floor their clips
+#: walk on); one further up is not standing on it.
+LIFTED_SHARE = 0.25
+
+
+def floor_height(low: np.ndarray, high: np.ndarray, up: np.ndarray) -> float:
+    """The floor's height along ``up`` under what spans ``low``..``high``: the plane through the origin
+    when the lowest point is just above it (``LIFTED_SHARE``), else the lowest point."""
+    bottom, top = float(low @ up), float(high @ up)
+    return 0.0 if 0.0 < bottom <= LIFTED_SHARE * (top - bottom) else bottom
+
+
 def bake_vertex_clip(model: Model, clip: Clip, times: np.ndarray, offsets: list[np.ndarray | None]) -> Clip:
     """``clip`` as a 'vertex' clip: at each of ``times`` (F,), every mesh's bind positions plus its
     ``offsets`` (F, V, 3) at that frame (None: none; morph targets, say), skinned by the clip's pose

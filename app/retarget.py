@@ -20,6 +20,7 @@ from app.clip_mix import subtree_mask
 from app.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
+from app.pose import floor_height, posed_bounds, rest_pose
 from app.root_motion import frame_worlds, motion_root
 
 #: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
@@ -280,13 +281,26 @@ def _keep_ground(source: Model, target: Model, follows: np.ndarray, worlds: np.n
     mapped = np.flatnonzero(follows >= 0)
     lowest = rest_heights[mapped].min()
     feet = mapped[rest_heights[mapped] <= lowest + FOOT_SHARE * np.ptp(rest_heights)]
-    source_rest = source.skeleton.rest_world[follows[feet], :3, 3] @ up_source
+    source_rest = source.skeleton.rest_world[follows[feet], :3, 3] @ up_source - standing_height(source)
     source_clearance = worlds[:, follows[feet]][..., :3, 3] @ up_source - source_rest
-    target_clearance = target_world[:, feet][..., :3, 3] @ up_target - rest_heights[feet]
+    target_clearance = (target_world[:, feet][..., :3, 3] @ up_target
+                        - (rest_heights[feet] - standing_height(target)))
     planted = np.argmin(source_clearance, axis=1)
     frames = np.arange(len(planted))
     lift = scale * source_clearance[frames, planted] - target_clearance[frames, planted]
     target_world[..., :3, 3] += lift[:, None, None] * up_target
+
+
+def standing_height(model: Model) -> float:
+    """How far the model's rest pose stands above its floor (``floor_height``): an NWN model rests lifted
+    above the floor its clips walk on (Aribeth's soles 0.13 above it, her walk's on it), and the feet a
+    clip plants are on that floor, not at their rest height. A skeleton alone stands on its rest pose:
+    its lowest joint, an ankle, is above the floor by more than the sole's lift."""
+    if not any(mesh.vertex_count for mesh in model.meshes):
+        return 0.0
+    up = np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
+    low, high = posed_bounds(model, rest_pose(model))
+    return float(low @ up) - floor_height(low, high, up)
 
 
 def _travel_scale(source: Model, target: Model, follows: np.ndarray, mover: int) -> float:

@@ -8,7 +8,7 @@ import pytest
 
 from app import maths
 from app.model import Clip, Skeleton, Track
-from app.pose import evaluate
+from app.pose import evaluate, floor_height
 from app.retarget import check_map, name_key, retarget_clip, suggest_map
 from tests.synthetic import humanoid
 
@@ -177,3 +177,58 @@ def test_a_torso_beside_the_pelvis_is_no_cycle():
                       ["rootdummy", "pelvis_g", "torso_g"])
     assert suggest_map(source, target) == {"hips": "pelvis_g", "chest": "torso_g"}
     assert check_map(suggest_map(source, target), source, target).tolist() == [-1, 0, 1]
+
+
+# --- the floor a clip walks on ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("low, high, floor", [((0, 0, 0.13), (0, 0, 1.75), 0.0),   # lifted a little: NWN
+                                              ((0, 0, -0.9), (0, 0, 0.9), -0.9),   # centred on its origin
+                                              ((0, 0, 0.6), (0, 0, 1.8), 0.6),     # far above the origin
+                                              ((0, 0, 0.0), (0, 0, 1.8), 0.0)])
+def test_floor_height(low, high, floor):
+    assert floor_height(np.array(low, float), np.array(high, float), np.array([0.0, 0.0, 1.0])) == floor
+
+
+LIFT = 0.1
+
+
+def lifted(model, height):
+    """``model`` moved up its axis by ``height``: its rest pose stands that far above its origin's floor."""
+    shift = maths.translation(np.eye(3)[1 if model.up_axis == "Y" else 2] * height)
+    skeleton = model.skeleton
+    moved = Skeleton(names=skeleton.names, parents=skeleton.parents, bind_world=shift @ skeleton.bind_world,
+                     heads=maths.transform_points(shift, skeleton.heads),
+                     tails=maths.transform_points(shift, skeleton.tails),
+                     derived_tails=skeleton.derived_tails)
+    meshes = [dataclasses.replace(mesh, positions=maths.transform_points(shift, mesh.positions))
+              for mesh in model.meshes]
+    return dataclasses.replace(model, skeleton=moved, meshes=meshes)
+
+
+def standing_on_the_floor(model, drop):
+    """A clip that holds the rest pose lowered by ``drop``: the figure stands on the floor below it."""
+    skeleton = model.skeleton
+    hips = skeleton.index("hips")
+    rest = skeleton.rest_local[hips, :3, 3]
+    lowered = rest - np.eye(3)[1 if model.up_axis == "Y" else 2] * drop
+    return Clip("stand", "keyed", tracks=[Track(hips, translation=(np.array([0.0, 1.0]),
+                                                                   np.array([lowered, lowered])))])
+
+
+def test_a_figure_resting_above_its_floor_puts_the_target_on_the_target_floor():
+    """An NWN model rests lifted above the floor its clips walk on: standing on that floor, carried onto
+    a figure that rests on its own, the target's feet stay where they rest, not ``LIFT`` lower."""
+    source = lifted(humanoid("Z"), LIFT + 0.0284605)  # the box feet reach 0.0285 below the ankles
+    source = with_clip(source, standing_on_the_floor(source, LIFT))
+    target = humanoid("Y")
+    mapping = {name: name for name in source.skeleton.names}
+    carried, clip = retargeted(source, target, mapping)
+    feet = [target.skeleton.index(name) for name in ("foot.L", "foot.R")]
+    for time in (0.0, 0.5, 1.0):
+        drift = evaluate(carried, clip, time).world[feet, 1, 3] - target.skeleton.rest_world[feet, 1, 3]
+        assert np.abs(drift).max() <= 1e-6, drift
+    # Onto itself, the clip is the clip itself: the lifted figure lowered as its clip lowers it.
+    itself, clip = retargeted(source, source, mapping)
+    for time in (0.0, 1.0):
+        expected = evaluate(source, source.clips[0], time).world
+        assert np.abs(evaluate(itself, clip, time).world - expected).max() <= 1e-6 * source.extent()

@@ -23,7 +23,7 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, palette_offset, posed_bounds, rest_pose, skinning_palette
+from app.pose import Pose, floor_height, palette_offset, posed_bounds, rest_pose, skinning_palette
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
@@ -531,7 +531,7 @@ class Renderer:
 
     def _draw_grid(self, camera: Camera) -> None:
         """The floor: perpendicular to the up axis, under the model's lowest point in the pose it
-        was shown in first."""
+        was shown in first (or through the origin when that point is just above it: ``floor_height``)."""
         low, high = self._floor_bounds
         up = camera.world_up
         axis_u = np.eye(3)[0]
@@ -542,7 +542,7 @@ class Renderer:
         # Snapped to the lines, so the grid does not swim as the model moves over it.
         origin = (axis_u * np.round(centre @ axis_u / cell)
                   + axis_v * np.round(centre @ axis_v / cell)) * cell
-        origin = origin + up * (low @ up)
+        origin = origin + up * floor_height(low, high, up)
         program = self.programs["grid"]
         for name, value in (("origin", origin), ("axis_u", axis_u), ("axis_v", axis_v)):
             set_uniform(program, name, tuple(float(v) for v in value))
