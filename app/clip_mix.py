@@ -83,7 +83,8 @@ def add_trs(base, second, reference, weights: np.ndarray):
     """``base`` with ``second``'s change from ``reference`` on top, scaled per bone by ``weights``."""
     share = weights[..., None]
     delta = maths.quat_multiply(maths.quat_conjugate(reference[1]), second[1])
-    delta = maths.slerp(maths.quat_identity(delta.shape[:-1]), delta, np.broadcast_to(weights, delta.shape[:-1]))
+    shape = delta.shape[:-1]
+    delta = maths.slerp(maths.quat_identity(shape), delta, np.broadcast_to(weights, shape))
     ratio = np.divide(second[2], reference[2], out=np.ones_like(second[2]), where=reference[2] != 0)
     return (base[0] + share * (second[0] - reference[0]), maths.quat_multiply(base[1], delta),
             base[2] * ((1.0 - share) + share * ratio))

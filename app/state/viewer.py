@@ -13,6 +13,8 @@ Events (``ViewerState.events``):
 - ``warnings(warnings)``: the model's warning list changed;
 - ``ragdoll(running)``: the ragdoll went or stopped;
 - ``up_axis(axis)``: the model's up axis was switched;
+- ``mix(settings)``: mixing went on or off (None), or its settings changed (``mix_problem`` says why
+  a mix could not be made);
 - ``message(text)``: a line for the status bar.
 
 The ragdoll is the ``document`` (``RagdollDocument``: the profile being edited, which the ragdoll
@@ -44,6 +46,7 @@ from app.retarget import check_map, retarget_clip
 from app.root_motion import PATH_COLOR, has_root_motion, pose_in_place, root_path_lines, start_of_travel
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
+from app.state.live_mix import MixSettings, carried, checked, first_settings
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
@@ -122,8 +125,12 @@ class ViewerState:
         #: Each clip's root path as gizmo lines (``root_path_scene``).
         self._paths: dict[Clip, GizmoScene] = {}
         self._paths_of: Model | None = None
+        #: The timeline's second clip (None: one clip plays); the chosen clip it was last mixed with.
+        self.mix: MixSettings | None = None
+        self.mix_problem = ""
+        self._mixed_from: Clip | None = None
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
-                             "up_axis", "message")
+                             "up_axis", "message", "mix")
         self.display.events.subscribe("changed", self._display_changed)
         if simulation is not None:
             simulation.events.subscribe("running", self._ragdoll_switched)
@@ -141,6 +148,9 @@ class ViewerState:
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
+        if self.mix is not None:
+            self.mix = carried(self.mix, self.model, model) if keep_state else None
+        self._mixed_from = None
         self._use_remembered_up_axis(model)
         self.model = model
         self.playback = Playback(model)
@@ -156,6 +166,9 @@ class ViewerState:
         failed = self._restore_textures()
         self.events.emit("model", keep_state)
         self._playback_changed()
+        if self.mix is None:
+            self.mix_problem = ""
+            self.events.emit("mix", None)
         if failed:
             self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
 
@@ -303,6 +316,9 @@ class ViewerState:
         return self._travels[clip]
 
     def _playback_changed(self) -> None:
+        if self.mix is not None and self.playback.chosen is not self._mixed_from:
+            self._bake_mix()  # another clip was chosen: the mix is made from it (and this runs again)
+            return
         if self.simulation is not None and not self.simulation.running:
             self.simulation.set_clip_pose(self.playback.pose())
         self.events.emit("pose")
@@ -405,6 +421,58 @@ class ViewerState:
         clips = self.model.clips
         mask = subtree_mask(self.model.skeleton, [] if mask_bone is None else [mask_bone])
         mixed = baked_clip(self.model, clips[first], Mix(mode, clips[second], amount, mask))
+        return self._add_clips([mixed])[0]
+
+    def set_mixing(self, on: bool) -> None:
+        """The timeline's second clip on (the clip after the chosen one, cross-faded) or off.
+        ActionError for a model with fewer than two clips."""
+        if not on:
+            if self.mix is not None:
+                self.mix, self.mix_problem, self._mixed_from = None, "", None
+                self.playback.set_mix(None)
+                self.events.emit("mix", None)
+            return
+        if self.mix is not None:
+            return
+        if self.model is None or len(self.model.clips) < 2:
+            raise ActionError("Mixing needs a model with two clips or more.")
+        self.mix = first_settings(self.model, self.playback.clip_index)
+        self._bake_mix()
+
+    def set_mix(self, **changes) -> None:
+        """Change the second clip's settings (``MixSettings`` fields: ``set_mix(mode="blend")``); the
+        mix is made again and plays. A mix that cannot be made (a fade longer than a clip, a clip of
+        vertices) leaves the chosen clip playing alone and says why in ``mix_problem``."""
+        self.mix = checked(replace(self.mix, **changes), self.model)
+        self._bake_mix()
+
+    def _bake_mix(self) -> None:
+        chosen = self.playback.chosen
+        self._mixed_from = chosen
+        try:
+            if chosen is None:
+                raise ValueError("choose the clip the second one joins")
+            mixed = baked_clip(self.model, chosen, self.mix.mix(self.model))
+        except ValueError as error:
+            mixed, self.mix_problem = None, str(error)
+        else:
+            self.mix_problem = ""
+        self._forget(self.playback.mix)
+        self.playback.set_mix(mixed)
+        self.events.emit("mix", self.mix)
+
+    def _forget(self, clip: Clip | None) -> None:
+        """Drop what was measured of ``clip`` (a mix replaced by a new one)."""
+        for measured in (self._travels, self._starts, self._paths):
+            measured.pop(clip, None)
+
+    def keep_mix(self) -> Clip:
+        """Add the mix playing now to the model's clips (it exports with them) and play it alone:
+        mixing ends. ValueError with ``mix_problem`` when there is no mix to keep."""
+        if self.playback is None or self.playback.mix is None:
+            raise ValueError(self.mix_problem or "No mix is playing: turn mixing on first")
+        mixed = self.playback.mix
+        self.set_mixing(False)
         return self._add_clips([mixed])[0]
 
     def add_clips_from(self, source: Model, mapping: dict[str, str]) -> list[Clip]:
@@ -511,10 +579,11 @@ class ViewerState:
 
 
 def carry_playback(previous: Playback, playback: Playback) -> None:
-    """Keep the clip (by name), time, speed, direction and looping of ``previous`` in ``playback``."""
+    """Keep the chosen clip (by name), time, speed, direction and looping of ``previous`` in
+    ``playback`` (a mix is made again from the settings: ``ViewerState.set_model``)."""
     names = [clip.name for clip in playback.model.clips]
-    if previous.clip is not None and previous.clip.name in names:
-        playback.set_clip(names.index(previous.clip.name))
+    if previous.chosen is not None and previous.chosen.name in names:
+        playback.set_clip(names.index(previous.chosen.name))
         playback.set_time(previous.time)
     playback.set_speed(previous.speed)
     playback.set_loop(previous.loop)
