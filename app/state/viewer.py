@@ -35,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from app import formats
-from app.clip_mix import Mix, MixMode, baked_clip, subtree_mask
+from app.clip_mix import baked_clip
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
@@ -412,16 +412,6 @@ class ViewerState:
         self.events.emit("message", "Select a bone (click it, or pick it in the outliner) to see its weights")
 
     # --- two clips at once, clips of other skeletons -------------------------------------------------
-
-    def add_mix(self, first: int, second: int, mode: MixMode, amount: float,
-                mask_bone: int | None = None) -> Clip:
-        """Add the mix of clips ``first`` and ``second`` (docs/cli.md, "Two clips at once") to the
-        model as a clip of its own and play it; ``mask_bone`` limits the second clip to its subtree.
-        ValueError naming the clip for a mix that cannot be made."""
-        clips = self.model.clips
-        mask = subtree_mask(self.model.skeleton, [] if mask_bone is None else [mask_bone])
-        mixed = baked_clip(self.model, clips[first], Mix(mode, clips[second], amount, mask))
-        return self._add_clips([mixed])[0]
 
     def set_mixing(self, on: bool) -> None:
         """The timeline's second clip on (the clip after the chosen one, cross-faded) or off.
