@@ -21,6 +21,9 @@ def test_dialog_offers_the_clip_and_its_span(qtbot):
     choice = dialog.choice()
     assert (choice.kind, choice.clip, choice.start, choice.end) == ("mp4", 1, 0.0, 3.0)  # idle: 3 s
     assert choice.fps == 30.0  # idle's 7 keys over 3 s are too sparse to be a rate
+    assert not choice.in_place  # the travel is kept unless asked
+    dialog.in_place.setChecked(True)
+    assert dialog.choice().in_place
     dialog.clip.setCurrentIndex(0)
     assert (dialog.choice().end, dialog.choice().fps) == (1.0, 12.0)  # walk: 13 keys 1/12 s apart
     dialog.format.setCurrentText("Contact sheet (PNG)")

@@ -43,7 +43,8 @@ from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
 from app.retarget import check_map, retarget_clip
-from app.root_motion import PATH_COLOR, has_root_motion, pose_in_place, root_path_lines, start_of_travel
+from app.root_motion import (PATH_COLOR, has_root_motion, in_place_model, pose_in_place, root_path_lines,
+                             start_of_travel)
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.live_mix import MixSettings, carried, checked, first_settings
@@ -549,16 +550,19 @@ class ViewerState:
 
     # --- exports ------------------------------------------------------------------------------------
 
-    def export_gltf(self, path: str | Path) -> Exported:
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
         """Every mesh the view shows, the skeleton and every clip as glTF 2.0 (``.glb`` unless the
         path ends in ``.gltf``), then the written file read back and checked (the figure
-        ``convert --check`` prints). Raises OSError, ValueError or InputError."""
+        ``convert --check`` prints). ``in_place``: the clips without the root's travel over the
+        ground (``convert --in-place``), whatever View › In Place says. Raises OSError, ValueError
+        or InputError."""
         from app.export.check import check_export
 
         path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
+        model = in_place_model(self.model) if in_place else self.model
         hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
-        warnings = writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden)
-        return Exported(path, warnings, check_export(self.model, formats.load([path]), None, hidden).line())
+        warnings = writer_for(path, MODEL_WRITERS)(path, model, None, hidden)
+        return Exported(path, warnings, check_export(model, formats.load([path]), None, hidden).line())
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),

@@ -215,6 +215,9 @@ class MainWindow(QMainWindow):
                                                                         "Ctrl+R"])
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", self.export_dialog, "Ctrl+E")
+        self.export_in_place_action = self._action(menu, "Export glTF &In Place…",
+                                                   lambda: self.export_dialog(in_place=True))
+        self.export_in_place_action.setToolTip("The clips without the root's travel over the ground")
         self.export_pose_action = self._action(menu, "Export &Pose…", self.export_pose_dialog, "Ctrl+Shift+E")
         self.export_animation_action = self._action(menu, "Export A&nimation…", self.export_animation_dialog)
         self._action(menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
@@ -222,7 +225,8 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._model_actions = [self.attach_action, self.attach_other_action, self.reload_action,
-                               self.export_action, self.export_pose_action, self.export_animation_action]
+                               self.export_action, self.export_in_place_action, self.export_pose_action,
+                               self.export_animation_action]
         for action in self._model_actions:
             action.setEnabled(False)
 
@@ -719,15 +723,16 @@ class MainWindow(QMainWindow):
             self.settings.setValue("last_export_folder", str(Path(path).parent))
         return path
 
-    def export_dialog(self) -> None:
-        path = self._ask_save_path("Export glTF 2.0", ".glb",
+    def export_dialog(self, in_place: bool = False) -> None:
+        path = self._ask_save_path("Export glTF 2.0" + (", in place" if in_place else ""),
+                                   "_in_place.glb" if in_place else ".glb",
                                    "glTF binary (*.glb);;glTF with embedded buffer (*.gltf)")
         if path:
-            self.export_gltf(path)
+            self.export_gltf(path, in_place)
 
-    def export_gltf(self, path: str | Path) -> bool:
-        """File › Export glTF: ``ViewerState.export_gltf``, reported."""
-        return self._export("Export glTF", path, self.state.export_gltf)
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> bool:
+        """File › Export glTF (In Place): ``ViewerState.export_gltf``, reported."""
+        return self._export("Export glTF", path, lambda out: self.state.export_gltf(out, in_place))
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
