@@ -343,3 +343,10 @@ def test_the_inspector_shows_the_clip_on_screen_and_its_travel(qtbot):
     assert labels["clip"].text() == "stand>walk" and labels["travel"].text().startswith("5 m in 2.7 s")
     state.set_model(chain_model(2))
     assert (labels["clip"].text(), labels["travel"].text()) == ("(bind pose)", "—")
+
+
+def test_travel_figures_keep_three_digits_without_exponents():
+    from app.ui.inspector import figure
+
+    assert [figure(v) for v in (5.0, 26.6047, 22.968, 0.0, 4.68e-05, 1234.5)] == [
+        "5", "26.6", "23", "0", "0.0000468", "1230"]

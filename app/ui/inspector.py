@@ -48,11 +48,16 @@ def matrix_text(matrix) -> str:
 def travel_text(model: Model, clip: Clip) -> str:
     """The clip's root travel over the ground and its mean speed (``info``'s root_travel and
     root_speed), in the model's units: '26.6 m in 1.17 s · 22.9 m/s'."""
-    travel, speed = root_travel(model, clip)
+    travel, speed, seconds = (figure(value) for value in (*root_travel(model, clip), clip.duration))
     symbol = UNIT_SYMBOLS.get(model.unit)
     if symbol:
-        return f"{travel:.3g} {symbol} in {clip.duration:.3g} s · {speed:.3g} {symbol}/s"
-    return f"{travel:.3g} model units in {clip.duration:.3g} s · {speed:.3g} per second"
+        return f"{travel} {symbol} in {seconds} s · {speed} {symbol}/s"
+    return f"{travel} model units in {seconds} s · {speed} per second"
+
+
+def figure(value: float) -> str:
+    """Three significant digits, never in exponent form (a sway of 0.0000468 m/s reads as such)."""
+    return np.format_float_positional(value, precision=3, unique=False, fractional=False, trim="-")
 
 
 def bone_text(bone: int, names: list[str]) -> str:
