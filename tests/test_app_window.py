@@ -533,3 +533,33 @@ def fox_centre(image) -> np.ndarray:
     """The mean pixel (x, y) of the Fox's orange (red well above blue, which the grey ground lacks)."""
     rows, cols = np.nonzero(image[..., 0].astype(int) - image[..., 2] > 60)
     return np.array([cols.mean(), rows.mean()])
+
+
+def test_attach_animation_of_another_skeleton_opens_the_bone_map(window, qtbot, tmp_path, monkeypatch):
+    """File › Attach Animation with the demo's glTF on the Mixamo-style soldier: the files are read
+    alone and the bone map opens by itself; the demo's own file on the demo attaches as before."""
+    import shutil
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.resources import demo_paths
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.tool_exports import mixamo_character
+
+    soldier = str(mixamo_character(tmp_path))
+    copy = str(shutil.copy(demo_paths()[0], tmp_path / "demo_copy.glb"))
+    maps = []
+    monkeypatch.setattr(BoneMapDialog, "exec",
+                        lambda dialog: maps.append(dialog.mapping()) or dialog.accept())
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *args: ([copy], ""))
+    open_and_wait(window, qtbot, [soldier])
+    window.attach_action.trigger()
+    qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
+                    timeout=LOAD_TIMEOUT_MS)
+    assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
+    assert window.model.files == [soldier]  # carried onto the soldier's skeleton, not read with it
+    open_and_wait(window, qtbot, [str(path) for path in demo_paths()])
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        window.attach_action.trigger()
+    assert window.model.files == [str(demo_paths()[0]), copy] and len(maps) == 1
+    assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk (2)", "idle (2)"]

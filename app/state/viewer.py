@@ -48,7 +48,7 @@ from app.root_motion import (PATH_COLOR, has_root_motion, in_place_model, pose_i
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.live_mix import MixSettings, carried, checked, first_settings
-from app.state.load_requests import LoadRequest, TextureDrop
+from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop, brings_skeleton, fits
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation
@@ -194,12 +194,30 @@ class ViewerState:
         files start at their default."""
         return LoadRequest(tuple(str(Path(p)) for p in paths), replace(self.load_options, fps=None), False)
 
-    def attach_request(self, paths: list[str | Path]) -> LoadRequest:
-        """The model's files read again together with ``paths`` (animations that belong to it); with
-        no model read from files, ``paths`` open as a new one."""
+    def attach_request(self, paths: list[str | Path]) -> LoadRequest | ClipsRequest:
+        """File › Attach Animation: the model's files read again together with ``paths`` (animations
+        that belong to it); files that bring a skeleton of their own are read alone first
+        (``ClipsRequest``, then ``attach_read``). With no model read from files, ``paths`` open as a
+        new one."""
         if self.model is None or not self.model.files:
             return self.open_request(paths)
+        files = [str(Path(path)) for path in paths]
+        if not only_adds_animations(self.model, files) and brings_skeleton(files):
+            return ClipsRequest(tuple(files), replace(self.load_options, up=None, textures=[]))
+        return self.together_request(paths)
+
+    def together_request(self, paths: list[str | Path]) -> LoadRequest:
+        """The model's files read again together with ``paths``, keeping the clip and time."""
         return LoadRequest(tuple(self.files_with(paths)), self.load_options, True)
+
+    def attach_read(self, source: Model) -> LoadRequest | None:
+        """What a ``ClipsRequest``'s files, read as ``source``, do: when their clips move only bones
+        the model has (by name) they are read again with the model, as animation files are; None
+        when they need a bone map (the window opens it: ``add_clips_from``). ActionError for files
+        without skeletal clips."""
+        if not any(clip.skeletal for clip in source.clips):
+            raise ActionError(f"{source.name} has no skeletal clips to attach")
+        return self.together_request(source.files) if fits(source, self.model) else None
 
     def reload_request(self, options: formats.LoadOptions | None = None) -> LoadRequest | None:
         """The model's files read again (with ``options``, default its own), keeping clip and time;
@@ -220,7 +238,7 @@ class ViewerState:
         a texture."""
         if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
             return TextureDrop(str(paths[0]))
-        return self.attach_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
+        return self.together_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
 
     def use_texture_folders(self, folders: list[str]) -> None:
         """Textures are looked for in the command line's folders, then in ``folders`` (the remembered

@@ -31,7 +31,7 @@ from app.playback import Playback
 from app.render.offscreen import max_image_side
 from app.scene.gizmo_scene import joined_scenes
 from app.state.display import draw_settings
-from app.state.load_requests import LoadRequest, TextureDrop
+from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures
@@ -435,7 +435,9 @@ class MainWindow(QMainWindow):
         return self._start_load(self.state.open_request(paths))
 
     def attach_files(self, paths: list[str | Path]) -> int:
-        """Load the current model's files together with animation files that belong to it."""
+        """File › Attach Animation: the current model's files read together with animation files
+        that belong to it; files of another skeleton are read alone and open the bone map
+        (``ViewerState.attach_request``, ``attach_read``)."""
         return self._start_load(self.state.attach_request(paths))
 
     def reload(self) -> int | None:
@@ -449,12 +451,13 @@ class MainWindow(QMainWindow):
         if request is not None:
             self._start_load(request)
 
-    def _start_load(self, load: LoadRequest) -> int:
-        """Read what ``load`` asks in the background; its options become the state's when the read
-        succeeds."""
+    def _start_load(self, load: LoadRequest | ClipsRequest) -> int:
+        """Read what ``load`` asks in the background; a LoadRequest's options become the state's
+        when the read succeeds, a ClipsRequest's files go to ``_clips_read``."""
         paths, options = load.paths, load.options
         request = self.loader.start(lambda: formats.load([Path(p) for p in paths], options))
-        self._pending = {"keep_state": load.keep_state, "request": request, "options": options}
+        self._pending = {"keep_state": getattr(load, "keep_state", True), "request": request,
+                         "options": options, "clips": isinstance(load, ClipsRequest)}
         self._show_progress(list(paths), request)
         return request
 
@@ -484,11 +487,29 @@ class MainWindow(QMainWindow):
     def _loaded(self, model: Model, request: int) -> None:
         pending, self._pending = self._pending, {}
         self._close_progress()
+        if pending.get("clips"):
+            self._clips_read(model)
+            return
         if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
             self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
             return
         self.state.set_model(model, pending.get("keep_state", False), pending.get("options"))
         self.recent.add(list(model.files))
+
+    def _clips_read(self, source: Model) -> None:
+        """Attached files read alone: read again with the model when they animate its bones, else
+        the bone map for their skeleton."""
+        from app.ui.bone_map_dialog import BoneMapDialog
+
+        try:
+            together = self.state.attach_read(source)
+        except ActionError as error:
+            QMessageBox.warning(self, "Attach Animation", str(error))
+            return
+        if together is not None:
+            self._start_load(together)
+        else:
+            BoneMapDialog(source, self.state, self).exec()
 
     def _load_error(self, error: Exception, request: int) -> None:
         self._pending = {}
