@@ -171,8 +171,10 @@ class _PackedChannel:
     def keys_up_to(self, times: np.ndarray) -> np.ndarray:
         """(F, n) how many of each track's (padded) key times are at or before each of ``times``:
         one sorted search over every track at once, the times replaced by their ranks among all
-        the times involved (exact integers) and each track's ranks lifted above the previous one's."""
-        grid = np.unique(np.concatenate([self.times.ravel(), times]))
+        the times involved (the first place of each value in them all sorted: exact integers that
+        order as the times do, equal times alike) and each track's ranks lifted above the previous
+        one's."""
+        grid = np.sort(np.concatenate([self.times.ravel(), times]))
         stride = len(grid) + 1
         rows, keys = np.arange(self.times.shape[0]), self.times.shape[1]
         lifted = (np.searchsorted(grid, self.times) + stride * rows[:, None]).ravel()
