@@ -137,3 +137,13 @@ def test_mixing_off_plays_the_chosen_clip_again(state):
     state.playback.set_time(1.5)
     state.set_mixing(False)
     assert state.mix is None and state.playback.clip.name == "a" and state.playback.time == 1.0
+
+
+def test_export_animation_offers_the_mix_on_screen_after_the_models_clips(state):
+    assert state.animation_model() == (state.model, 0)
+    state.playback.set_clip(2)
+    assert state.animation_model() == (state.model, 2)
+    state.set_mixing(True)  # c, then a
+    model, index = state.animation_model()
+    assert [clip.name for clip in model.clips] == ["a", "b", "c", "c>a"] and index == 3
+    assert model.clips[3] is state.playback.clip and [c.name for c in state.model.clips] == ["a", "b", "c"]

@@ -484,6 +484,15 @@ class ViewerState:
         self.set_mixing(False)
         return self._add_clips([mixed])[0]
 
+    def animation_model(self) -> tuple[Model, int | None]:
+        """What File › Export Animation offers: the model with the mix playing now as a clip of its
+        own after the others (so the mix on screen can be rendered without keeping it), and the clip
+        on screen's index among them (None without clips)."""
+        playback = self.playback
+        if playback is None or playback.mix is None:
+            return self.model, playback.clip_index if playback is not None else None
+        return replace(self.model, clips=[*self.model.clips, playback.mix]), len(self.model.clips)
+
     def add_clips_from(self, source: Model, mapping: dict[str, str]) -> list[Clip]:
         """Add ``source``'s skeletal clips, carried onto the model's skeleton through ``mapping``
         (source bone → model bone), and play the first. ValueError naming a bone or clip."""

@@ -1,6 +1,7 @@
-"""File › Export Animation…: the chosen clip as MP4, WebM, GIF, WebP, numbered PNGs or a contact
-sheet, drawn in the view's OpenGL context with the view's camera and display options, behind a
-progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for the formats)."""
+"""File › Export Animation…: the chosen clip (or the mix on screen) as MP4, WebM, GIF, WebP, numbered
+PNGs or a contact sheet, drawn in the view's OpenGL context with the view's camera and display
+options, behind a progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for
+the formats)."""
 
 from __future__ import annotations
 
@@ -160,7 +161,7 @@ class ViewRenderer:
 def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     """Write ``choice`` to ``path`` from ``window``'s view; returns the status bar's line. Raises
     Cancelled when the user cancels (a partial file is removed) and OSError/ValueError on failure."""
-    viewport, model = window.viewport, window.model
+    viewport, model = window.viewport, window.state.animation_model()[0]
     if choice.in_place:
         model = in_place_model(model)
     if viewport.renderer is None:

@@ -773,9 +773,7 @@ class MainWindow(QMainWindow):
         self.viewport.makeCurrent()
         limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
         self.viewport.doneCurrent()
-        playback = self.state.playback
-        dialog = ExportAnimationDialog(self.model, playback.clip_index if playback else None,
-                                       (1280, 720), limit, self)
+        dialog = ExportAnimationDialog(*self.state.animation_model(), (1280, 720), limit, self)
         if not dialog.exec():
             return
         suffix, file_filter, _ = FORMATS[dialog.format.currentText()]
