@@ -127,6 +127,11 @@ def _lerp_frames(frames: np.ndarray, frame: int, fraction: float) -> np.ndarray:
 
 # --- keyed clips --------------------------------------------------------------------------------
 
+#: Key times × instants up to which ``_PackedChannel.keys_up_to`` compares all with all (cheaper
+#: than sorting for the many tiny clips of an NWN set; a long clip's keys are searched instead).
+COMPARED_AT_ONCE = 1 << 16
+
+
 @dataclass
 class _PackedChannel:
     """One channel (translation, rotation or scale) of every track that has it, padded to a
@@ -169,11 +174,13 @@ class _PackedChannel:
         return self.values[rows, before], self.values[rows, after], fraction, self.bones
 
     def keys_up_to(self, times: np.ndarray) -> np.ndarray:
-        """(F, n) how many of each track's (padded) key times are at or before each of ``times``:
-        one sorted search over every track at once, the times replaced by their ranks among all
-        the times involved (the first place of each value in them all sorted: exact integers that
-        order as the times do, equal times alike) and each track's ranks lifted above the previous
-        one's."""
+        """(F, n) how many of each track's (padded) key times are at or before each of ``times``.
+        Few keys and instants are compared all with all; more take one sorted search over every
+        track at once, the times replaced by their ranks among all the times involved (the first
+        place of each value in them all sorted: exact integers that order as the times do, equal
+        times alike) and each track's ranks lifted above the previous one's."""
+        if self.times.size * len(times) <= COMPARED_AT_ONCE:
+            return (self.times[None] <= times[:, None, None]).sum(axis=2)
         grid = np.sort(np.concatenate([self.times.ravel(), times]))
         stride = len(grid) + 1
         rows, keys = np.arange(self.times.shape[0]), self.times.shape[1]

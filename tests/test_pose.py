@@ -215,3 +215,17 @@ def test_keyed_frames_in_one_pass_hold_lerp_and_step_each_track_on_its_own_keys(
     angles = np.degrees(np.arctan2(local[0, :, 1, 0], local[0, :, 0, 0]))
     assert np.allclose(angles, [0, 0, 45, 90, 90, 90, 90, 90], atol=1e-9)
     assert np.allclose(local[1, :, 0, 3], [1, 1, 1, 1, 1, 3, 3, 3])
+
+
+def test_keyed_frames_of_a_long_track_at_many_instants_hold_and_lerp_by_its_keys():
+    """4001 keys (k / 100 s, value k along X) sampled at 2000 instants: past the size compared all
+    with all, so the keys are searched; each instant lies between two keys, so X = 100 t."""
+    from app.pose import COMPARED_AT_ONCE, keyed_local_frames
+
+    keys = np.arange(4001)
+    slide = Track(0, translation=(keys / 100.0, np.stack([keys, 0 * keys, 0 * keys], axis=1).astype(float)))
+    model = chain_model([Clip("slide", "keyed", tracks=[slide])])
+    times = np.linspace(-1.0, 41.0, 2000)
+    assert len(keys) * len(times) > COMPARED_AT_ONCE
+    local = keyed_local_frames(model.skeleton, model.clips[0], times)
+    assert np.allclose(local[0, :, 0, 3], np.clip(100 * times, 0, 4000), atol=1e-9)
