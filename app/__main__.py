@@ -93,6 +93,9 @@ def _add_mix(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--map", metavar="MAP.json",
                         help="with --clips-from: the bone map {\"source bone\": \"target bone\"} "
                         "(default: suggested from names and the hierarchy)")
+    parser.add_argument("--in-place", action="store_true",
+                        help="take the root's travel over the ground off every clip (as View › In Place "
+                        "shows it); the clips are then stored as bone matrices at their frames")
 
 
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:

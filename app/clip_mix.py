@@ -15,7 +15,7 @@ import numpy as np
 
 from app import maths
 from app.model import Clip, Model, Skeleton
-from app.pose import compose_world, evaluate
+from app.pose import compose_world, evaluate, keyed_local_frames
 
 MixMode = Literal["blend", "add", "crossfade"]
 #: Samples across a cross-fade at least, so the fade is smooth even between sparse keys.
@@ -57,38 +57,43 @@ def check_skeletal(model: Model, clip: Clip) -> None:
                          "it needs a bone map")
 
 
-def local_trs(model: Model, clip: Clip, time: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each bone's parent-relative translation (B, 3), rotation (B, 4) and scale (B, 3) at ``time``."""
-    world = evaluate(model, clip, time).world
-    parents = model.skeleton.parents
-    local = world.copy()
-    has_parent = parents >= 0
-    local[has_parent] = maths.affine_inverse(world[parents[has_parent]]) @ world[has_parent]
+def local_trs(model: Model, clip: Clip, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each bone's parent-relative translation (F, B, 3), rotation (F, B, 4) and scale (F, B, 3) at
+    each of ``times`` (F,): a keyed clip in one pass, a sampled clip instant by instant."""
+    if clip.kind == "keyed":
+        local = np.swapaxes(keyed_local_frames(model.skeleton, clip, times), 0, 1)
+    else:
+        world = np.stack([evaluate(model, clip, float(time)).world for time in times])
+        parents = model.skeleton.parents
+        local = world.copy()
+        has_parent = parents >= 0
+        local[:, has_parent] = maths.affine_inverse(world[:, parents[has_parent]]) @ world[:, has_parent]
     translations, rotations, scales, _ = maths.decompose_trs(local)
     return translations, rotations, scales
 
 
 def blend_trs(first, second, weights: np.ndarray):
-    """Per bone: ``first`` toward ``second`` by ``weights`` (B,)."""
-    share = weights[:, None]
+    """Per bone: ``first`` toward ``second`` by ``weights`` (..., B)."""
+    share = weights[..., None]
     return ((1.0 - share) * first[0] + share * second[0], maths.slerp(first[1], second[1], weights),
             (1.0 - share) * first[2] + share * second[2])
 
 
 def add_trs(base, second, reference, weights: np.ndarray):
     """``base`` with ``second``'s change from ``reference`` on top, scaled per bone by ``weights``."""
-    share = weights[:, None]
+    share = weights[..., None]
     delta = maths.quat_multiply(maths.quat_conjugate(reference[1]), second[1])
-    delta = maths.slerp(maths.quat_identity((len(weights),)), delta, weights)
+    shape = delta.shape[:-1]
+    delta = maths.slerp(maths.quat_identity(shape), delta, np.broadcast_to(weights, shape))
     ratio = np.divide(second[2], reference[2], out=np.ones_like(second[2]), where=reference[2] != 0)
     return (base[0] + share * (second[0] - reference[0]), maths.quat_multiply(base[1], delta),
             base[2] * ((1.0 - share) + share * ratio))
 
 
-def fade_weight(progress: float) -> float:
-    """The second clip's share ``progress`` of the way through a fade: smoothstep, so that no
-    joint's angular speed jumps where the fade begins or ends."""
-    u = min(max(progress, 0.0), 1.0)
+def fade_weight(progress):
+    """The second clip's share ``progress`` (a number or an array) of the way through a fade:
+    smoothstep, so that no joint's angular speed jumps where the fade begins or ends."""
+    u = np.clip(progress, 0.0, 1.0)
     return u * u * (3.0 - 2.0 * u)
 
 
@@ -118,21 +123,28 @@ def _second_time(first: Clip, mix: Mix, time: float) -> float:
     return time - _second_offset(first, mix) + mix.second.start
 
 
-def mixed_world(model: Model, first: Clip, mix: Mix, time: float) -> np.ndarray:
-    """(B, 4, 4) bone world matrices of the mix at ``time`` seconds of its timeline."""
-    pose_a = local_trs(model, first, time)
-    pose_b = local_trs(model, mix.second, _second_time(first, mix, time))
+def mixed_worlds(model: Model, first: Clip, mix: Mix, times: np.ndarray) -> np.ndarray:
+    """(F, B, 4, 4) bone world matrices of the mix at ``times`` (F,) seconds of its timeline."""
+    times = np.asarray(times, dtype=np.float64)
+    pose_a = local_trs(model, first, times)
+    pose_b = local_trs(model, mix.second, _second_time(first, mix, times))
     if mix.mode == "add":
-        reference = local_trs(model, mix.second, float(mix.second.frame_times[0]))
-        local = add_trs(pose_a, pose_b, reference, mix.mask)
+        reference = local_trs(model, mix.second, mix.second.frame_times[:1])
+        local = add_trs(pose_a, pose_b, reference, np.broadcast_to(mix.mask, (len(times), len(mix.mask))))
     else:
-        weight = mix.amount
+        weights = np.full(len(times), float(mix.amount))
         if mix.mode == "crossfade":
             join = _second_offset(first, mix)
-            weight = (fade_weight((time - join) / mix.amount) if mix.amount > 0
-                      else float(time >= join))
-        local = blend_trs(pose_a, pose_b, weight * mix.mask)
-    return compose_world(model.skeleton, maths.compose_trs(*local))
+            weights = (fade_weight((times - join) / mix.amount) if mix.amount > 0
+                       else (times >= join).astype(np.float64))
+        local = blend_trs(pose_a, pose_b, weights[:, None] * mix.mask)
+    world = compose_world(model.skeleton, np.swapaxes(maths.compose_trs(*local), 0, 1))
+    return np.swapaxes(world, 0, 1)
+
+
+def mixed_world(model: Model, first: Clip, mix: Mix, time: float) -> np.ndarray:
+    """(B, 4, 4) bone world matrices of the mix at ``time`` seconds of its timeline."""
+    return mixed_worlds(model, first, mix, np.array([time]))[0]
 
 
 def mix_times(first: Clip, mix: Mix) -> np.ndarray:
@@ -152,7 +164,7 @@ def baked_clip(model: Model, first: Clip, mix: Mix) -> Clip:
     """The mix as one clip of world matrices at ``mix_times``, named for both clips."""
     check_mix(model, first, mix)
     times = mix_times(first, mix)
-    world = np.stack([mixed_world(model, first, mix, float(time)) for time in times])
+    world = mixed_worlds(model, first, mix, times)
     sign = {"blend": "*", "add": "+", "crossfade": ">"}[mix.mode]
     return Clip(f"{first.name}{sign}{mix.second.name}", "matrices", times=times, world=world,
                 source=first.source)

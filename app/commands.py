@@ -21,7 +21,7 @@ from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
 from app.progress import Progress
 from app.resources import demo_paths
-from app.root_motion import root_travel
+from app.root_motion import in_place_model, root_travel
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -93,9 +93,10 @@ def load_model(args: Namespace) -> Model:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
     model = loading.load(paths, formats.LoadOptions.from_arguments(args))
     try:
-        return mixed_model(model, args)
+        model = mixed_model(model, args)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    return in_place_model(model) if getattr(args, "in_place", False) else model
 
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:

@@ -62,13 +62,15 @@ class Playback:
     def __init__(self, model: Model):
         self.model = model
         self.clip_index: int | None = 0 if model.clips else None
+        #: A clip played in the chosen clip's place: the mix of it with a second clip (``set_mix``).
+        self.mix: Clip | None = None
         self.time = self.clip.start if self.clip else 0.0
         self.playing = self.clip is not None
         self.speed = 1.0
         self.loop = True
         self.reverse = False
         self.scrubbing = False
-        self._pose: tuple[tuple[int | None, float], Pose] | None = None
+        self._pose: tuple[tuple[Clip | None, float], Pose] | None = None
         #: ``changed()`` after every change of clip, time or settings.
         self.events = Events("changed")
 
@@ -80,8 +82,14 @@ class Playback:
         self.events.emit("changed")
 
     @property
-    def clip(self) -> Clip | None:
+    def chosen(self) -> Clip | None:
+        """The clip chosen among the model's (``clip`` is the mix made from it while there is one)."""
         return None if self.clip_index is None else self.model.clips[self.clip_index]
+
+    @property
+    def clip(self) -> Clip | None:
+        """The clip that plays: the mix while there is one, else the chosen clip."""
+        return self.mix if self.mix is not None else self.chosen
 
     @property
     def end(self) -> float:
@@ -103,9 +111,16 @@ class Playback:
         if index is not None and not 0 <= index < len(self.model.clips):
             raise ValueError(f"clip index {index} outside 0..{len(self.model.clips) - 1}")
         self.clip_index = index
+        self.mix = None
         self.time = self.clip.start if self.clip else 0.0
         self.playing = self.playing and self.clip is not None
         self._changed()
+
+    def set_mix(self, clip: Clip | None) -> None:
+        """Play ``clip`` (made from the chosen clip) in the chosen clip's place, the playhead kept
+        where it is (within ``clip``); None: the chosen clip again. Choosing a clip ends the mix."""
+        self.mix = clip if self.clip_index is not None else None
+        self.set_time(self.time)
 
     def set_time(self, time: float) -> None:
         clip = self.clip
@@ -188,7 +203,7 @@ class Playback:
 
     def pose(self) -> Pose:
         """The pose at the playhead, evaluated once per clip and time (callers share it)."""
-        key = (self.clip_index, self.time)
-        if self._pose is None or self._pose[0] != key:
-            self._pose = key, evaluate(self.model, self.clip, self.time)
+        clip = self.clip
+        if self._pose is None or self._pose[0][0] is not clip or self._pose[0][1] != self.time:
+            self._pose = (clip, self.time), evaluate(self.model, clip, self.time)
         return self._pose[1]

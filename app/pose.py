@@ -125,6 +125,11 @@ def _lerp_frames(frames: np.ndarray, frame: int, fraction: float) -> np.ndarray:
 
 # --- keyed clips --------------------------------------------------------------------------------
 
+#: Key times × instants up to which ``_PackedChannel.keys_up_to`` compares all with all (cheaper
+#: than sorting for the many tiny clips of an NWN set; a long clip's keys are searched instead).
+COMPARED_AT_ONCE = 1 << 16
+
+
 @dataclass
 class _PackedChannel:
     """One channel (translation, rotation or scale) of every track that has it, padded to a
@@ -158,13 +163,28 @@ class _PackedChannel:
     def sample_many(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``sample`` at each of ``times`` (F,): values (F, n, w) at and after, fractions (F, n)."""
         rows = np.arange(len(self.bones))
-        at = np.asarray(times, dtype=np.float64)[:, None, None]
-        before = np.clip((self.times[None] <= at).sum(axis=2) - 1, 0, self.counts - 1)
+        at = np.asarray(times, dtype=np.float64)
+        before = np.clip(self.keys_up_to(at) - 1, 0, self.counts - 1)
         after = np.minimum(before + 1, self.counts - 1)
         start, end = self.times[rows, before], self.times[rows, after]
         span = np.where(end > start, end - start, 1.0)
-        fraction = np.where((end > start) & ~self.step, np.clip((at[..., 0] - start) / span, 0.0, 1.0), 0.0)
+        fraction = np.where((end > start) & ~self.step, np.clip((at[:, None] - start) / span, 0.0, 1.0), 0.0)
         return self.values[rows, before], self.values[rows, after], fraction, self.bones
+
+    def keys_up_to(self, times: np.ndarray) -> np.ndarray:
+        """(F, n) how many of each track's (padded) key times are at or before each of ``times``.
+        Few keys and instants are compared all with all; more take one sorted search over every
+        track at once, the times replaced by their ranks among all the times involved (the first
+        place of each value in them all sorted: exact integers that order as the times do, equal
+        times alike) and each track's ranks lifted above the previous one's."""
+        if self.times.size * len(times) <= COMPARED_AT_ONCE:
+            return (self.times[None] <= times[:, None, None]).sum(axis=2)
+        grid = np.sort(np.concatenate([self.times.ravel(), times]))
+        stride = len(grid) + 1
+        rows, keys = np.arange(self.times.shape[0]), self.times.shape[1]
+        lifted = (np.searchsorted(grid, self.times) + stride * rows[:, None]).ravel()
+        query = np.searchsorted(grid, times)[:, None] + stride * rows[None, :]
+        return np.searchsorted(lifted, query, side="right") - keys * rows[None, :]
 
     def bezier(self, time: float) -> tuple[np.ndarray, np.ndarray]:
         """The curved tracks' values at ``time`` (m, w), component-wise cubic Bezier, and their

@@ -3,6 +3,8 @@ that stays in place. The view follows a travelling clip so that it stays in sigh
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from app.model import Clip, Model
@@ -79,16 +81,59 @@ def root_travel(model: Model, clip: Clip) -> tuple[float, float]:
     return travel, travel / clip.duration if clip.duration > 0 else 0.0
 
 
+def travel_taken_off(model: Model, worlds: np.ndarray, root: int,
+                     start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``worlds`` (..., B, 4, 4) with the travel of bone ``root`` over the ground from ``start``
+    taken off every bone but those above it (which stay put: ``motion_root`` is the shallowest bone
+    that moves), heights and turns kept, and that travel (..., 3): what View › In Place,
+    ``in_place`` and ``--in-place`` all do."""
+    drift = over_ground(worlds[..., root, :3, 3] - start, model.up_axis)
+    placed = np.array(worlds, dtype=np.float64)
+    moved = ~above(model.skeleton.parents, root)
+    placed[..., :3, 3] -= drift[..., None, :] * moved[:, None]
+    return placed, drift
+
+
+def above(parents: np.ndarray, bone: int) -> np.ndarray:
+    """(B,) True for the bones above ``bone`` in the hierarchy (its parent, the parent's, …)."""
+    found = np.zeros(len(parents), bool)
+    parent = parents[bone]
+    while parent >= 0:
+        found[parent] = True
+        parent = parents[parent]
+    return found
+
+
 def in_place(model: Model, worlds: np.ndarray) -> np.ndarray:
     """(F, B, 4, 4) ``worlds`` with the root's travel over the ground since the first frame taken
     off every bone (its height and turns kept): a travelling clip previewed on the spot."""
     root = motion_root(model, worlds)
     if root < 0:
         return worlds
-    drift = over_ground(worlds[:, root, :3, 3] - worlds[0, root, :3, 3], model.up_axis)
-    placed = np.array(worlds, dtype=np.float64)
-    placed[:, :, :3, 3] -= drift[:, None, :]
-    return placed
+    return travel_taken_off(model, worlds, root, worlds[0, root, :3, 3])[0]
+
+
+def in_place_clip(model: Model, clip: Clip) -> Clip:
+    """``clip`` as View › In Place shows it, for export: its bone matrices at its stored frames
+    (``frame_times``) with the motion root's travel over the ground since the first frame taken off,
+    as a 'matrices' clip of the same name. A clip whose root does not travel over the ground (vertex
+    clips among them) comes back as it is, keys and all."""
+    if not clip.skeletal:
+        return clip
+    worlds = frame_worlds(model, clip)
+    root = motion_root(model, worlds)
+    if root < 0:
+        return clip
+    placed, drift = travel_taken_off(model, worlds, root, worlds[0, root, :3, 3])
+    if not drift.any():
+        return clip
+    return Clip(clip.name, "matrices", times=clip.frame_times, world=placed, events=list(clip.events),
+                note=clip.note, source=clip.source)
+
+
+def in_place_model(model: Model) -> Model:
+    """``model`` with every clip in place (``in_place_clip``)."""
+    return replace(model, clips=[in_place_clip(model, clip) for clip in model.clips])
 
 
 def start_of_travel(model: Model, clip: Clip) -> tuple[int, np.ndarray]:
@@ -103,9 +148,7 @@ def pose_in_place(model: Model, pose: Pose, root: int, start: np.ndarray) -> Pos
     a vertex-animated pose's vertices): the in-place preview of a clip that travels."""
     if root < 0:
         return pose
-    drift = over_ground(pose.world[root, :3, 3] - start, model.up_axis)
-    world = pose.world.copy()
-    world[:, :3, 3] -= drift
+    world, drift = travel_taken_off(model, pose.world, root, start)
     positions = None if pose.positions is None else (pose.positions - drift).astype(np.float32)
     return pose_from_world(model, world, positions)
 

@@ -488,3 +488,78 @@ def test_root_path_and_in_place_on_a_travelling_clip(window, qtbot):
     assert changed_pixels(with_path, view_image(window, qtbot)) > 100, "the fox moves back over its start"
     window.display_actions["inplace"].setChecked(False)
     window.display_actions["rootpath"].setChecked(False)
+
+
+def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_path, monkeypatch):
+    """View › In Place is a preview: File › Export glTF keeps the Fox's run; Export glTF In Place
+    and Export Animation's In Place box take it off (the hips stay over their start)."""
+    from pathlib import Path
+
+    from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
+
+    from app import loading
+    from app.root_motion import root_travel
+    from app.ui.export_animation import AnimationChoice
+
+    fox = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
+    open_and_wait(window, qtbot, [str(fox)])
+    window.display_actions["inplace"].setChecked(True)
+    chosen = iter([str(tmp_path / "kept.glb"), str(tmp_path / "placed.glb")])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (next(chosen), ""))
+    window.export_action.trigger()
+    window.export_in_place_action.trigger()
+    run = [clip.name for clip in window.model.clips].index("Run")
+    kept, placed = (loading.load([str(tmp_path / name)]) for name in ("kept.glb", "placed.glb"))
+    assert root_travel(kept, kept.clips[run])[0] > 26.0 and root_travel(placed, placed.clips[run])[0] < 1e-4
+    window.display_actions["inplace"].setChecked(False)
+    run_clip = window.model.clips[run]
+    shots = {}
+    for in_place in (False, True):
+        choice = AnimationChoice(kind="frames", clip=run, start=run_clip.start, end=run_clip.start + 0.8,
+                                 fps=2.5, size=(200, 150), turntable=False, frames=1, in_place=in_place)
+        assert window.export_animation(tmp_path / f"run{in_place}_%02d.png", choice)
+        shots[in_place] = [np.asarray(Image.open(tmp_path / f"run{in_place}_{k:02d}.png").convert("RGBA"))
+                           for k in (0, 2)]
+    # both start alike; the running fox's orange leaves its place (about 6 px in 0.8 s at this size),
+    # the one in place stays about it
+    assert changed_pixels(shots[False][0], shots[True][0]) == 0
+    moved = {key: np.linalg.norm(fox_centre(last) - fox_centre(first))
+             for key, (first, last) in shots.items()}
+    assert moved[False] > 3 and moved[True] < moved[False] / 3
+
+
+def fox_centre(image) -> np.ndarray:
+    """The mean pixel (x, y) of the Fox's orange (red well above blue, which the grey ground lacks)."""
+    rows, cols = np.nonzero(image[..., 0].astype(int) - image[..., 2] > 60)
+    return np.array([cols.mean(), rows.mean()])
+
+
+def test_attach_animation_of_another_skeleton_opens_the_bone_map(window, qtbot, tmp_path, monkeypatch):
+    """File › Attach Animation with the demo's glTF on the Mixamo-style soldier: the files are read
+    alone and the bone map opens by itself; the demo's own file on the demo attaches as before."""
+    import shutil
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.resources import demo_paths
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.tool_exports import mixamo_character
+
+    soldier = str(mixamo_character(tmp_path))
+    copy = str(shutil.copy(demo_paths()[0], tmp_path / "demo_copy.glb"))
+    maps = []
+    monkeypatch.setattr(BoneMapDialog, "exec",
+                        lambda dialog: maps.append(dialog.mapping()) or dialog.accept())
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *args: ([copy], ""))
+    open_and_wait(window, qtbot, [soldier])
+    window.attach_action.trigger()
+    qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
+                    timeout=LOAD_TIMEOUT_MS)
+    assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
+    assert window.model.files == [soldier]  # carried onto the soldier's skeleton, not read with it
+    open_and_wait(window, qtbot, [str(path) for path in demo_paths()])
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        window.attach_action.trigger()
+    assert window.model.files == [str(demo_paths()[0]), copy] and len(maps) == 1
+    assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk (2)", "idle (2)"]

@@ -55,3 +55,33 @@ def test_dual_quaternion_skinning_renders(gl_context, tmp_path):
     dqs = rendered(tmp_path, "--time", "0.25", "--size", "320x240", "--skinning", "dqs")
     assert character_mask(dqs).mean() > 0.02
     assert abs(character_mask(dqs).mean() - character_mask(lbs).mean()) < 0.01
+
+
+def test_in_place_renders_the_model_over_where_it_starts(gl_context, tmp_path):
+    """The demo slid 3 units along X in one second (its pelvis's only key change), written as glTF:
+    framed on the model either way, the ground shows where it is. Run on, the grid has moved under
+    it at 1 s; in place the picture at 1 s is the one at 0 s."""
+    from dataclasses import replace
+
+    from app import loading
+    from app.export.gltf import export_gltf
+    from app.model import Clip, Track
+    from app.resources import demo_paths
+
+    demo = loading.load(demo_paths())
+    rest = demo.skeleton.rest_local[0, :3, 3]
+    slide = Clip("slide", "keyed", tracks=[Track(0, translation=(np.array([0.0, 1.0]),
+                                                                 np.stack([rest, rest + [3, 0, 0]])))])
+    model_file = tmp_path / "slide.glb"
+    export_gltf(replace(demo, clips=[slide]), model_file)
+
+    def picture(*args):
+        out = tmp_path / "out.png"
+        assert main(["render", str(model_file), "--size", "160x120", "--view", "front", "-o", str(out),
+                     *args]) == 0
+        return np.asarray(Image.open(out).convert("RGB")).astype(int)
+
+    start = picture("--time", "0")
+    moved = {name: int((np.abs(picture("--time", "1", *args) - start).max(axis=-1) > 30).sum())
+             for name, args in (("run", []), ("placed", ["--in-place"]))}
+    assert moved["placed"] == 0 and moved["run"] > 100, moved

@@ -146,18 +146,25 @@ def test_bad_mixes_are_refused_with_the_clip_named():
         baked_clip(model, a, mix("add", vertex))
 
 
-def test_the_window_state_adds_a_mix_as_a_clip_and_plays_it():
+def test_the_window_state_keeps_a_mix_as_a_clip_and_plays_it():
     from app.state.viewer import ViewerState
+
+    def keep(**settings):
+        """Mix clip a with the settings on the timeline's second row, then Keep as Clip."""
+        state.playback.set_clip(0)
+        state.set_mixing(True)
+        state.set_mix(**settings)
+        return state.keep_mix()
 
     a, b = turn("a", 0, [0, 60]), turn("b", 0, [-60, 0])
     state = ViewerState()
     state.set_model(chain_with(a, b))
-    mixed = state.add_mix(0, 1, "crossfade", 0.5)
+    mixed = keep(second=1, mode="crossfade", fade=0.5)
     assert [clip.name for clip in state.model.clips] == ["a", "b", "a>b"]
     assert state.playback.clip is mixed and mixed.duration == pytest.approx(1.5)
     state.playback.set_time(1.0)
     assert np.abs(state.current_pose().world - evaluate(state.model, b, 0.5).world).max() <= 1e-9
-    again = state.add_mix(0, 1, "blend", 1.0, mask_bone=1)
-    assert again.name == "a*b" and state.add_mix(0, 1, "blend", 1.0, mask_bone=1).name == "a*b 2"
+    again = keep(second=1, mode="blend", weight=1.0, mask_bone=1)
+    assert again.name == "a*b" and keep(second=1, mode="blend", weight=1.0, mask_bone=1).name == "a*b 2"
     with pytest.raises(ValueError, match="cross-fade of 3 s longer"):
-        state.add_mix(0, 1, "crossfade", 3.0)
+        keep(second=1, mode="crossfade", fade=3.0)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app import formats
+from app import formats, loading
 from app.state.load_requests import LoadRequest, TextureDrop
 from app.state.viewer import ViewerState
 from tests.helpers import chain_model
@@ -66,3 +66,40 @@ def test_remembered_texture_folders_come_after_the_given_ones(on_screen):
     on_screen.use_texture_folders([])
     assert on_screen.load_options.texture_dirs == ["given"]
     assert on_screen.reload_request().options.texture_dirs == ["given"]
+
+
+def test_attached_files_of_another_skeleton_are_read_alone_then_need_the_bone_map(tmp_path):
+    """The soldier (Mixamo names) on screen: the demo's glTF brings its own skeleton, so it is read
+    alone; its clips move pelvis, thigh_l, … which the soldier lacks: the bone map decides."""
+    import shutil
+
+    from app.resources import demo_paths
+    from app.state.load_requests import ClipsRequest
+    from app.state.viewer import ActionError
+    from tests.tool_exports import mixamo_character
+
+    soldier = str(mixamo_character(tmp_path))
+    demo = shutil.copy(demo_paths()[0], tmp_path / "demo_copy.glb")
+    state = ViewerState(formats.LoadOptions(up="Z", textures=[(None, "skin.png")]))
+    state.set_model(loading.load([soldier]))
+    request = state.attach_request([demo])
+    assert request == ClipsRequest((str(demo),), formats.LoadOptions())
+    assert state.attach_read(loading.load([demo])) is None
+    # the demo on screen: a copy of its own file animates its own bones, so it is read with it
+    state.set_model(loading.load(demo_paths()))
+    own = state.attach_read(loading.load([demo]))
+    assert own == LoadRequest((str(demo_paths()[0]), str(demo)), state.load_options, True)
+    with pytest.raises(ActionError, match="soldier has no skeletal clips"):
+        state.attach_read(loading.load([soldier]))
+
+
+def test_animation_files_and_files_that_cannot_be_read_attach_as_before(on_screen, tmp_path):
+    """Only files recognised as models of their own are read alone: an animation file (BonesPro's)
+    and a name the read will refuse go with the model's files as they always did."""
+    from app.resources import demo_paths
+    from tests.demo_formats import write_bonespro
+
+    animation = str(write_bonespro(loading.load(demo_paths()), tmp_path)[1])
+    for paths in ([animation], [str(tmp_path / "missing.glb")]):
+        assert on_screen.attach_request(paths) == LoadRequest(
+            (str(tmp_path / "hero.glb"), *paths), on_screen.load_options, True)

@@ -302,3 +302,51 @@ def test_influence_counts_count_each_vertex_once():
                 weights=[[0.5, 0.5], [1, 0], [0, 1]])
     counts = influence_counts(Model("m", chain_model(2).skeleton, meshes=[mesh]))
     assert counts.tolist() == [[2, 1]]
+
+
+def walking_chain(unit):
+    """link0 of a two-link chain walks (0, 0, 0) → (3, 4, 0) → (3, 4, 2) at 0, 1, 2 s: 5 over the
+    ground (Z up) in 2 s; a second clip holds still."""
+    from app.model import Clip, Track
+
+    model = chain_model(2)
+    keys = (np.array([0.0, 1.0, 2.0]), np.array([[0, 0, 0], [3, 4, 0], [3, 4, 2]], float))
+    still = (np.array([0.0, 1.0]), np.zeros((2, 3)))
+    model.clips = [Clip("walk", "keyed", tracks=[Track(0, translation=keys)]),
+                   Clip("stand", "keyed", tracks=[Track(0, translation=still)])]
+    model.unit = unit
+    return model
+
+
+def test_travel_text_gives_distance_time_and_speed_in_the_models_units():
+    from app.ui.inspector import travel_text
+
+    metres, other = walking_chain("metre"), walking_chain("unknown")
+    assert travel_text(metres, metres.clips[0]) == "5 m in 2 s · 2.5 m/s"
+    assert travel_text(other, other.clips[0]) == "5 model units in 2 s · 2.5 per second"
+    assert travel_text(metres, metres.clips[1]) == "0 m in 1 s · 0 m/s"
+
+
+def test_the_inspector_shows_the_clip_on_screen_and_its_travel(qtbot):
+    from app.state.viewer import ViewerState
+    from app.ui.outliner import OutlinerDock
+
+    state, dock = ViewerState(), OutlinerDock()
+    qtbot.addWidget(dock)
+    dock.attach(state)
+    state.set_model(walking_chain("metre"))
+    labels = dock.inspector.clip_page.labels
+    assert (labels["clip"].text(), labels["travel"].text()) == ("walk", "5 m in 2 s · 2.5 m/s")
+    state.playback.set_clip(1)
+    assert (labels["clip"].text(), labels["travel"].text()) == ("stand", "0 m in 1 s · 0 m/s")
+    state.set_mixing(True)  # stand, then walk cross-faded over 0.3 s: the walk's 5 after the fade
+    assert labels["clip"].text() == "stand>walk" and labels["travel"].text().startswith("5 m in 2.7 s")
+    state.set_model(chain_model(2))
+    assert (labels["clip"].text(), labels["travel"].text()) == ("(bind pose)", "—")
+
+
+def test_travel_figures_keep_three_digits_without_exponents():
+    from app.ui.inspector import figure
+
+    assert [figure(v) for v in (5.0, 26.6047, 22.968, 0.0, 4.68e-05, 1234.5)] == [
+        "5", "26.6", "23", "0", "0.0000468", "1230"]

@@ -199,3 +199,33 @@ def test_derived_tails_follow_the_rules_of_the_formats_page():
     assert tails[1][2] > 1 and np.allclose(tails[1][:2], 0)
     assert tails[3][0] < -1 and np.allclose(tails[3][1:], [0, 1])
     assert np.linalg.norm(tails[3] - heads[3]) == pytest.approx(0.05 * extent)
+
+
+def test_keyed_frames_in_one_pass_hold_lerp_and_step_each_track_on_its_own_keys():
+    """Tracks with different key counts sampled at many instants at once: before the first key the
+    first holds, between keys a linear channel blends and a step channel holds, on a key its value,
+    after the last key the last holds (values by hand)."""
+    from app.pose import keyed_local_frames
+
+    turn = Track(0, rotation=([0.0, 1.0, 3.0], [[0, 0, 0, 1], QUARTER_Z, QUARTER_Z]))
+    hop = Track(1, translation=([0.5, 2.0], [[1, 0, 0], [3, 0, 0]]), interpolation="step")
+    model = chain_model([Clip("c", "keyed", tracks=[turn, hop])])
+    times = np.array([-1.0, 0.0, 0.5, 1.0, 1.999, 2.0, 2.5, 9.0])
+    local = keyed_local_frames(model.skeleton, model.clips[0], times)
+    angles = np.degrees(np.arctan2(local[0, :, 1, 0], local[0, :, 0, 0]))
+    assert np.allclose(angles, [0, 0, 45, 90, 90, 90, 90, 90], atol=1e-9)
+    assert np.allclose(local[1, :, 0, 3], [1, 1, 1, 1, 1, 3, 3, 3])
+
+
+def test_keyed_frames_of_a_long_track_at_many_instants_hold_and_lerp_by_its_keys():
+    """4001 keys (k / 100 s, value k along X) sampled at 2000 instants: past the size compared all
+    with all, so the keys are searched; each instant lies between two keys, so X = 100 t."""
+    from app.pose import COMPARED_AT_ONCE, keyed_local_frames
+
+    keys = np.arange(4001)
+    slide = Track(0, translation=(keys / 100.0, np.stack([keys, 0 * keys, 0 * keys], axis=1).astype(float)))
+    model = chain_model([Clip("slide", "keyed", tracks=[slide])])
+    times = np.linspace(-1.0, 41.0, 2000)
+    assert len(keys) * len(times) > COMPARED_AT_ONCE
+    local = keyed_local_frames(model.skeleton, model.clips[0], times)
+    assert np.allclose(local[0, :, 0, 3], np.clip(100 * times, 0, 4000), atol=1e-9)

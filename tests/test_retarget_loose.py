@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from app import formats, maths
+from app import loading, maths
 from app.inferred_hierarchy import inferred_skeleton, is_loose, with_inferred_hierarchy
 from app.model import Model, Skeleton
 from app.pose import evaluate, posed_positions
@@ -210,4 +210,4 @@ def test_cli_pairs_c3de_characters_of_one_hierarchy_by_index(tmp_path):
     larger = write_character(tmp_path, "larger", figure(thigh=0.5, shin=0.5, torso=0.6, hips=0.12))
     out = tmp_path / "walk.glb"
     assert exit_status(["convert", *larger, "--clips-from", *walker, "-o", str(out)]) == 0
-    assert [clip.name for clip in formats.load([str(out)]).clips] == ["walkerBones"]
+    assert [clip.name for clip in loading.load([str(out)]).clips] == ["walkerBones"]

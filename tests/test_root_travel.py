@@ -128,3 +128,79 @@ def test_root_path_scene_is_drawn_only_when_asked():
     state.set_display(root_path=True)
     scene = state.root_path_scene()
     assert scene.line_count == 3 + 3 and scene is state.root_path_scene()
+
+
+def test_an_in_place_clip_is_what_the_in_place_view_shows_at_every_stored_frame():
+    from app.root_motion import in_place_clip
+    from app.state.viewer import ViewerState
+
+    model = chain_model([walk()])
+    placed = in_place_clip(model, model.clips[0])
+    assert (placed.name, placed.kind) == ("walk", "matrices")
+    assert np.array_equal(placed.times, [0.0, 0.5, 1.0, 2.0])
+    # bone0 keeps its height (0, 0.5, 1, 6) over its start (0, 0); bone1 stays one unit along X of it
+    assert np.allclose(placed.world[:, 0, :3, 3], [[0, 0, 0], [0, 0, 0.5], [0, 0, 1], [0, 0, 6]], atol=1e-12)
+    assert np.allclose(placed.world[:, 1, :3, 3], [[1, 0, 0], [1, 0, 0.5], [1, 0, 1], [1, 0, 6]], atol=1e-12)
+    state = ViewerState()
+    state.set_model(model)
+    state.set_display(in_place=True)
+    for frame, time in enumerate(placed.times):
+        state.playback.set_time(time)
+        assert np.abs(state.current_pose().world - placed.world[frame]).max() <= 1e-12
+    assert root_travel(model, placed) == (0.0, 0.0)
+
+
+def test_in_place_leaves_the_bones_above_the_root_and_clips_that_do_not_travel_alone():
+    from app.model import Model
+    from app.root_motion import in_place_clip
+    from tests.helpers import skeleton
+
+    # an armature bone at (0, 0, 5) above the chain: the walk moves bone1 (under it) to (3, 4, 1)
+    bones = skeleton([translation(0, 0, 5), translation(0, 0, 5), translation(1, 0, 5)], [-1, 0, 1])
+    moves = Track(1, translation=(np.array([0.0, 1.0]), np.array([[0, 0, 0], [3, 4, 1]], dtype=float)))
+    model = Model("rig", bones, clips=[Clip("walk", "keyed", tracks=[moves])])
+    placed = in_place_clip(model, model.clips[0])
+    assert np.allclose(placed.world[:, 0, :3, 3], [[0, 0, 5], [0, 0, 5]], atol=1e-12)
+    assert np.allclose(placed.world[:, 1, :3, 3], [[0, 0, 5], [0, 0, 6]], atol=1e-12)
+    assert np.allclose(placed.world[:, 2, :3, 3], [[1, 0, 5], [1, 0, 6]], atol=1e-12)
+    still = Clip("still", "keyed", tracks=[Track(1, translation=(np.array([0.0, 1.0]),
+                                                                 np.array([[0, 0, 0], [0, 0, 2.0]])))])
+    vertex = Clip("wobble", "vertex", times=[0.0, 1.0], positions=np.zeros((2, 0, 3)))
+    assert in_place_clip(model, still) is still and in_place_clip(model, vertex) is vertex
+
+
+FOX = str(__import__("pathlib").Path(__file__).parent / "corpus" / "Fox" / "Fox.glb")
+
+
+def hips_over_frames(model, clip):
+    """The Fox's hips (b_Hip_01) at each stored frame of ``clip``."""
+    return frame_worlds(model, clip)[:, model.skeleton.names.index("b_Hip_01"), :3, 3]
+
+
+def test_convert_in_place_writes_clips_without_travel_and_keeps_it_otherwise(tmp_path):
+    from app import loading
+
+    source = loading.load([FOX])
+    assert main(["convert", FOX, "-o", str(tmp_path / "kept.glb")]) == 0
+    assert main(["convert", FOX, "--in-place", "-o", str(tmp_path / "placed.glb")]) == 0
+    kept, placed = (loading.load([str(tmp_path / name)]) for name in ("kept.glb", "placed.glb"))
+    run = source.clip_index("Run")
+    assert root_travel(kept, kept.clips[run])[0] == pytest.approx(root_travel(source, source.clips[run])[0],
+                                                                  rel=1e-6)
+    hips, written = hips_over_frames(source, source.clips[run]), hips_over_frames(placed, placed.clips[run])
+    # Y up: the hips keep their height at every frame, and stay over where they start on X and Z
+    assert np.allclose(written[:, 1], hips[:, 1], atol=1e-4)
+    assert np.allclose(written[:, [0, 2]], hips[0, [0, 2]], atol=1e-4)
+    assert root_travel(placed, placed.clips[run])[0] < 1e-4 < 26.0 < root_travel(source, source.clips[run])[0]
+
+
+def test_pose_in_place_puts_the_hips_over_their_start(tmp_path):
+    from app import loading
+
+    source = loading.load([FOX])
+    run = source.clips[source.clip_index("Run")]
+    out = tmp_path / "pose.npz"
+    assert main(["pose", FOX, "--clip", "Run", "--frame", "12", "--in-place", "-o", str(out)]) == 0
+    hips = hips_over_frames(source, run)
+    written = np.load(out)["world"][source.skeleton.names.index("b_Hip_01"), :3, 3]
+    assert np.allclose(written, [hips[0, 0], hips[12, 1], hips[0, 2]], atol=1e-4)

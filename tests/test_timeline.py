@@ -318,3 +318,25 @@ def test_playback_actions_carry_window_shortcuts(lone_dock):
     assert {"Space", "Left", "Right", "Shift+Left", "Shift+Right", "Home", "End"} <= shortcuts
     assert all(action.shortcutContext() == Qt.ShortcutContext.WindowShortcut for action in actions)
     assert all(action in lone_dock.actions() for action in actions)
+
+
+def test_the_mix_row_changes_the_picture_live_and_the_window_still_fits_900_pixels(window, paused, qtbot):
+    """Mix Clips opens the second row under the transport; the window keeps the width the 900 px
+    screenshot needs; a change in the row is on screen at once (the walk's pose at 0.5 s against
+    the idle's)."""
+    from tests.gui_helpers import view_image
+
+    window.resize(900, 640)
+    window.timeline.mix_action.trigger()
+    row = window.timeline.mix_row
+    qtbot.waitUntil(row.isVisible)
+    assert window.minimumSizeHint().width() <= 900
+    qtbot.waitUntil(lambda: window.width() == 900)
+    paused.set_time(0.5)  # the cross-fade into the idle starts at 0.7 s: the walk alone
+    walk = view_image(window, qtbot)
+    row.mode.setCurrentIndex(row.mode.findText("Blend"))
+    row.amount.setValue(1.0)
+    qtbot.waitUntil(lambda: window.state.mix.weight == 1.0)
+    idle = view_image(window, qtbot)
+    assert (np.abs(idle[..., :3].astype(int) - walk[..., :3]).max(axis=-1) > 30).sum() > 500
+    assert window.playback.clip.name == "walk*idle" and window.playback.time == 0.5

@@ -21,6 +21,9 @@ def test_dialog_offers_the_clip_and_its_span(qtbot):
     choice = dialog.choice()
     assert (choice.kind, choice.clip, choice.start, choice.end) == ("mp4", 1, 0.0, 3.0)  # idle: 3 s
     assert choice.fps == 30.0  # idle's 7 keys over 3 s are too sparse to be a rate
+    assert not choice.in_place  # the travel is kept unless asked
+    dialog.in_place.setChecked(True)
+    assert dialog.choice().in_place
     dialog.clip.setCurrentIndex(0)
     assert (dialog.choice().end, dialog.choice().fps) == (1.0, 12.0)  # walk: 13 keys 1/12 s apart
     dialog.format.setCurrentText("Contact sheet (PNG)")
@@ -56,3 +59,19 @@ def test_cancel_stops_the_export_and_removes_the_file(qtbot, tmp_path, monkeypat
     assert not window.export_animation(tmp_path / "idle.webp", choice)
     assert not (tmp_path / "idle.webp").exists()
     assert window.statusBar().currentMessage() == "Export Animation cancelled"
+
+
+def test_the_mix_on_screen_is_offered_and_exported(qtbot, tmp_path):
+    from dataclasses import replace
+
+    from app.ui.export_animation import ExportAnimationDialog
+
+    window = show_demo_window(qtbot)
+    window.timeline.mix_action.trigger()  # the walk (1 s), then the idle (3 s) faded in over 0.3 s
+    dialog = ExportAnimationDialog(*window.state.animation_model(), (320, 240), 4096, window)
+    qtbot.addWidget(dialog)
+    assert dialog.clip.currentText() == "walk>idle" and dialog.choice().end == pytest.approx(3.7)
+    choice = replace(dialog.choice(), kind="frames", fps=5.0, size=(64, 48))
+    assert window.export_animation(tmp_path / "mix_%02d.png", choice)
+    assert len(list(tmp_path.glob("mix_*.png"))) == 19  # 0 to 3.6 s, 5 a second
+    assert [clip.name for clip in window.model.clips] == ["walk", "idle"]  # the mix was not kept

@@ -13,6 +13,8 @@ Events (``ViewerState.events``):
 - ``warnings(warnings)``: the model's warning list changed;
 - ``ragdoll(running)``: the ragdoll went or stopped;
 - ``up_axis(axis)``: the model's up axis was switched;
+- ``mix(settings)``: mixing went on or off (None), or its settings changed (``mix_problem`` says why
+  a mix could not be made);
 - ``message(text)``: a line for the status bar.
 
 The ragdoll is the ``document`` (``RagdollDocument``: the profile being edited, which the ragdoll
@@ -33,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from app import formats, loading
-from app.clip_mix import Mix, MixMode, baked_clip, subtree_mask
+from app.clip_mix import baked_clip
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
@@ -41,10 +43,12 @@ from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
 from app.retarget import check_map, retarget_clips
-from app.root_motion import PATH_COLOR, has_root_motion, pose_in_place, root_path_lines, start_of_travel
+from app.root_motion import (PATH_COLOR, has_root_motion, in_place_model, pose_in_place, root_path_lines,
+                             start_of_travel)
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
-from app.state.load_requests import LoadRequest, TextureDrop
+from app.state.live_mix import MixSettings, carried, checked, first_settings
+from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop, brings_skeleton, fits
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation
@@ -122,8 +126,12 @@ class ViewerState:
         #: Each clip's root path as gizmo lines (``root_path_scene``).
         self._paths: dict[Clip, GizmoScene] = {}
         self._paths_of: Model | None = None
+        #: The timeline's second clip (None: one clip plays); the chosen clip it was last mixed with.
+        self.mix: MixSettings | None = None
+        self.mix_problem = ""
+        self._mixed_from: Clip | None = None
         self.events = Events("model", "pose", "selection", "display", "meshes", "warnings", "ragdoll",
-                             "up_axis", "message")
+                             "up_axis", "message", "mix")
         self.display.events.subscribe("changed", self._display_changed)
         if simulation is not None:
             simulation.events.subscribe("running", self._ragdoll_switched)
@@ -141,6 +149,9 @@ class ViewerState:
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
+        if self.mix is not None:
+            self.mix = carried(self.mix, self.model, model) if keep_state else None
+        self._mixed_from = None
         self._use_remembered_up_axis(model)
         self.model = model
         self.playback = Playback(model)
@@ -156,6 +167,9 @@ class ViewerState:
         failed = self._restore_textures()
         self.events.emit("model", keep_state)
         self._playback_changed()
+        if self.mix is None:
+            self.mix_problem = ""
+            self.events.emit("mix", None)
         if failed:
             self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
 
@@ -180,12 +194,30 @@ class ViewerState:
         files start at their default."""
         return LoadRequest(tuple(str(Path(p)) for p in paths), replace(self.load_options, fps=None), False)
 
-    def attach_request(self, paths: list[str | Path]) -> LoadRequest:
-        """The model's files read again together with ``paths`` (animations that belong to it); with
-        no model read from files, ``paths`` open as a new one."""
+    def attach_request(self, paths: list[str | Path]) -> LoadRequest | ClipsRequest:
+        """File › Attach Animation: the model's files read again together with ``paths`` (animations
+        that belong to it); files that bring a skeleton of their own are read alone first
+        (``ClipsRequest``, then ``attach_read``). With no model read from files, ``paths`` open as a
+        new one."""
         if self.model is None or not self.model.files:
             return self.open_request(paths)
+        files = [str(Path(path)) for path in paths]
+        if not only_adds_animations(self.model, files) and brings_skeleton(files):
+            return ClipsRequest(tuple(files), replace(self.load_options, up=None, textures=[]))
+        return self.together_request(paths)
+
+    def together_request(self, paths: list[str | Path]) -> LoadRequest:
+        """The model's files read again together with ``paths``, keeping the clip and time."""
         return LoadRequest(tuple(self.files_with(paths)), self.load_options, True)
+
+    def attach_read(self, source: Model) -> LoadRequest | None:
+        """What a ``ClipsRequest``'s files, read as ``source``, do: when their clips move only bones
+        the model has (by name) they are read again with the model, as animation files are; None
+        when they need a bone map (the window opens it: ``add_clips_from``). ActionError for files
+        without skeletal clips."""
+        if not any(clip.skeletal for clip in source.clips):
+            raise ActionError(f"{source.name} has no skeletal clips to attach")
+        return self.together_request(source.files) if fits(source, self.model) else None
 
     def reload_request(self, options: formats.LoadOptions | None = None) -> LoadRequest | None:
         """The model's files read again (with ``options``, default its own), keeping clip and time;
@@ -206,7 +238,7 @@ class ViewerState:
         a texture."""
         if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
             return TextureDrop(str(paths[0]))
-        return self.attach_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
+        return self.together_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
 
     def use_texture_folders(self, folders: list[str]) -> None:
         """Textures are looked for in the command line's folders, then in ``folders`` (the remembered
@@ -303,6 +335,9 @@ class ViewerState:
         return self._travels[clip]
 
     def _playback_changed(self) -> None:
+        if self.mix is not None and self.playback.chosen is not self._mixed_from:
+            self._bake_mix()  # another clip was chosen: the mix is made from it (and this runs again)
+            return
         if self.simulation is not None and not self.simulation.running:
             self.simulation.set_clip_pose(self.playback.pose())
         self.events.emit("pose")
@@ -397,15 +432,66 @@ class ViewerState:
 
     # --- two clips at once, clips of other skeletons -------------------------------------------------
 
-    def add_mix(self, first: int, second: int, mode: MixMode, amount: float,
-                mask_bone: int | None = None) -> Clip:
-        """Add the mix of clips ``first`` and ``second`` (docs/cli.md, "Two clips at once") to the
-        model as a clip of its own and play it; ``mask_bone`` limits the second clip to its subtree.
-        ValueError naming the clip for a mix that cannot be made."""
-        clips = self.model.clips
-        mask = subtree_mask(self.model.skeleton, [] if mask_bone is None else [mask_bone])
-        mixed = baked_clip(self.model, clips[first], Mix(mode, clips[second], amount, mask))
+    def set_mixing(self, on: bool) -> None:
+        """The timeline's second clip on (the clip after the chosen one, cross-faded) or off.
+        ActionError for a model with fewer than two clips."""
+        if not on:
+            if self.mix is not None:
+                self.mix, self.mix_problem, self._mixed_from = None, "", None
+                self.playback.set_mix(None)
+                self.events.emit("mix", None)
+            return
+        if self.mix is not None:
+            return
+        if self.model is None or len(self.model.clips) < 2:
+            raise ActionError("Mixing needs a model with two clips or more.")
+        self.mix = first_settings(self.model, self.playback.clip_index)
+        self._bake_mix()
+
+    def set_mix(self, **changes) -> None:
+        """Change the second clip's settings (``MixSettings`` fields: ``set_mix(mode="blend")``); the
+        mix is made again and plays. A mix that cannot be made (a fade longer than a clip, a clip of
+        vertices) leaves the chosen clip playing alone and says why in ``mix_problem``."""
+        self.mix = checked(replace(self.mix, **changes), self.model)
+        self._bake_mix()
+
+    def _bake_mix(self) -> None:
+        chosen = self.playback.chosen
+        self._mixed_from = chosen
+        try:
+            if chosen is None:
+                raise ValueError("choose the clip the second one joins")
+            mixed = baked_clip(self.model, chosen, self.mix.mix(self.model))
+        except ValueError as error:
+            mixed, self.mix_problem = None, str(error)
+        else:
+            self.mix_problem = ""
+        self._forget(self.playback.mix)
+        self.playback.set_mix(mixed)
+        self.events.emit("mix", self.mix)
+
+    def _forget(self, clip: Clip | None) -> None:
+        """Drop what was measured of ``clip`` (a mix replaced by a new one)."""
+        for measured in (self._travels, self._starts, self._paths):
+            measured.pop(clip, None)
+
+    def keep_mix(self) -> Clip:
+        """Add the mix playing now to the model's clips (it exports with them) and play it alone:
+        mixing ends. ValueError with ``mix_problem`` when there is no mix to keep."""
+        if self.playback is None or self.playback.mix is None:
+            raise ValueError(self.mix_problem or "No mix is playing: turn mixing on first")
+        mixed = self.playback.mix
+        self.set_mixing(False)
         return self._add_clips([mixed])[0]
+
+    def animation_model(self) -> tuple[Model, int | None]:
+        """What File › Export Animation offers: the model with the mix playing now as a clip of its
+        own after the others (so the mix on screen can be rendered without keeping it), and the clip
+        on screen's index among them (None without clips)."""
+        playback = self.playback
+        if playback is None or playback.mix is None:
+            return self.model, playback.clip_index if playback is not None else None
+        return replace(self.model, clips=[*self.model.clips, playback.mix]), len(self.model.clips)
 
     def add_clips_from(self, source: Model, mapping: dict[str, str]) -> list[Clip]:
         """Add ``source``'s skeletal clips, carried onto the model's skeleton through ``mapping``
@@ -491,16 +577,19 @@ class ViewerState:
 
     # --- exports ------------------------------------------------------------------------------------
 
-    def export_gltf(self, path: str | Path) -> Exported:
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
         """Every mesh the view shows, the skeleton and every clip as glTF 2.0 (``.glb`` unless the
         path ends in ``.gltf``), then the written file read back and checked (the figure
-        ``convert --check`` prints). Raises OSError, ValueError or InputError."""
+        ``convert --check`` prints). ``in_place``: the clips without the root's travel over the
+        ground (``convert --in-place``), whatever View › In Place says. Raises OSError, ValueError
+        or InputError."""
         from app.export.check import check_export
 
         path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
+        model = in_place_model(self.model) if in_place else self.model
         hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
-        warnings = writer_for(path, MODEL_WRITERS)(path, self.model, None, hidden)
-        return Exported(path, warnings, check_export(self.model, loading.load([path]), None, hidden).line())
+        warnings = writer_for(path, MODEL_WRITERS)(path, model, None, hidden)
+        return Exported(path, warnings, check_export(model, loading.load([path]), None, hidden).line())
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),
@@ -511,10 +600,11 @@ class ViewerState:
 
 
 def carry_playback(previous: Playback, playback: Playback) -> None:
-    """Keep the clip (by name), time, speed, direction and looping of ``previous`` in ``playback``."""
+    """Keep the chosen clip (by name), time, speed, direction and looping of ``previous`` in
+    ``playback`` (a mix is made again from the settings: ``ViewerState.set_model``)."""
     names = [clip.name for clip in playback.model.clips]
-    if previous.clip is not None and previous.clip.name in names:
-        playback.set_clip(names.index(previous.clip.name))
+    if previous.chosen is not None and previous.chosen.name in names:
+        playback.set_clip(names.index(previous.chosen.name))
         playback.set_time(previous.time)
     playback.set_speed(previous.speed)
     playback.set_loop(previous.loop)

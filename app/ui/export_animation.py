@@ -1,6 +1,7 @@
-"""File › Export Animation…: the chosen clip as MP4, WebM, GIF, WebP, numbered PNGs or a contact
-sheet, drawn in the view's OpenGL context with the view's camera and display options, behind a
-progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for the formats)."""
+"""File › Export Animation…: the chosen clip (or the mix on screen) as MP4, WebM, GIF, WebP, numbered
+PNGs or a contact sheet, drawn in the view's OpenGL context with the view's camera and display
+options, behind a progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for
+the formats)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDia
 from app.model import Model
 from app.render import video
 from app.render.offscreen import ImageTargets
+from app.root_motion import in_place_model
 from app.ui.size_fields import SizeFields
 
 #: Format label → (file suffix offered, the save dialog's filter, the animation kind).
@@ -42,6 +44,7 @@ class AnimationChoice:
     size: tuple[int, int]
     turntable: bool
     frames: int
+    in_place: bool = False
 
 
 class ExportAnimationDialog(QDialog):
@@ -69,6 +72,9 @@ class ExportAnimationDialog(QDialog):
         self.width_box, self.height_box = size.width_box, size.height_box
         self.turntable = QCheckBox("Turntable: the camera circles once", self)
         self.turntable.setChecked(not model.clips)
+        self.in_place = QCheckBox("In place: without the root's travel over the ground", self)
+        self.in_place.setToolTip("As View › In Place shows the clip; left off, the model travels as "
+                                 "the clip carries it")
         self.sheet_frames = QSpinBox(self)
         self.sheet_frames.setRange(1, 64)
         self.sheet_frames.setValue(6)
@@ -84,6 +90,7 @@ class ExportAnimationDialog(QDialog):
         form.addRow("Rate", self.fps)
         form.addRow("Size", size)
         form.addRow("", self.turntable)
+        form.addRow("", self.in_place)
         form.addRow("Frames per clip (sheet)", self.sheet_frames)
         form.addRow(buttons)
         self.clip.currentIndexChanged.connect(self._clip_chosen)
@@ -117,7 +124,8 @@ class ExportAnimationDialog(QDialog):
         return AnimationChoice(kind=self.kind(), clip=self.clip.currentIndex() if self.model.clips else None,
                                start=self.start.value(), end=max(self.end.value(), self.start.value()),
                                fps=self.fps.value(), size=(self.width_box.value(), self.height_box.value()),
-                               turntable=self.turntable.isChecked(), frames=self.sheet_frames.value())
+                               turntable=self.turntable.isChecked(), frames=self.sheet_frames.value(),
+                               in_place=self.in_place.isChecked())
 
 
 class ViewRenderer:
@@ -153,7 +161,9 @@ class ViewRenderer:
 def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     """Write ``choice`` to ``path`` from ``window``'s view; returns the status bar's line. Raises
     Cancelled when the user cancels (a partial file is removed) and OSError/ValueError on failure."""
-    viewport, model = window.viewport, window.model
+    viewport, model = window.viewport, window.state.animation_model()[0]
+    if choice.in_place:
+        model = in_place_model(model)
     if viewport.renderer is None:
         raise RuntimeError(viewport.gl_problem or "the view has not been shown yet")
     options = viewport.options

@@ -1,6 +1,6 @@
-"""The inspector under the outliner's tree: everything known about the selected bone or helper —
-bind and current world matrices, head and tail, skin influence, and the data only its file format
-has."""
+"""The inspector under the outliner's tree: the clip on screen with its root's travel and speed, and
+everything known about the selected bone or helper — bind and current world matrices, head and tail,
+skin influence, and the data only its file format has."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from PySide6.QtGui import QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app import formats
-from app.model import Model
+from app.model import Clip, Model
 from app.pose import Pose
+from app.root_motion import root_travel
 
 #: Narrowest matrix cell ('-0.0000'), so that matrices of small numbers line up with each other.
 MATRIX_CELL_WIDTH = 7
@@ -19,6 +20,8 @@ MATRIX_CELL_WIDTH = 7
 LISTED_CHILDREN = 4
 #: Extras keys with a nicer label than their spelled-out name.
 EXTRA_LABELS = {"box": "Box size", "mirror": "Mirror bone"}
+#: Symbols of the length units formats state (Model.unit); other models' lengths are their own units.
+UNIT_SYMBOLS = {"metre": "m"}
 
 
 # --- text -----------------------------------------------------------------------------------------
@@ -40,6 +43,21 @@ def matrix_text(matrix) -> str:
     columns = matrix.shape[1]
     return "\n".join("  ".join(cell.rjust(width) for cell in cells[row:row + columns])
                      for row in range(0, len(cells), columns))
+
+
+def travel_text(model: Model, clip: Clip) -> str:
+    """The clip's root travel over the ground and its mean speed (``info``'s root_travel and
+    root_speed), in the model's units: '26.6 m in 1.17 s · 22.9 m/s'."""
+    travel, speed, seconds = (figure(value) for value in (*root_travel(model, clip), clip.duration))
+    symbol = UNIT_SYMBOLS.get(model.unit)
+    if symbol:
+        return f"{travel} {symbol} in {seconds} s · {speed} {symbol}/s"
+    return f"{travel} model units in {seconds} s · {speed} per second"
+
+
+def figure(value: float) -> str:
+    """Three significant digits, never in exponent form (a sway of 0.0000468 m/s reads as such)."""
+    return np.format_float_positional(value, precision=3, unique=False, fractional=False, trim="-")
 
 
 def bone_text(bone: int, names: list[str]) -> str:
@@ -117,14 +135,20 @@ class _Page(QWidget):
 
 
 class Inspector(QWidget):
-    """Shows one bone (``show_bone``) or helper (``show_helper``) of the bound model; ``set_pose``
-    keeps its current world matrix up to date."""
+    """Shows the clip on screen (``show_clip``) and one bone (``show_bone``) or helper
+    (``show_helper``) of the bound model; ``set_pose`` keeps its current world matrix up to date."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.shown: tuple[str, int] | None = None
+        #: The model and clip the clip rows show (None: not shown yet).
+        self.clip_shown: tuple[Model, Clip | None] | None = None
+        self.clip_page = _Page([("clip", "Clip", False), ("travel", "Root travel", False)])
+        self.clip_page.labels["travel"].setToolTip(
+            "How far the clip's root goes over the ground (its path through the stored frames) and its "
+            "mean speed, as info --json's root_travel and root_speed")
         self.influences = np.zeros((0, 0), np.int64)
         self.pages = QStackedWidget()
         self.empty = QLabel("Select a bone or helper in the tree.")
@@ -150,12 +174,15 @@ class Inspector(QWidget):
         scroll.setWidget(self.pages)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.clip_page)
         layout.addWidget(scroll)
 
     def bind(self, model: Model) -> None:
         """Inspect ``model``; shows nothing until a bone or helper is chosen."""
         self.model = model
         self.pose = None
+        self.show_clip(None)
         self.influences = influence_counts(model)
         known = formats.formats.get(model.format)
         self.extras_title.setText(f"From the {known.description}" if known else "From the file")
@@ -185,6 +212,17 @@ class Inspector(QWidget):
         self.shown = ("bone", bone)
         self.pages.setCurrentWidget(self.bone_page)
         self._show_current()
+
+    def show_clip(self, clip: Clip | None) -> None:
+        """Show ``clip`` (None: the bind pose) and its root's travel; measured once per clip (this
+        runs every frame during playback)."""
+        shown = self.clip_shown
+        if shown is not None and shown[0] is self.model and shown[1] is clip:
+            return
+        self.clip_shown = (self.model, clip)
+        labels = self.clip_page.labels
+        labels["clip"].setText(clip.name if clip is not None else "(bind pose)")
+        labels["travel"].setText(travel_text(self.model, clip) if clip is not None else "—")
 
     def show_helper(self, index: int) -> None:
         """Show the model's ``index``-th helper."""

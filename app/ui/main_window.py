@@ -31,7 +31,7 @@ from app.playback import Playback
 from app.render.offscreen import max_image_side
 from app.scene.gizmo_scene import joined_scenes
 from app.state.display import draw_settings
-from app.state.load_requests import LoadRequest, TextureDrop
+from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures
@@ -215,6 +215,9 @@ class MainWindow(QMainWindow):
                                                                         "Ctrl+R"])
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", self.export_dialog, "Ctrl+E")
+        self.export_in_place_action = self._action(menu, "Export glTF &In Place…",
+                                                   lambda: self.export_dialog(in_place=True))
+        self.export_in_place_action.setToolTip("The clips without the root's travel over the ground")
         self.export_pose_action = self._action(menu, "Export &Pose…", self.export_pose_dialog, "Ctrl+Shift+E")
         self.export_animation_action = self._action(menu, "Export A&nimation…", self.export_animation_dialog)
         self._action(menu, "Save &Screenshot…", self.save_screenshot_dialog, "Ctrl+Shift+S")
@@ -222,7 +225,8 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._model_actions = [self.attach_action, self.attach_other_action, self.reload_action,
-                               self.export_action, self.export_pose_action, self.export_animation_action]
+                               self.export_action, self.export_in_place_action, self.export_pose_action,
+                               self.export_animation_action]
         for action in self._model_actions:
             action.setEnabled(False)
 
@@ -431,7 +435,9 @@ class MainWindow(QMainWindow):
         return self._start_load(self.state.open_request(paths))
 
     def attach_files(self, paths: list[str | Path]) -> int:
-        """Load the current model's files together with animation files that belong to it."""
+        """File › Attach Animation: the current model's files read together with animation files
+        that belong to it; files of another skeleton are read alone and open the bone map
+        (``ViewerState.attach_request``, ``attach_read``)."""
         return self._start_load(self.state.attach_request(paths))
 
     def reload(self) -> int | None:
@@ -445,12 +451,13 @@ class MainWindow(QMainWindow):
         if request is not None:
             self._start_load(request)
 
-    def _start_load(self, load: LoadRequest) -> int:
-        """Read what ``load`` asks in the background; its options become the state's when the read
-        succeeds."""
+    def _start_load(self, load: LoadRequest | ClipsRequest) -> int:
+        """Read what ``load`` asks in the background; a LoadRequest's options become the state's
+        when the read succeeds, a ClipsRequest's files go to ``_clips_read``."""
         paths, options = load.paths, load.options
         request = self.loader.start(lambda: loading.load([Path(p) for p in paths], options))
-        self._pending = {"keep_state": load.keep_state, "request": request, "options": options}
+        self._pending = {"keep_state": getattr(load, "keep_state", True), "request": request,
+                         "options": options, "clips": isinstance(load, ClipsRequest)}
         self._show_progress(list(paths), request)
         return request
 
@@ -480,11 +487,29 @@ class MainWindow(QMainWindow):
     def _loaded(self, model: Model, request: int) -> None:
         pending, self._pending = self._pending, {}
         self._close_progress()
+        if pending.get("clips"):
+            self._clips_read(model)
+            return
         if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
             self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
             return
         self.state.set_model(model, pending.get("keep_state", False), pending.get("options"))
         self.recent.add(list(model.files))
+
+    def _clips_read(self, source: Model) -> None:
+        """Attached files read alone: read again with the model when they animate its bones, else
+        the bone map for their skeleton."""
+        from app.ui.bone_map_dialog import BoneMapDialog
+
+        try:
+            together = self.state.attach_read(source)
+        except ActionError as error:
+            QMessageBox.warning(self, "Attach Animation", str(error))
+            return
+        if together is not None:
+            self._start_load(together)
+        else:
+            BoneMapDialog(source, self.state, self).exec()
 
     def _load_error(self, error: Exception, request: int) -> None:
         self._pending = {}
@@ -719,15 +744,16 @@ class MainWindow(QMainWindow):
             self.settings.setValue("last_export_folder", str(Path(path).parent))
         return path
 
-    def export_dialog(self) -> None:
-        path = self._ask_save_path("Export glTF 2.0", ".glb",
+    def export_dialog(self, in_place: bool = False) -> None:
+        path = self._ask_save_path("Export glTF 2.0" + (", in place" if in_place else ""),
+                                   "_in_place.glb" if in_place else ".glb",
                                    "glTF binary (*.glb);;glTF with embedded buffer (*.gltf)")
         if path:
-            self.export_gltf(path)
+            self.export_gltf(path, in_place)
 
-    def export_gltf(self, path: str | Path) -> bool:
-        """File › Export glTF: ``ViewerState.export_gltf``, reported."""
-        return self._export("Export glTF", path, self.state.export_gltf)
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> bool:
+        """File › Export glTF (In Place): ``ViewerState.export_gltf``, reported."""
+        return self._export("Export glTF", path, lambda out: self.state.export_gltf(out, in_place))
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
@@ -747,9 +773,7 @@ class MainWindow(QMainWindow):
         self.viewport.makeCurrent()
         limit = max_image_side(self.viewport.ctx) if self.viewport.ctx is not None else 4096
         self.viewport.doneCurrent()
-        playback = self.state.playback
-        dialog = ExportAnimationDialog(self.model, playback.clip_index if playback else None,
-                                       (1280, 720), limit, self)
+        dialog = ExportAnimationDialog(*self.state.animation_model(), (1280, 720), limit, self)
         if not dialog.exec():
             return
         suffix, file_filter, _ = FORMATS[dialog.format.currentText()]

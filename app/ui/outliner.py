@@ -127,7 +127,7 @@ class OutlinerDock(QDockWidget):
         events.subscribe("model", lambda _keep_state: self.bind(state.model))
         events.subscribe("selection", self.select_bone)
         events.subscribe("meshes", self.refresh_meshes)
-        events.subscribe("pose", lambda: self.set_pose(state.current_pose()))
+        events.subscribe("pose", lambda: self._show_playback(state))
         self.bone_selected.connect(state.select_bone)
         self.mesh_visibility_changed.connect(state.set_mesh_visible)
 
@@ -220,6 +220,10 @@ class OutlinerDock(QDockWidget):
                 self.tree.setCurrentItem(self.bone_items[bone])
                 self.tree.scrollToItem(self.bone_items[bone])
         self.inspector.show_bone(bone)
+
+    def _show_playback(self, state: ViewerState) -> None:
+        self.inspector.show_clip(state.playback.clip if state.playback is not None else None)
+        self.set_pose(state.current_pose())
 
     def set_pose(self, pose: Pose) -> None:
         """The pose now shown (every frame during playback), for the inspector's current matrix."""

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDouble
 from app.model import Clip, Model
 from app.playback import Playback
 from app.root_motion import root_travel
-from app.state.viewer import ViewerState
+from app.state.viewer import ActionError, ViewerState
 from app.ui.elided_text import ElidedComboBox
+from app.ui.mix_row import MixRow
 from app.ui.scrub_bar import ScrubBar
 
 #: Speed factors offered in the speed box (below 1: slow motion).
@@ -88,8 +89,11 @@ class TimelineDock(QDockWidget):
         self.loop_action = self._action("Loop", "L", icon("SP_BrowserReload"), checkable=True)
         self.reverse_action = self._action("Play Backwards", "R", mirrored(icon("SP_MediaPlay")),
                                            checkable=True)
-        self.mix_action = QAction("&Mix Clips…", self)
-        self.mix_action.setToolTip("A second clip: cross-fade, blend or add, optionally under one bone")
+        self.mix_action = QAction("&Mix Clips", self)
+        self.mix_action.setCheckable(True)
+        self.mix_action.setIconText("Mix")
+        self.mix_action.setToolTip("A second clip with the chosen one: cross-fade, blend or add, "
+                                   "optionally under one bone (a row below)")
 
     def playback_actions(self) -> list[QAction]:
         """The transport actions in menu order, for a Playback menu and the shortcuts list."""
@@ -118,25 +122,27 @@ class TimelineDock(QDockWidget):
         self.fps_box.setSuffix(" fps")
         self.fps_box.setValue(DEFAULT_FPS)
         self.scrub_bar = ScrubBar(body)
+        self.mix_row = MixRow(body)
 
     def _button(self, body: QWidget, action: QAction, with_text: bool = False) -> QToolButton:
         button = QToolButton(body)
         button.setDefaultAction(action)
         button.setAutoRaise(True)
         if with_text:
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         return button
 
     def _lay_out(self, body: QWidget) -> None:
         controls = QHBoxLayout()
         controls.addWidget(self.clips, 1)
+        controls.addWidget(self._button(body, self.mix_action, with_text=True))
         controls.addSpacing(8)
         for action in (self.start_action, self.previous_key_action, self.previous_frame_action,
                        self.play_action, self.next_frame_action, self.next_key_action, self.end_action):
             controls.addWidget(self._button(body, action))
         controls.addSpacing(8)
-        controls.addWidget(self._button(body, self.loop_action, with_text=True))
-        controls.addWidget(self._button(body, self.reverse_action, with_text=True))
+        controls.addWidget(self._button(body, self.loop_action))
+        controls.addWidget(self._button(body, self.reverse_action))
         controls.addWidget(self.speed)
         for widget in (self.time_box, self.end_label, self.frame_box, self.last_frame_label):
             controls.addWidget(widget)
@@ -146,7 +152,8 @@ class TimelineDock(QDockWidget):
         layout.setContentsMargins(6, 2, 6, 4)
         layout.setVerticalSpacing(2)
         layout.addLayout(controls, 0, 0)
-        layout.addWidget(self.scrub_bar, 1, 0)
+        layout.addWidget(self.mix_row, 1, 0)
+        layout.addWidget(self.scrub_bar, 2, 0)
 
     def _connect(self) -> None:
         self.play_action.toggled.connect(self._show_play_state)
@@ -174,21 +181,23 @@ class TimelineDock(QDockWidget):
         """Show each model ``state`` shows: its playback, and its frame rate where the format counts
         frames without times (the fps box is for those only)."""
         state.events.subscribe("model", lambda _keep_state: self._show_model(state))
-        self.mix_action.triggered.connect(lambda: self.open_mix(state))
+        state.events.subscribe("mix", lambda mix: self.mix_action.setChecked(mix is not None))
+        self.mix_action.triggered.connect(lambda on: self.set_mixing(state, on))
+        self.mix_row.attach(state)
 
     def _show_model(self, state: ViewerState) -> None:
         self.bind(state.playback)
         self.set_fps(state.load_options.fps or DEFAULT_FPS)
         self.fps_box.setEnabled(state.counts_frames)
+        self.mix_action.setEnabled(len(state.model.clips) >= 2)
 
-    def open_mix(self, state: ViewerState) -> None:
-        """Playback › Mix Clips…: the dialog for a second clip (needs two clips)."""
-        from app.ui.mix_dialog import MixDialog
-
-        if state.model is None or len(state.model.clips) < 2:
-            QMessageBox.information(self, "Mix Clips", "Mixing needs a model with two clips or more.")
-            return
-        MixDialog(state, self).exec()
+    def set_mixing(self, state: ViewerState, on: bool) -> None:
+        """Playback › Mix Clips and the Mix button: the second row for a second clip, on or off."""
+        try:
+            state.set_mixing(on)
+        except ActionError as error:
+            self.mix_action.setChecked(False)
+            QMessageBox.information(self, "Mix Clips", str(error))
 
     def bind(self, playback: Playback) -> None:
         self.playback = playback

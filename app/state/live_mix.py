@@ -1,0 +1,66 @@
+"""The timeline's second clip: which clip joins the chosen one, how (cross-fade, blend, add), by how
+much, and under which bone. ViewerState bakes the mix from these settings and plays it in the
+chosen clip's place, again whenever they or the chosen clip change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.clip_mix import Mix, MixMode, subtree_mask
+from app.model import Model
+
+#: The modes in the order the timeline offers them.
+MODES: tuple[MixMode, ...] = ("crossfade", "blend", "add")
+
+
+@dataclass(frozen=True)
+class MixSettings:
+    """``second``: the joining clip's index among the model's clips; ``fade``: a cross-fade's length
+    in seconds; ``weight``: a blend's share of the second clip (0..1); ``mask_bone``: the bone whose
+    subtree alone takes the second clip (None: the whole body). Each mode keeps its own amount, so
+    switching modes back and forth loses nothing."""
+
+    second: int
+    mode: MixMode = "crossfade"
+    fade: float = 0.3
+    weight: float = 0.5
+    mask_bone: int | None = None
+
+    @property
+    def amount(self) -> float:
+        """What ``Mix.amount`` means in this mode: the fade's seconds, the blend's weight, or 0."""
+        return {"crossfade": self.fade, "blend": self.weight, "add": 0.0}[self.mode]
+
+    def mix(self, model: Model) -> Mix:
+        mask = subtree_mask(model.skeleton, [] if self.mask_bone is None else [self.mask_bone])
+        return Mix(self.mode, model.clips[self.second], self.amount, mask)
+
+
+def first_settings(model: Model, chosen: int) -> MixSettings:
+    """The settings mixing starts with: the clip after the chosen one joins it in a cross-fade."""
+    return MixSettings(second=(chosen + 1) % len(model.clips))
+
+
+def checked(settings: MixSettings, model: Model) -> MixSettings:
+    """``settings`` with a known mode and a clip and bone the model has; ValueError naming what is wrong."""
+    if settings.mode not in MODES:
+        raise ValueError(f"mix mode {settings.mode!r} is none of {', '.join(MODES)}")
+    if not 0 <= settings.second < len(model.clips):
+        raise ValueError(f"clip {settings.second} outside 0..{len(model.clips) - 1}")
+    bone = settings.mask_bone
+    if bone is not None and not 0 <= bone < len(model.skeleton):
+        raise ValueError(f"bone {bone} outside 0..{len(model.skeleton) - 1}")
+    return settings
+
+
+def carried(settings: MixSettings, before: Model, after: Model) -> MixSettings | None:
+    """``settings`` for ``after``, the model read again or extended: the second clip and the mask
+    bone found by name; None when ``after`` lacks the clip (the bone alone is dropped)."""
+    clips = [clip.name for clip in after.clips]
+    name = before.clips[settings.second].name
+    if name not in clips:
+        return None
+    bone = None
+    if settings.mask_bone is not None and before.skeleton.names[settings.mask_bone] in after.skeleton.names:
+        bone = after.skeleton.names.index(before.skeleton.names[settings.mask_bone])
+    return replace(settings, second=clips.index(name), mask_bone=bone)
