@@ -147,3 +147,15 @@ def test_export_animation_offers_the_mix_on_screen_after_the_models_clips(state)
     model, index = state.animation_model()
     assert [clip.name for clip in model.clips] == ["a", "b", "c", "c>a"] and index == 3
     assert model.clips[3] is state.playback.clip and [c.name for c in state.model.clips] == ["a", "b", "c"]
+
+
+def test_export_gltf_writes_the_mix_on_screen_as_a_clip_after_the_models_own(state, tmp_path):
+    from app import loading
+
+    state.playback.set_clip(2)
+    state.set_mixing(True)  # c (bone0 at 30° for 2 s), then a, faded over 0.3 s: 2.7 s in all
+    exported = state.export_gltf(tmp_path / "mixed.glb")
+    read = loading.load([exported.path])
+    assert [clip.name for clip in read.clips] == ["a", "b", "c", "c>a"]
+    assert read.clips[3].duration == pytest.approx(2.7, abs=1e-6)
+    assert [clip.name for clip in state.model.clips] == ["a", "b", "c"]  # the model keeps its clips

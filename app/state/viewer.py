@@ -578,15 +578,16 @@ class ViewerState:
     # --- exports ------------------------------------------------------------------------------------
 
     def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
-        """Every mesh the view shows, the skeleton and every clip as glTF 2.0 (``.glb`` unless the
-        path ends in ``.gltf``), then the written file read back and checked (the figure
-        ``convert --check`` prints). ``in_place``: the clips without the root's travel over the
-        ground (``convert --in-place``), whatever View › In Place says. Raises OSError, ValueError
-        or InputError."""
+        """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
+        Export Animation offers it) as glTF 2.0 (``.glb`` unless the path ends in ``.gltf``), then
+        the written file read back and checked (the figure ``convert --check`` prints).
+        ``in_place``: the clips without the root's travel over the ground (``convert --in-place``),
+        whatever View › In Place says. Raises OSError, ValueError or InputError."""
         from app.export.check import check_export
 
         path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
-        model = in_place_model(self.model) if in_place else self.model
+        model, _ = self.animation_model()
+        model = in_place_model(model) if in_place else model
         hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
         warnings = writer_for(path, MODEL_WRITERS)(path, model, None, hidden)
         return Exported(path, warnings, check_export(model, loading.load([path]), None, hidden).line())
