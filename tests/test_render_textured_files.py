@@ -127,6 +127,50 @@ def test_gltf_basis_texture_draws_the_base_colour_with_a_warning(tmp_path, capsy
     assert np.ptp(grey) <= 20 and 40 < grey.mean() < 250, grey.tolist()  # one grey, lit: no picture
 
 
+def _gltf_quad_with_material(tmp_path, material: dict, required: list[str]):
+    positions = np.array([[-1, 1, 0], [1, 1, 0], [-1, -1, 0], [1, -1, 0]], np.float32)
+    uvs = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32)
+    document = {"scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+                "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2,
+                                            "material": 0}]}],
+                "materials": [material], "textures": [{"source": 0}], "images": [{"uri": "quad.png"}],
+                "extensionsUsed": required, "extensionsRequired": required}
+    return write_gltf(tmp_path, document, [(positions, "VEC3", 5126), (uvs, "VEC2", 5126),
+                                           (two_triangles().astype(np.uint16), "SCALAR", 5123)])
+
+
+def test_gltf_specular_glossiness_diffuse_texture_is_the_base_colour_texture(tmp_path):
+    """KHR_materials_pbrSpecularGlossiness (older Sketchfab and three.js exports): a client that reads
+    it draws its diffuse texture, not pbrMetallicRoughness's (here a flat grey the picture must not show)."""
+    picture(tmp_path / "quad.png")
+    material = {"pbrMetallicRoughness": {"baseColorFactor": [0.5, 0.5, 0.5, 1]},
+                "extensions": {"KHR_materials_pbrSpecularGlossiness": {"diffuseTexture": {"index": 0},
+                                                                       "glossinessFactor": 0.2}}}
+    path = _gltf_quad_with_material(tmp_path, material, ["KHR_materials_pbrSpecularGlossiness"])
+    assert_upright(rendered_quadrants(tmp_path, str(path)))
+
+
+def test_gltf_specular_glossiness_diffuse_factor_is_the_base_colour(tmp_path):
+    from app import loading
+
+    picture(tmp_path / "quad.png")
+    material = {"extensions": {"KHR_materials_pbrSpecularGlossiness": {"diffuseFactor": [0.2, 0.4, 0.6, 1]}}}
+    model = loading.load([_gltf_quad_with_material(tmp_path, material, [])])
+    assert model.meshes[0].material.base_color == pytest.approx((0.2, 0.4, 0.6, 1.0))
+    assert not model.meshes[0].material.texture
+
+
+def test_gltf_requiring_a_material_extension_the_view_cannot_draw_loads_with_a_warning(tmp_path, capsys):
+    picture(tmp_path / "quad.png")
+    material = {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+                "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1.0}}}
+    path = _gltf_quad_with_material(tmp_path, material, ["KHR_materials_transmission"])
+    assert_upright(rendered_quadrants(tmp_path, str(path)))
+    assert main(["info", str(path)]) == 0
+    assert ("warning: the file requires KHR_materials_transmission; its materials are drawn with their base "
+            "colour and texture only") in capsys.readouterr().out
+
+
 def test_c3de_quad_with_an_assigned_image(tmp_path):
     # C3DE with --up y faces +Z: the screen's right is +X. The writer stores v flipped, as the
     # Direct3D exporter does (docs/formats/c3de.md).

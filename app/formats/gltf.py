@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import unquote
 
 from typing import TYPE_CHECKING
@@ -54,6 +55,7 @@ import numpy as np
 from app import maths
 from app.maths import FLOAT32_SINGULAR
 from app.formats.gltf_container import (
+    APPEARANCE_EXTENSIONS,
     GLB_MAGIC,
     IMAGE_EXTENSIONS,
     Buffer,
@@ -104,6 +106,8 @@ DRACO_WEIGHT_NOISE = 1e-2
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
 INFLUENCE_SET = re.compile(r"(?:JOINTS|WEIGHTS)_(\d+)")
+#: The material extension whose diffuse colour and texture are read as the base colour and texture.
+SPECULAR_GLOSSINESS = "KHR_materials_pbrSpecularGlossiness"
 #: Sampler wrap modes (GL enums) by the names Material uses.
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
@@ -113,7 +117,7 @@ class _Reader(Document):
 
     def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
-        self.warnings: list[str] = self._unshown_lights()
+        self.warnings: list[str] = self._unshown_lights() + self._approximated_materials()
         self.pending: list[BakeVertexClip] = []
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
 
@@ -123,6 +127,13 @@ class _Reader(Document):
         if not isinstance(lights, list) or not lights:
             return []
         return [f"{len(lights)} light(s) (KHR_lights_punctual) not used: Boneyard lights the scene itself"]
+
+    def _approximated_materials(self) -> list[str]:
+        """A warning for each material extension the file requires that the view draws without."""
+        required = self.document.get("extensionsRequired") or []
+        return [f"the file requires {name}; its materials are drawn with their base colour and texture only"
+                for name in APPEARANCE_EXTENSIONS
+                if name in required and name != SPECULAR_GLOSSINESS]
 
     # --- nodes -------------------------------------------------------------------------------
 
@@ -441,9 +452,8 @@ class _Reader(Document):
             return Material(), 0
         where = f"materials[{index}]"
         material = self.item("materials", index, f"{where}.material")
-        pbr = material.pbrMetallicRoughness
-        color = self.floats(pbr.baseColorFactor if pbr else None, 4, (1.0, 1.0, 1.0, 1.0),
-                            f"{where}.pbrMetallicRoughness.baseColorFactor")
+        pbr, color_at, texture_at = self.base_color_source(material, where)
+        color = self.floats(pbr.baseColorFactor if pbr else None, 4, (1.0, 1.0, 1.0, 1.0), color_at)
         mode = material.alphaMode or "OPAQUE"
         if mode not in ("OPAQUE", "MASK", "BLEND"):
             self.warnings.append(f"{where}.alphaMode {mode!r} is not OPAQUE, MASK or BLEND; drawn opaque")
@@ -458,7 +468,26 @@ class _Reader(Document):
             if isinstance(extras.get("texture"), str):  # Boneyard's exports keep names glTF cannot reference
                 result.texture = extras["texture"]
             return result, 0
-        return self.base_color_texture(result, info, f"{where}.pbrMetallicRoughness.baseColorTexture")
+        return self.base_color_texture(result, info, texture_at)
+
+    def base_color_source(self, material, where: str):
+        """(what holds baseColorFactor and baseColorTexture, and the JSON paths of the two): the
+        material's pbrMetallicRoughness, or its KHR_materials_pbrSpecularGlossiness diffuse colour and
+        texture, which a client that reads that extension draws instead."""
+        extension = (material.extensions or {}).get(SPECULAR_GLOSSINESS) \
+            if isinstance(material.extensions, dict) else None
+        if not isinstance(extension, dict):
+            at = f"{where}.pbrMetallicRoughness"
+            return material.pbrMetallicRoughness, f"{at}.baseColorFactor", f"{at}.baseColorTexture"
+        at = f"{where}.extensions.{SPECULAR_GLOSSINESS}"
+        texture = extension.get("diffuseTexture")
+        if isinstance(texture, dict) and texture.get("index") is not None:
+            texture = SimpleNamespace(index=texture["index"], texCoord=texture.get("texCoord"),
+                                      extensions=texture.get("extensions"))
+        else:
+            texture = None
+        diffuse = SimpleNamespace(baseColorFactor=extension.get("diffuseFactor"), baseColorTexture=texture)
+        return diffuse, f"{at}.diffuseFactor", f"{at}.diffuseTexture"
 
     def base_color_texture(self, material: Material, info, where: str) -> tuple[Material, int]:
         """``material`` with the texture ``info`` names: its image (decoded here when the file embeds
