@@ -359,9 +359,11 @@ def parse_json(path: Path, text: bytes, base: int) -> dict:
 
 def _check_asset_version(path: Path, version, base: int) -> None:
     """A document that says it is glTF 1.x (or another major version) is refused as such, before the
-    2.0 schema check would blame one of its 1.0 members (``"scene": "defaultScene"``)."""
-    if isinstance(version, (str, int, float)) and not isinstance(version, bool) \
-            and not re.fullmatch(r"2(\.\d+)*", str(version)):
+    2.0 schema check would blame one of its 1.0 members (``"scene": "defaultScene"``). A version that
+    names no number (``""``) is left to the rest of the document."""
+    major = re.match(r"\s*(\d+)", str(version)) if isinstance(version, (str, int, float)) \
+        and not isinstance(version, bool) else None
+    if major is not None and int(major.group(1)) != 2:
         raise ReadError(path, f"asset.version is {version!r}: this reader reads glTF 2.0; {GLTF1_ADVICE}",
                         offset=base or None)
 
