@@ -4,6 +4,7 @@ loaded, frames rendered with progress, file written."""
 
 from __future__ import annotations
 
+import sys
 from argparse import Namespace
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def render(args: Namespace) -> int:
             raise OutputError(f"cannot render {output}: {error}") from None
         warnings = offscreen.renderer.take_warnings()
     for warning in warnings:
-        print(f"warning: {warning}")
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 

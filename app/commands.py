@@ -85,13 +85,17 @@ def writing(path: Path):
         raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def load_model(args: Namespace) -> Model:
+def load_model(args: Namespace, announce: bool = True) -> Model:
+    """The model the arguments name, mixed and placed as they ask; its reading's warnings go to stderr
+    as ``warning:`` lines unless ``announce`` is off (``info`` lists them itself)."""
     if args.demo and args.files:
         raise UsageError("give FILEs or --demo, not both")
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
     model = loading.load(paths, formats.LoadOptions.from_arguments(args))
+    if announce:
+        _warn(model.warnings)
     try:
         model = mixed_model(model, args)
     except ValueError as error:
@@ -170,7 +174,7 @@ def _texture_state(mesh) -> str:
 
 
 def info(args: Namespace) -> int:
-    model = load_model(args)
+    model = load_model(args, announce=False)
     facts = describe(model)
     if args.json:
         print(json.dumps(facts, indent=2))
