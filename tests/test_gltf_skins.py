@@ -254,13 +254,14 @@ def test_quantized_types_the_spec_forbids(tmp_path, attribute, arrays, extension
 
 # --- extensions --------------------------------------------------------------------------------------
 
-def test_unimplemented_required_extension_exits_3_naming_it(tmp_path, capsys):
+@pytest.mark.parametrize("extension", ["KHR_texture_basisu", "EXT_meshopt_compression"])
+def test_unimplemented_required_extension_exits_3_naming_it(tmp_path, capsys, extension):
     document = _static_document()
-    document["extensionsUsed"] = document["extensionsRequired"] = ["EXT_meshopt_compression"]
+    document["extensionsUsed"] = document["extensionsRequired"] = [extension]
     path = write_gltf(tmp_path, document, [(np.zeros((3, 3)), "VEC3", 5126)])
     assert main(["info", str(path)]) == 3
     error = capsys.readouterr().err.strip()
-    assert "extensionsRequired[0]" in error and "'EXT_meshopt_compression'" in error and "\n" not in error
+    assert "extensionsRequired[0]" in error and f"'{extension}'" in error and "\n" not in error
 
 
 def test_required_punctual_lights_load_the_geometry_and_say_the_lights_are_not_used(tmp_path):

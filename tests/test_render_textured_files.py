@@ -6,6 +6,8 @@ documented conventions (docs/formats), not from the code under test."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -117,17 +119,31 @@ def test_gltf_texture_named_only_through_an_image_extension(tmp_path, extension,
     assert_upright(rendered_quadrants(tmp_path, str(path)))
 
 
-def test_gltf_basis_texture_draws_the_base_colour_with_a_warning(tmp_path, capsys):
-    (tmp_path / "quad.ktx2").write_bytes(b"\xabKTX 20\xbb\r\n\x1a\n" + bytes(64))
-    path = _gltf_quad_textured_through(tmp_path, "KHR_texture_basisu", "quad.ktx2", "image/ktx2")
+def test_gltf_texture_whose_image_is_missing_draws_the_base_colour_and_render_says_why(tmp_path, capsys):
+    path = _gltf_quad_textured_through(tmp_path, "EXT_texture_webp", "quad.webp", "image/webp")
     found = rendered_quadrants(tmp_path, str(path))
     rendered = capsys.readouterr()
-    assert rendered.err.count("warning: texture 'quad.ktx2'") == 1 and not rendered.out  # render says it
+    assert rendered.err.count("warning: texture 'quad.webp'") == 1 and not rendered.out  # render says it
     assert main(["info", str(path)]) == 0
     listed = capsys.readouterr()
-    assert listed.out.count("warning: texture 'quad.ktx2'") == 1 and not listed.err  # info lists it once
+    assert listed.out.count("warning: texture 'quad.webp'") == 1 and not listed.err  # info lists it once
     grey = np.array([found[corner] for corner in QUADRANTS])
     assert np.ptp(grey) <= 20 and 40 < grey.mean() < 250, grey.tolist()  # one grey, lit: no picture
+
+
+def test_gltf_requiring_basis_textures_is_refused_and_one_with_a_fallback_image_is_drawn(tmp_path, capsys):
+    """Basis Universal (KTX2) images are not decoded: a file that requires them exits 3 naming the
+    extension; one that only uses them draws the fallback ``source`` every client reads."""
+    picture(tmp_path / "quad.png")
+    path = _gltf_quad_textured_through(tmp_path, "KHR_texture_basisu", "quad.ktx2", "image/ktx2")
+    assert main(["info", str(path)]) == 3
+    assert "'KHR_texture_basisu'" in capsys.readouterr().err
+    document = json.loads(path.read_text())
+    document["extensionsRequired"] = []
+    document["images"].append({"uri": "quad.png"})
+    document["textures"][0]["source"] = 1
+    path.write_text(json.dumps(document))
+    assert_upright(rendered_quadrants(tmp_path, str(path)))
 
 
 def _gltf_quad_with_material(tmp_path, material: dict, required: list[str]):

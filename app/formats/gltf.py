@@ -519,7 +519,7 @@ class _Reader(Document):
 
     def extension_source(self, texture, index: int) -> tuple[int | None, str]:
         """(image index, its JSON path) a texture names only through an image extension (WebP, AVIF,
-        DDS, KTX2), the first such; (None, "") when it names none."""
+        DDS), the first such; (None, "") when it names none."""
         extensions = texture.extensions if isinstance(texture.extensions, dict) else {}
         for name in IMAGE_EXTENSIONS:
             entry = extensions.get(name)

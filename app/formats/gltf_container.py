@@ -40,10 +40,9 @@ DRACO = "KHR_draco_mesh_compression"
 #: an accessor costs no bytes in the file, so its count alone must not size an allocation.
 ZERO_FILL_LIMIT = 1 << 26
 #: Extensions whose data the reader takes in (or may ignore without changing what is shown).
-#: Texture extensions that name their image in ``textures[i].extensions[NAME].source``: Pillow decodes
-#: WebP, AVIF and DDS images; a Basis Universal (KTX2) one it cannot, and the mesh is drawn in its base
-#: colour with a warning, as for any image that does not decode.
-IMAGE_EXTENSIONS = ("EXT_texture_webp", "EXT_texture_avif", "MSFT_texture_dds", "KHR_texture_basisu")
+#: Texture extensions that name their image in ``textures[i].extensions[NAME].source``, in formats
+#: Pillow decodes (KHR_texture_basisu's KTX2 it does not: a file requiring it is refused).
+IMAGE_EXTENSIONS = ("EXT_texture_webp", "EXT_texture_avif", "MSFT_texture_dds")
 #: Material extensions that change how a surface looks beyond its base colour and texture, which is all
 #: the view draws: a file requiring one loads, with a warning naming it (a refusal hid the geometry of
 #: Blender's exports of glass, sheen or variants). KHR_materials_pbrSpecularGlossiness is read: its
