@@ -201,7 +201,7 @@ class Material:
     file gives, or an assigned image's path; texture_path: the file found for it (None when missing or
     embedded); image: decoded (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t)
     each 'repeat', 'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to
-    UVs.
+    UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit).
     """
 
     name: str = ""
@@ -214,6 +214,7 @@ class Material:
     alpha_cutoff: float = 0.5
     double_sided: bool = False
     uv_transform: np.ndarray | None = None
+    unlit: bool = False
 
     def __post_init__(self):
         color = tuple(float(c) for c in self.base_color)

@@ -106,6 +106,7 @@ uniform sampler2D base_texture;  // sRGB RGBA, mipmapped; repeat or clamp set on
 uniform bvec2 mirror;            // mirrored repeat along s / t, done here (moderngl has no mode for it)
 uniform int alpha_mode;          // 0: opaque, 1: mask (cut below alpha_cutoff), 2: blend
 uniform float alpha_cutoff;
+uniform bool unlit;              // mode 0: the colour as it is, without lighting (KHR_materials_unlit)
 uniform vec3 highlight_color;    // mixed in by v_heat in mode 0 (the selected bone)
 uniform bool sphere_points;      // shade each point as a little sphere
 uniform bool derivative_normals; // faceted normals from screen derivatives (vertex-animated clips)
@@ -179,7 +180,7 @@ void main() {
     vec3 to_eye = normalize(eye - v_world);
     vec3 normal = shaded_normal(to_eye);
     vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(base.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
-    vec3 linear = lit(albedo, normal, to_eye);
+    vec3 linear = unlit && mode == 0 ? albedo : lit(albedo, normal, to_eye);
     // Premultiplied, as the blending and the transparent captures expect.
     f_color = vec4(srgb_encode(linear) * alpha, alpha);
 }

@@ -324,3 +324,15 @@ def test_framing_takes_in_hidden_meshes_only_when_they_are_shown(offscreen):
     assert green_alone == 0 and green_with_far > 200
     # Framed on a 4.4-wide span instead of a 0.9-wide one, the near quad shrinks.
     assert red_with_far < 0.5 * red_alone
+
+
+@pytest.mark.gl
+def test_unlit_material_is_drawn_in_its_colour_as_it_is(offscreen):
+    """KHR_materials_unlit: the pixel is the base colour, sRGB-encoded, whatever the lighting; the same
+    material lit is not."""
+    linear = (0.2, 0.4, 0.6, 1.0)
+    expected = [round(255 * (1.055 * c ** (1 / 2.4) - 0.055)) for c in linear[:3]]  # sRGB encoding
+    unlit = draw(offscreen, quad(Material(base_color=linear, unlit=True)))[at(0.5, 0.5)][:3]
+    lit = draw(offscreen, quad(Material(base_color=linear)))[at(0.5, 0.5)][:3]
+    assert np.abs(unlit - expected).max() <= 1, (unlit, expected)
+    assert np.abs(lit - expected).max() > 4  # the view's lighting changes it (by 6 to 10 here)

@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from app.__main__ import main
+from tests.test_gltf_roundtrip import validate, validator_available
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 from tests.writers.gltf_writer import write_gltf
@@ -228,3 +229,22 @@ def test_hidden_nwn_mesh_is_drawn_only_when_asked(tmp_path, flag, drawn):
                  "--size", f"{SIZE}x{SIZE}", "-o", str(out)]) == 0
     alpha = np.asarray(Image.open(out).convert("RGBA"))[..., 3]
     assert (alpha[SIZE // 3, SIZE // 3] > 0) == drawn
+
+
+def test_gltf_unlit_material_is_read_and_written_back(tmp_path):
+    from app import loading
+    from app.export.gltf import export_gltf
+
+    picture(tmp_path / "quad.png")
+    material = {"pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.4, 0.6, 1]},
+                "extensions": {"KHR_materials_unlit": {}}}
+    model = loading.load([_gltf_quad_with_material(tmp_path, material, ["KHR_materials_unlit"])])
+    assert model.meshes[0].material.unlit and not model.warnings
+    export_gltf(model, tmp_path / "out.gltf")
+    written = json.loads((tmp_path / "out.gltf").read_text())
+    assert written["materials"][0]["extensions"] == {"KHR_materials_unlit": {}}
+    assert "KHR_materials_unlit" in written["extensionsUsed"]
+    assert loading.load([tmp_path / "out.gltf"]).meshes[0].material.unlit
+    if validator_available():
+        issues = validate(tmp_path / "out.gltf")[str(tmp_path / "out.gltf")]
+        assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues

@@ -55,6 +55,9 @@ class MaterialWriter:
                                alphaMode=source.alpha_mode, doubleSided=source.double_sided)
         if source.alpha_mode == "MASK":
             material.alphaCutoff = float(source.alpha_cutoff)
+        if source.unlit:
+            material.extensions = {"KHR_materials_unlit": {}}
+            self.uses("KHR_materials_unlit")
         if source.texture:
             material.extras = {"texture": source.texture}
         texture = self.texture(source) if mesh.uvs is not None else None

@@ -132,8 +132,7 @@ class _Reader(Document):
         """A warning for each material extension the file requires that the view draws without."""
         required = self.document.get("extensionsRequired") or []
         return [f"the file requires {name}; its materials are drawn with their base colour and texture only"
-                for name in APPEARANCE_EXTENSIONS
-                if name in required and name != SPECULAR_GLOSSINESS]
+                for name in APPEARANCE_EXTENSIONS if name in required]
 
     # --- nodes -------------------------------------------------------------------------------
 
@@ -459,9 +458,10 @@ class _Reader(Document):
             self.warnings.append(f"{where}.alphaMode {mode!r} is not OPAQUE, MASK or BLEND; drawn opaque")
             mode = "OPAQUE"
         cutoff = material.alphaCutoff if isinstance(material.alphaCutoff, (int, float)) else 0.5
+        extensions = material.extensions if isinstance(material.extensions, dict) else {}
         result = Material(name=material.name or f"material{index}", base_color=tuple(color.tolist()),
                           alpha_mode=mode, alpha_cutoff=float(cutoff),
-                          double_sided=bool(material.doubleSided))
+                          double_sided=bool(material.doubleSided), unlit="KHR_materials_unlit" in extensions)
         info = pbr.baseColorTexture if pbr is not None else None
         if info is None:
             extras = material.extras if isinstance(material.extras, dict) else {}

@@ -45,16 +45,17 @@ ZERO_FILL_LIMIT = 1 << 26
 IMAGE_EXTENSIONS = ("EXT_texture_webp", "EXT_texture_avif", "MSFT_texture_dds")
 #: Material extensions that change how a surface looks beyond its base colour and texture, which is all
 #: the view draws: a file requiring one loads, with a warning naming it (a refusal hid the geometry of
-#: Blender's exports of glass, sheen or variants). KHR_materials_pbrSpecularGlossiness is read: its
-#: diffuse colour and texture become the base colour and texture.
-APPEARANCE_EXTENSIONS = ("KHR_materials_unlit", "KHR_materials_pbrSpecularGlossiness",
-                         "KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_ior",
+#: Blender's exports of glass, sheen or variants).
+APPEARANCE_EXTENSIONS = ("KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_ior",
                          "KHR_materials_specular", "KHR_materials_sheen", "KHR_materials_clearcoat",
                          "KHR_materials_iridescence", "KHR_materials_anisotropy", "KHR_materials_dispersion",
                          "KHR_materials_diffuse_transmission", "KHR_materials_variants")
+#: Material extensions the reader takes in: an unlit material is drawn without lighting; a specular-
+#: glossiness one's diffuse colour and texture become the base colour and texture.
+MATERIAL_EXTENSIONS = ("KHR_materials_unlit", "KHR_materials_pbrSpecularGlossiness")
 SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength",
                         "KHR_texture_transform", "KHR_lights_punctual", *IMAGE_EXTENSIONS,
-                        *APPEARANCE_EXTENSIONS}
+                        *MATERIAL_EXTENSIONS, *APPEARANCE_EXTENSIONS}
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 

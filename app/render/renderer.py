@@ -470,6 +470,7 @@ class Renderer:
             set_uniform(program, "uv_transform", uv_transform)
         set_uniform(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
         set_uniform(program, "alpha_cutoff", float(material.alpha_cutoff))
+        set_uniform(program, "unlit", material.unlit)
         set_uniform(program, "sphere_points", gpu_mesh.points)
         if gpu_mesh.cull_back:
             self.ctx.enable(moderngl.CULL_FACE)
@@ -482,6 +483,7 @@ class Renderer:
         set_uniform(program, "textured", False)
         set_uniform(program, "vertex_colors", False)
         set_uniform(program, "alpha_mode", 0)
+        set_uniform(program, "unlit", False)
         set_uniform(program, "sphere_points", False)
         self.ctx.disable(moderngl.CULL_FACE)
 
