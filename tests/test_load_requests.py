@@ -84,6 +84,7 @@ def test_attached_files_of_another_skeleton_are_read_alone_then_need_the_bone_ma
     state.set_model(loading.load([soldier]))
     request = state.attach_request([demo])
     assert request == ClipsRequest((str(demo),), formats.LoadOptions())
+    assert state.drop_request([demo], forced=True) == request  # dropped with Shift: attached the same way
     assert state.attach_read(loading.load([demo])) is None
     # the demo on screen: a copy of its own file animates its own bones, so it is read with it
     state.set_model(loading.load(demo_paths()))

@@ -232,13 +232,15 @@ class ViewerState:
             return None
         return self.reload_request(replace(self.load_options, fps=fps))
 
-    def drop_request(self, paths: list[str | Path], forced: bool = False) -> LoadRequest | TextureDrop:
+    def drop_request(self, paths: list[str | Path],
+                     forced: bool = False) -> LoadRequest | ClipsRequest | TextureDrop:
         """Dropped files (any number) open as a new model; they attach to it when ``forced`` (Shift
-        held) or when every file only adds animations (``attaches``). One image dropped on a model is
-        a texture."""
+        held) or when every file only adds animations (``attaches``), as File › Attach Animation does
+        (files of another skeleton then go through the bone map). One image dropped on a model is a
+        texture."""
         if self.model is not None and len(paths) == 1 and Path(paths[0]).suffix.lower() in IMAGE_SUFFIXES:
             return TextureDrop(str(paths[0]))
-        return self.together_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
+        return self.attach_request(paths) if self.attaches(paths, forced) else self.open_request(paths)
 
     def use_texture_folders(self, folders: list[str]) -> None:
         """Textures are looked for in the command line's folders, then in ``folders`` (the remembered
