@@ -1,8 +1,10 @@
 """Wavefront OBJ as a faces companion: the triangles of a point-only model (BonesPro).
 
 Only ``v`` lines (counted) and ``f`` lines (fan-triangulated; ``i``, ``i/t``, ``i//n``, ``i/t/n``;
-1-based or negative indices) matter; every other line is ignored. An OBJ opened alone is refused:
-Boneyard does not read OBJ models, it attaches their faces to a model of the same vertex order.
+1-based or negative indices) matter; every other line is ignored. Lines end at newline bytes only,
+and a backslash at the end of a line continues the statement on the next (the OBJ specification's
+rule). An OBJ opened alone is refused: Boneyard does not read OBJ models, it attaches their faces to
+a model of the same vertex order.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ def read_faces(path: Path) -> tuple[int, np.ndarray]:
     text = read_bytes(path).decode("latin-1")
     vertices = 0
     triangles: list[tuple[int, int, int]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        words = raw.split("#", 1)[0].split()
+    for number, statement in _statements(text):
+        words = statement.split("#", 1)[0].split()
         if not words:
             continue
         if words[0] == "v":
@@ -49,6 +51,23 @@ def read_faces(path: Path) -> tuple[int, np.ndarray]:
     if vertices == 0:
         raise ReadError(path, "no vertices (v lines) found", line=1)
     return vertices, np.array(triangles, dtype=np.int32).reshape(-1, 3)
+
+
+def _statements(text: str):
+    """(first line number, text) of each statement: lines split at newlines only (a code-page
+    byte such as 0x85 or a form feed is not a line end), joined where a line ends in a backslash."""
+    pending, start = "", 1
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        yield start, pending + line
+        pending = ""
+    if pending:
+        yield start, pending
 
 
 def _corner_index(path: Path, line: int, word: str, vertices: int) -> int:
