@@ -39,3 +39,11 @@ def test_an_error_after_a_continued_line_names_its_own_line(tmp_path):
     with pytest.raises(ReadError, match="face corner") as error:
         read(tmp_path, data)
     assert error.value.line == 6
+
+
+def test_continued_faces_and_double_slash_corners_are_sniffed(tmp_path):
+    """A file whose faces continue over lines (the second line starts with a corner, not a
+    keyword) and whose corners are ``v//n`` is still recognised as OBJ faces."""
+    head = b"# cube\r\nv 0 0 0\r\nv 1 0 0\r\nv 1 1 0\r\nvn 0 0 1\r\nf 1//1 2//1 \\\r\n  3//1\r\n"
+    assert obj_faces.sniff(head, tmp_path / "cube.obj") == "faces"
+    assert obj_faces.sniff(b"v 0 0 0\nMODEL x\n", tmp_path / "x.obj") is None

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
-from app.formats.textscan import head_lines
+from app.formats.registry import (SNIFF_BYTES, Format, LoadOptions, ReadError, SniffedFile, read_bytes,
+                                  register)
 
 FORMAT_NAME = "obj"
 #: First words of the lines an OBJ file is made of (for sniffing).
@@ -24,12 +24,28 @@ _CORNER = re.compile(r"([+-]?\d{1,12})(?:/[+-]?\d*)?(?:/[+-]?\d*)?\Z")
 
 
 def sniff(head: bytes, path: Path) -> str | None:
-    """'faces' when every line of the head starts with an OBJ keyword and one is a vertex."""
-    lines = [line for line in head_lines(head, 64) if not line.startswith(b"#")]
-    first_words = [line.split()[0] for line in lines]
+    """'faces' when every statement in the head starts with an OBJ keyword and one is a vertex."""
+    first_words = _first_words(head, 64)
     if first_words and b"v" in first_words and all(word in OBJ_KEYWORDS for word in first_words):
         return "faces"
     return None
+
+
+def _first_words(head: bytes, limit: int) -> list[bytes]:
+    """The first words of up to ``limit`` statements in a sniffed head (complete lines only, ``#``
+    comments removed, lines continued by a trailing backslash skipped)."""
+    if b"\0" in head:
+        return []
+    lines = head.split(b"\n")
+    words, continued = [], False
+    for raw in lines[:-1] if len(head) >= SNIFF_BYTES else lines:
+        line = raw.split(b"#", 1)[0].strip()
+        if line and not continued:
+            words.append(line.split()[0])
+        continued = line.endswith(b"\\")
+        if len(words) >= limit:
+            break
+    return words
 
 
 def read_faces(path: Path) -> tuple[int, np.ndarray]:
