@@ -47,3 +47,11 @@ def test_continued_faces_and_double_slash_corners_are_sniffed(tmp_path):
     head = b"# cube\r\nv 0 0 0\r\nv 1 0 0\r\nv 1 1 0\r\nvn 0 0 1\r\nf 1//1 2//1 \\\r\n  3//1\r\n"
     assert obj_faces.sniff(head, tmp_path / "cube.obj") == "faces"
     assert obj_faces.sniff(b"v 0 0 0\nMODEL x\n", tmp_path / "x.obj") is None
+    assert obj_faces.sniff(b"# cube\rv 0 0 0\rf 1 \\\r1 1\r", tmp_path / "mac.obj") == "faces"
+
+
+def test_carriage_returns_alone_end_lines(tmp_path):
+    """Classic Mac OS tools end lines with a carriage return alone."""
+    count, triangles = read(tmp_path, b"v 0 0 0\rv 1 0 0\rv 1 1 0\rf 3 2 \\\r1\r")
+    assert count == 3
+    np.testing.assert_array_equal(triangles, [[2, 1, 0]])

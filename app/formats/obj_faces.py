@@ -1,7 +1,7 @@
 """Wavefront OBJ as a faces companion: the triangles of a point-only model (BonesPro).
 
 Only ``v`` lines (counted) and ``f`` lines (fan-triangulated; ``i``, ``i/t``, ``i//n``, ``i/t/n``;
-1-based or negative indices) matter; every other line is ignored. Lines end at newline bytes only,
+1-based or negative indices) matter; every other line is ignored. Lines end at CR LF, LF or CR only,
 and a backslash at the end of a line continues the statement on the next (the OBJ specification's
 rule). An OBJ opened alone is refused: Boneyard does not read OBJ models, it attaches their faces to
 a model of the same vertex order.
@@ -20,6 +20,7 @@ from app.formats.registry import (SNIFF_BYTES, Format, LoadOptions, ReadError, S
 FORMAT_NAME = "obj"
 #: First words of the lines an OBJ file is made of (for sniffing).
 OBJ_KEYWORDS = {b"v", b"vt", b"vn", b"vp", b"f", b"l", b"p", b"o", b"g", b"s", b"usemtl", b"mtllib", b"#"}
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _CORNER = re.compile(r"([+-]?\d{1,12})(?:/[+-]?\d*)?(?:/[+-]?\d*)?\Z")
 
 
@@ -36,7 +37,7 @@ def _first_words(head: bytes, limit: int) -> list[bytes]:
     comments removed, lines continued by a trailing backslash skipped)."""
     if b"\0" in head:
         return []
-    lines = head.split(b"\n")
+    lines = re.split(rb"\r\n|\r|\n", head)
     words, continued = [], False
     for raw in lines[:-1] if len(head) >= SNIFF_BYTES else lines:
         line = raw.split(b"#", 1)[0].strip()
@@ -70,11 +71,10 @@ def read_faces(path: Path) -> tuple[int, np.ndarray]:
 
 
 def _statements(text: str):
-    """(first line number, text) of each statement: lines split at newlines only (a code-page
+    """(first line number, text) of each statement: lines end at CR LF, LF or CR only (a code-page
     byte such as 0x85 or a form feed is not a line end), joined where a line ends in a backslash."""
     pending, start = "", 1
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
+    for number, line in enumerate(_LINE_END.split(text), start=1):
         if not pending:
             start = number
         if line.endswith("\\"):
