@@ -25,6 +25,10 @@ DEFAULT_FPS = 30.0
 BONE_SPACE_LAYOUT = RecordLayout(head=2, count_at=1, item=4)
 #: FirstFrame + (Nf − 1)·Step further than this from LastFrame draws a warning (Nf wins).
 FRAME_RANGE_TOLERANCE = 1e-6
+#: A Mesh (bones c.s) clip holds Nf × Nv positions rebuilt from the file's vertex entries; beyond
+#: one frame, a file must list at least one position in this many (each frame lists the vertices
+#: its bones affect), so a few bytes of empty records cannot demand gigabytes.
+BONE_SPACE_SPARSENESS = 16
 
 EXPORT_MODES = {"bones": "bones", "mesh (absolute)": "mesh absolute", "mesh (bones c.s)": "mesh bones",
                 "mesh (bones c.s.)": "mesh bones", "mesh (bones coordinate system)": "mesh bones"}
@@ -100,7 +104,8 @@ def read_animation(path: Path, bone_count: int, vertex_count: int) -> Animation:
         elif mode == "mesh absolute":
             animation.positions = _fixed_block(scanner, (frame_count, vertex_count, 3), "vertex positions")
         else:
-            animation.bone_space = _read_bone_space(scanner, frame_count, bone_count, vertex_count)
+            animation.bone_space = _read_bone_space(scanner, frame_count, bone_count, vertex_count,
+                                                    frames_line)
     return animation
 
 
@@ -151,8 +156,9 @@ def _read_bone_frames(scanner: TextScanner, frames: int, bones: int, euler: bool
     return matrices
 
 
-def _read_bone_space(scanner: TextScanner, frames: int, bones: int, vertices: int):
-    """Per frame and bone: ``b Nvb`` then ``Nvb × (v x y z)`` → flat (E,) entries."""
+def _read_bone_space(scanner: TextScanner, frames: int, bones: int, vertices: int, frames_line: int):
+    """Per frame and bone: ``b Nvb`` then ``Nvb × (v x y z)`` → flat (E,) entries; ``frames_line``:
+    the line of Nf, where a file listing too few entries for its frames is refused."""
     scanner.require(frames * bones * BONE_SPACE_LAYOUT.head, "bone-space frames")
     values, start, start_line = scanner.rest_floats("bone-space frames", dtype=np.float64)
 
@@ -160,6 +166,10 @@ def _read_bone_space(scanner: TextScanner, frames: int, bones: int, vertices: in
         raise ReadError(scanner.path, message, line=scanner.token_line(start, start_line, index))
 
     starts, counts = record_starts(values, frames * bones, BONE_SPACE_LAYOUT, vertices, fail)
+    entries = int(counts.sum())
+    if frames * vertices > BONE_SPACE_SPARSENESS * entries + vertices:
+        raise scanner.error(f"{frames} frames × {vertices} vertices cannot be rebuilt from {entries} vertex "
+                            "entries: each frame lists the vertices its bones affect", frames_line)
     bone_ids = values[starts]
     bad = (bone_ids < 0) | (bone_ids >= bones) | (bone_ids != np.floor(bone_ids))
     if bad.any():
