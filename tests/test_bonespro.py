@@ -318,15 +318,18 @@ def test_registry_sniffs_and_loads_the_set(rig):
 
 def test_bone_space_file_must_list_the_vertices_it_rebuilds(tmp_path):
     """A Mesh (bones c.s) clip holds Nf × Nv positions, but each frame lists only ``b Nvb`` and
-    its entries: 400 frames of empty records (2 tokens each) would make 400 × 3000 positions from a
+    its entries: 1500 frames of empty records (2 tokens each) would make 1500 × 3000 positions from a
     few kilobytes. The spec's Nvb is the number of vertices bone b affects, so a frame lists
-    its weighted vertices; a file listing fewer than 1 in 16 of the positions is refused at Nf."""
+    its weighted vertices; a clip of over 4 Mi positions listing fewer than 1 in 16 of them is refused
+    at Nf, while a smaller one (a mostly rigid model's) loads."""
     bind = np.eye(4)[None]
     structure = write.bonespro_structure(tmp_path / "body.txt", ["root"], [-1], bind, np.zeros((3000, 3)),
                                          [[] for _ in range(3000)])
-    empty = write.bonespro_mesh_bones(tmp_path / "skin.txt", [[[]] for _ in range(400)], 1, 3000)
-    with pytest.raises(ReadError, match="400 frames × 3000 vertices") as error:
+    empty = write.bonespro_mesh_bones(tmp_path / "skin.txt", [[[]] for _ in range(1500)], 1, 3000)
+    with pytest.raises(ReadError, match="1500 frames × 3000 vertices") as error:
         load(structure, empty)
     assert error.value.line == 3
-    one_frame = write.bonespro_mesh_bones(tmp_path / "still.txt", [[[]]], 1, 3000)
-    assert load(structure, one_frame).clips[0].kind == "vertex"
+    for frames in (1, 400):
+        still = write.bonespro_mesh_bones(tmp_path / f"still{frames}.txt", [[[]]] * frames, 1, 3000)
+        clip = load(structure, still).clips[0]
+        assert clip.kind == "vertex"

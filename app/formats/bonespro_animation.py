@@ -25,10 +25,12 @@ DEFAULT_FPS = 30.0
 BONE_SPACE_LAYOUT = RecordLayout(head=2, count_at=1, item=4)
 #: FirstFrame + (Nf − 1)·Step further than this from LastFrame draws a warning (Nf wins).
 FRAME_RANGE_TOLERANCE = 1e-6
-#: A Mesh (bones c.s) clip holds Nf × Nv positions rebuilt from the file's vertex entries; beyond
-#: one frame, a file must list at least one position in this many (each frame lists the vertices
-#: its bones affect), so a few bytes of empty records cannot demand gigabytes.
+#: A Mesh (bones c.s) clip holds Nf × Nv positions rebuilt from the file's vertex entries. A clip of
+#: more than BONE_SPACE_DENSE positions must list at least one in BONE_SPACE_SPARSENESS of them (each
+#: frame lists the vertices its bones affect), so a few bytes of empty records cannot demand gigabytes,
+#: while a smaller clip of a mostly rigid model still loads.
 BONE_SPACE_SPARSENESS = 16
+BONE_SPACE_DENSE = 1 << 22
 
 EXPORT_MODES = {"bones": "bones", "mesh (absolute)": "mesh absolute", "mesh (bones c.s)": "mesh bones",
                 "mesh (bones c.s.)": "mesh bones", "mesh (bones coordinate system)": "mesh bones"}
@@ -167,7 +169,7 @@ def _read_bone_space(scanner: TextScanner, frames: int, bones: int, vertices: in
 
     starts, counts = record_starts(values, frames * bones, BONE_SPACE_LAYOUT, vertices, fail)
     entries = int(counts.sum())
-    if frames * vertices > BONE_SPACE_SPARSENESS * entries + vertices:
+    if frames * vertices > max(BONE_SPACE_DENSE, BONE_SPACE_SPARSENESS * entries + vertices):
         raise scanner.error(f"{frames} frames × {vertices} vertices cannot be rebuilt from {entries} vertex "
                             "entries: each frame lists the vertices its bones affect", frames_line)
     bone_ids = values[starts]
