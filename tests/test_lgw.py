@@ -136,3 +136,20 @@ def test_registry_sniffs_and_loads(scene):
     from app.loading import load as load_any
 
     assert load_any([scene["path"]]).format == "lgw"
+
+
+def test_unknown_blocks_are_skipped_with_their_end(scene):
+    """An unknown KEY … END_OF_KEY block is skipped whole, at model level as inside a mesh (one
+    warning naming the key; the model loads as without it)."""
+    text = scene["path"].read_text()
+    light = 'LIGHT "sun"\nCOLOR 1 1 1\nEND_OF_LIGHT "sun"\n'
+    morph = "MORPH 2\nWEIGHT 0.5\nEND_OF_MORPH 2\n"
+    scene["path"].write_text(text.replace('HELPER "point-atack"', light + 'HELPER "point-atack"', 1)
+                             .replace("DEFAULT_COLOR", morph + "DEFAULT_COLOR", 1))
+    model = load(scene["path"])
+    warnings = "\n".join(model.warnings)
+    assert "unknown key 'LIGHT'" in warnings and "unknown key 'MORPH'" in warnings
+    assert "END_OF_LIGHT" not in warnings and "END_OF_MORPH" not in warnings
+    assert [helper.name for helper in model.helpers] == ["point-atack"]
+    assert [mesh.name for mesh in model.meshes] == ["veins", "claw"]
+    np.testing.assert_allclose(BONE6 @ model.helpers[0].offset, POINT, atol=1e-9)

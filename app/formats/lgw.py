@@ -82,14 +82,24 @@ class _Reader:
         return matrix
 
     def skip_unknown(self, token, known: set[str]) -> None:
-        """Skip an unknown key and its values (up to the next known keyword), with a warning."""
+        """Skip an unknown key and its values (up to the next known keyword or END_OF_…), with a
+        warning; an unknown block's own ``END_OF_<key>`` and the name or index after it go with it."""
         self.warn(token.line, f"unknown key {shown(token.text)} skipped")
         while True:
             following = self.scanner.peek()
             if following is None or (following.kind == "word" and (following.text in known
                                                                    or following.text.startswith("END_OF_"))):
-                return
+                break
             self.scanner.next("a value")
+        if following is not None and following.text == f"END_OF_{token.text}":
+            self.scanner.next(following.text)
+            self.skip_closing_label()
+
+    def skip_closing_label(self) -> None:
+        """The optional name or index after an unknown block's END_OF_ (``END_OF_LIGHT "sun"``)."""
+        following = self.scanner.peek()
+        if following is not None and (following.kind == "string" or following.text.lstrip("+-").isdigit()):
+            self.scanner.next("a name")
 
     def model(self) -> str:
         self.scanner.keyword("MODEL")
