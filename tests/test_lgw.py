@@ -196,3 +196,18 @@ def test_links_follow_the_bone_from_their_own_pivot(tmp_path):
         np.testing.assert_allclose(posed[6:9], other @ moved[:3, :3].T + moved[:3, 3], atol=1e-4)
         np.testing.assert_allclose(pose.helpers[0], moved @ POINT, atol=1e-9)
     assert "different PIVOT" in "\n".join(model.warnings)
+
+
+def test_windows_text_tabs_comments_and_exponents(scene):
+    """A file as a Windows tool writes it: CRLF line ends, tab indents, ``//`` comment lines and
+    numbers in exponent notation read as the same values."""
+    text = scene["path"].read_text()
+    text = text.replace(write.numbers(MAIN.ravel()), " ".join(f"{v:.6E}" for v in MAIN.ravel()), 1)
+    lines = ["// exported by the converter"] + [f"\t{line}" for line in text.splitlines()]
+    scene["path"].write_bytes("\r\n".join(lines).encode() + b"\r\n")
+    model = load(scene["path"])
+    np.testing.assert_allclose(model.skeleton.bind_world, [MAIN, BONE6, POINT], atol=1e-9)
+    np.testing.assert_allclose(model.meshes[0].positions, scene["skin"][:, :3], atol=1e-4)
+    np.testing.assert_allclose(model.meshes[1].normals, scene["rigid"][:, 5:8], atol=1e-6)
+    np.testing.assert_array_equal(model.meshes[0].triangles, [[0, 1, 2], [2, 3, 0]])
+    assert model.meshes[0].material.texture == "skin.tga"
