@@ -143,3 +143,18 @@ def test_registry_sniffs_and_loads_the_set(files):
 
     model = load_any([files["bnf"], files["anm"], files["prm"]])
     assert model.format == "bnf" and len(model.clips) == 1
+
+
+def test_windows_text_tabs_and_exponents(files):
+    """CRLF line ends, tabs and exponent notation (as a Windows C runtime's printf may write them) read as
+    the same bones and keys."""
+    text = files["anm"].read_text().replace(" ", "\t")
+    files["anm"].write_bytes(text.replace("\n", "\r\n").encode())
+    rows = "\r\n".join(f"{b}\t{p}\t" + "\t".join(f"{v:.15e}" for v in c)
+                       for b, (p, c) in enumerate(zip(PARENTS, CENTRES)))
+    files["bnf"].write_bytes(f"5\r\n{rows}\r\n".encode())
+    model = load(files["bnf"], files["anm"])
+    np.testing.assert_array_equal(model.skeleton.parents, PARENTS)
+    np.testing.assert_allclose(model.skeleton.heads, CENTRES, atol=1e-12)
+    last = evaluate(model, model.clips[0], 2.0).world
+    np.testing.assert_allclose(last, page_world(files["quaternions"][2])[0], atol=1e-9)

@@ -136,3 +136,78 @@ def test_registry_sniffs_and_loads(scene):
     from app.loading import load as load_any
 
     assert load_any([scene["path"]]).format == "lgw"
+
+
+def test_unknown_blocks_are_skipped_with_their_end(scene):
+    """An unknown KEY … END_OF_KEY block is skipped whole, at model level as inside a mesh (one
+    warning naming the key; the model loads as without it)."""
+    text = scene["path"].read_text()
+    light = 'LIGHT "sun"\nCOLOR 1 1 1\nEND_OF_LIGHT "sun"\n'
+    morph = "MORPH 2\nWEIGHT 0.5\nEND_OF_MORPH 2\n"
+    scene["path"].write_text(text.replace('HELPER "point-atack"', light + 'HELPER "point-atack"', 1)
+                             .replace("DEFAULT_COLOR", morph + "DEFAULT_COLOR", 1))
+    model = load(scene["path"])
+    warnings = "\n".join(model.warnings)
+    assert "unknown key 'LIGHT'" in warnings and "unknown key 'MORPH'" in warnings
+    assert "END_OF_LIGHT" not in warnings and "END_OF_MORPH" not in warnings
+    assert [helper.name for helper in model.helpers] == ["point-atack"]
+    assert [mesh.name for mesh in model.meshes] == ["veins", "claw"]
+    np.testing.assert_allclose(BONE6 @ model.helpers[0].offset, POINT, atol=1e-9)
+
+
+#: A link PIVOT other than the bone's SKIN PIVOT: the bone 7 units along +X of where BONE6 has it.
+MOVED6 = np.array([[1, 0, 0, 7.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]) @ BONE6
+
+
+def linked_elsewhere(tmp_path):
+    """'bone6' bound by the skin mesh at BONE6, while a rigid mesh, a second skin mesh and a helper were
+    exported with it at MOVED6 (their link's PIVOT, the parent bone's matrix at their export)."""
+    rng = np.random.default_rng(9)
+    skin_vertices, rigid_vertices, other_vertices = vertices(3, rng), vertices(3, rng), vertices(3, rng)
+    blocks = [
+        write.lgw_mesh("veins", write.lgw_skin_link({"main": MAIN, "bone6": BONE6}), skin_vertices,
+                       [[0, 1, 2]], [[(1.0, "bone6")]] * 3),
+        write.lgw_mesh("claw", write.lgw_normal_link("bone6", MOVED6), rigid_vertices, [[0, 1, 2]]),
+        write.lgw_mesh("spine", write.lgw_skin_link({"bone6": MOVED6}), other_vertices, [[0, 1, 2]],
+                       [[(1.0, "bone6")]] * 3),
+        write.lgw_helper("point-atack", "bone6", MOVED6, POINT),
+    ]
+    path = write.lgw_model(tmp_path / "moved.lgw", blocks)
+    return load(path), skin_vertices[:, :3], rigid_vertices[:, :3], other_vertices[:, :3]
+
+
+def test_links_follow_the_bone_from_their_own_pivot(tmp_path):
+    """Team notes: a NORMAL link's PIVOT is the parent bone's matrix at export, and a helper keeps
+    ``inv(PIVOT_parent) @ PIVOT_helper``: what was exported with the bone at MOVED6 sits at
+    ``W @ inv(MOVED6) @ p`` for the bone's world matrix W, the skeleton keeping BONE6 as its bind."""
+    model, skin, rigid, other = linked_elsewhere(tmp_path)
+    np.testing.assert_allclose(model.skeleton.bind_world[1], BONE6)
+    relative = np.linalg.inv(MOVED6)
+    turn = np.array([[0, -1, 0, 5], [1, 0, 0, 0], [0, 0, 1, 2], [0, 0, 0, 1.0]])
+    for world_of_bone6 in (BONE6, turn @ BONE6):
+        world = model.skeleton.bind_world.copy()
+        world[1] = world_of_bone6
+        pose = pose_from_world(model, world)
+        posed = posed_positions(model, pose)
+        follow = world_of_bone6 @ np.linalg.inv(BONE6)
+        np.testing.assert_allclose(posed[:3], skin @ follow[:3, :3].T + follow[:3, 3], atol=1e-4)
+        moved = world_of_bone6 @ relative
+        np.testing.assert_allclose(posed[3:6], rigid @ moved[:3, :3].T + moved[:3, 3], atol=1e-4)
+        np.testing.assert_allclose(posed[6:9], other @ moved[:3, :3].T + moved[:3, 3], atol=1e-4)
+        np.testing.assert_allclose(pose.helpers[0], moved @ POINT, atol=1e-9)
+    assert "different PIVOT" in "\n".join(model.warnings)
+
+
+def test_windows_text_tabs_comments_and_exponents(scene):
+    """A file as a Windows tool writes it: CRLF line ends, tab indents, ``//`` comment lines and
+    numbers in exponent notation read as the same values."""
+    text = scene["path"].read_text()
+    text = text.replace(write.numbers(MAIN.ravel()), " ".join(f"{v:.6E}" for v in MAIN.ravel()), 1)
+    lines = ["// exported by the converter"] + [f"\t{line}" for line in text.splitlines()]
+    scene["path"].write_bytes("\r\n".join(lines).encode() + b"\r\n")
+    model = load(scene["path"])
+    np.testing.assert_allclose(model.skeleton.bind_world, [MAIN, BONE6, POINT], atol=1e-9)
+    np.testing.assert_allclose(model.meshes[0].positions, scene["skin"][:, :3], atol=1e-4)
+    np.testing.assert_allclose(model.meshes[1].normals, scene["rigid"][:, 5:8], atol=1e-6)
+    np.testing.assert_array_equal(model.meshes[0].triangles, [[0, 1, 2], [2, 3, 0]])
+    assert model.meshes[0].material.texture == "skin.tga"

@@ -3,8 +3,9 @@
 docs/formats/lgw.md: PIVOTs are 16 floats, the rows of a column-vector matrix; a bone's PIVOT is its
 bind matrix; the skeleton is the union of the meshes' SKIN bone lists by name, all roots. A
 NORMAL-linked mesh is rigid on its parent (weight 1), which joins the skeleton if it is not a skin
-bone, with the PIVOT of the link. Helpers follow their parent as ``W_parent @ offset``. The game came
-out of 3ds Max, so the model is Z-up.
+bone, with the PIVOT of the link. Helpers follow their parent as ``W_parent @ offset``. A bone's bind is
+the first PIVOT listed for it; a mesh or helper whose LINKINFO lists it with another PIVOT is bound to
+that one (a ``MeshSkin``, a helper offset from it). The game came out of 3ds Max, so the model is Z-up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import TextScanner, affine_invertible, head_tokens, shown
-from app.model import Helper, Material, Mesh, Model, Skeleton, derive_tails
+from app.model import Helper, Material, Mesh, MeshSkin, Model, Skeleton, derive_tails
 
 #: Floats per static vertex: position, uv, normal.
 VERTEX_VALUES = 8
@@ -82,14 +83,24 @@ class _Reader:
         return matrix
 
     def skip_unknown(self, token, known: set[str]) -> None:
-        """Skip an unknown key and its values (up to the next known keyword), with a warning."""
+        """Skip an unknown key and its values (up to the next known keyword or END_OF_…), with a
+        warning; an unknown block's own ``END_OF_<key>`` and the name or index after it go with it."""
         self.warn(token.line, f"unknown key {shown(token.text)} skipped")
         while True:
             following = self.scanner.peek()
             if following is None or (following.kind == "word" and (following.text in known
                                                                    or following.text.startswith("END_OF_"))):
-                return
+                break
             self.scanner.next("a value")
+        if following is not None and following.text == f"END_OF_{token.text}":
+            self.scanner.next(following.text)
+            self.skip_closing_label()
+
+    def skip_closing_label(self) -> None:
+        """The optional name or index after an unknown block's END_OF_ (``END_OF_LIGHT "sun"``)."""
+        following = self.scanner.peek()
+        if following is not None and (following.kind == "string" or following.text.lstrip("+-").isdigit()):
+            self.scanner.next("a name")
 
     def model(self) -> str:
         self.scanner.keyword("MODEL")
@@ -299,7 +310,8 @@ class _Skeleton:
             self.binds.append(pivot)
         elif not np.allclose(self.binds[self.index[name]], pivot, atol=1e-4):
             self.reader.warn(line, f"bone {name!r} has a different PIVOT here than where it first "
-                                   "appeared; the first is used")
+                                   "appeared; the skeleton keeps the first, what is linked here follows "
+                                   "the bone from this one")
         return self.index[name]
 
 
@@ -341,7 +353,21 @@ def _build_mesh(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> Mesh:
                 normals=raw.vertices[:, 5:8], joints=joints, weights=weights, triangles=triangles,
                 material=Material(name=material.name if material else "",
                                   texture=material.texture if material else "",
-                                  base_color=maths.srgb_to_linear(color)))
+                                  base_color=maths.srgb_to_linear(color)),
+                skin=_own_binds(raw.link, bones))
+
+
+def _own_binds(link: Link | None, bones: _Skeleton) -> MeshSkin | None:
+    """The mesh's own inverse bind matrices for the bones its LINKINFO lists with another PIVOT than
+    the skeleton's bind (its vertices were exported with the bone there); None if there are none."""
+    own: dict[int, np.ndarray] = {}
+    for name, pivot, _ in link.bones if link is not None else []:
+        bone = bones.index[name]
+        if bone not in own and not np.allclose(bones.binds[bone], pivot, atol=1e-4):
+            own[bone] = maths.affine_inverse(pivot)
+    if not own:
+        return None
+    return MeshSkin(joints=np.array(list(own)), inverse_bind=np.array(list(own.values())))
 
 
 def _skin_weights(reader: _Reader, raw: RawMesh, bones: _Skeleton) -> tuple[np.ndarray, np.ndarray]:
@@ -377,7 +403,7 @@ def _build_helper(reader: _Reader, bones: _Skeleton, name: str, link: Link | Non
         reader.warn(parent_line, f"helper {name!r} follows {parent_name!r}, which is not a bone of the "
                                  "model; it was added as a bone with the link's PIVOT")
     parent = bones.add(parent_name, parent_pivot, parent_line)
-    offset = maths.affine_inverse(bones.binds[parent]) @ pivot
+    offset = maths.affine_inverse(parent_pivot) @ pivot
     return Helper(name=name, parent=parent, offset=offset)
 
 
