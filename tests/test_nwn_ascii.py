@@ -321,3 +321,39 @@ def test_a_counted_list_cut_short_by_blank_lines_names_its_line(tmp_path):
     text = LISTS_WITH_GAPS.replace("verts 3", "verts 4", 1)
     error = _error(tmp_path, text)
     assert error.line == _line_of(text, "faces 1") and "verts 4" in error.message
+
+
+def test_face_rows_after_a_comment_line_keep_their_texture_vertices(tmp_path):
+    """Whether face rows carry texture-vertex indices is told from the first row, not from a comment
+    line before it: the quad's two faces use tverts (0,0) (1,0) (1,1) (0,1), so the vertices keep
+    those UVs (v flipped once: 1 − v)."""
+    text = """\
+newmodel quad
+beginmodelgeom quad
+node dummy quad
+  parent NULL
+endnode
+node trimesh card
+  parent quad
+  verts 4
+    0 0 0
+    1 0 0
+    1 1 0
+    0 1 0
+  tverts 4
+    0 0 0
+    1 0 0
+    1 1 0
+    0 1 0
+  faces 2
+    # two faces of the quad
+    0 1 2 1 0 1 2 0
+    0 2 3 1 0 2 3 0
+endnode
+endmodelgeom quad
+donemodel quad
+"""
+    model = loading.load([save(tmp_path, "quad.mdl", text.encode())])
+    card = model.meshes[0]
+    assert card.uvs is not None
+    np.testing.assert_allclose(card.uvs, [[0, 1], [1, 1], [1, 0], [0, 0]], atol=1e-6)

@@ -10,7 +10,7 @@ where one vertex has several texture vertices, as the compiler does. Every error
 from __future__ import annotations
 
 import re
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -266,7 +266,8 @@ class _Parser:
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
             if keyword == "faces":
-                with_uvs = count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7
+                row = next((line for line in islice(self.lines, at + 1, None) if _content(line)), "") if count else ""
+                with_uvs = len(row.split()) >= 7
                 width = 7 if with_uvs else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
