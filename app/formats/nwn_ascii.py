@@ -266,8 +266,8 @@ class _Parser:
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
             if keyword == "faces":
-                row = next((line for line in islice(self.lines, at + 1, None) if _content(line)), "") if count else ""
-                with_uvs = len(row.split()) >= 7
+                rows = (line for line in islice(self.lines, at + 1, None) if _content(line))
+                with_uvs = count and len(next(rows, "").split()) >= 7
                 width = 7 if with_uvs else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
