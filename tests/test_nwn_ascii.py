@@ -245,3 +245,115 @@ def test_diffuse_is_a_display_colour_read_as_linear(tmp_path):
 
     expected = [linear(0.8), linear(0.7), linear(0.6)]
     np.testing.assert_allclose(model.meshes[0].material.base_color[:3], expected, atol=1e-6)
+
+
+# --- blank and comment lines inside lists --------------------------------------------------------
+
+LISTS_WITH_GAPS = """\
+newmodel gaps
+setsupermodel gaps NULL
+beginmodelgeom gaps
+node dummy gaps
+  parent NULL
+endnode
+node skin plate
+  parent gaps
+  position 0 0 1
+  verts 3
+    0 0 0
+
+    # the second vertex
+    2 0 0
+    0 4 0
+  faces 1
+    0 1 2 1 0 0 0 1
+  weights 3
+    gaps 1.0
+
+    plate 1.0
+    # a skin row for the last vertex
+    gaps 0.5 plate 0.5
+endnode
+endmodelgeom gaps
+newanim slide gaps
+  length 2.0
+  node dummy plate
+    parent gaps
+    positionkey
+      0.0 0 0 1
+      # halfway
+      1.0 0 0 3
+
+      2.0 0 0 5
+    endlist
+    orientationkey 2
+      0.0 0 0 1 0
+
+      2.0 0 0 1 3.14159265
+  endnode
+doneanim slide gaps
+donemodel gaps
+"""
+
+
+def test_blank_and_comment_lines_inside_lists_are_skipped(tmp_path):
+    """The grammar ignores blank lines and '#' comment lines anywhere, so inside a counted list
+    (verts, weights, orientationkey N) or an endlist-terminated key list they are not rows: the
+    vertices are (0,0,0), (2,0,0), (0,4,0) moved by the node's position (0,0,1), and the key list
+    has three keys (z = 1, 3, 5 at t = 0, 1, 2) and the counted one two (0 and π about Z)."""
+    model = loading.load([save(tmp_path, "gaps.mdl", LISTS_WITH_GAPS.encode())])
+    plate = model.meshes[0]
+    np.testing.assert_allclose(plate.positions, [[0, 0, 1], [2, 0, 1], [0, 4, 1]], atol=1e-6)
+    gaps, bone = model.skeleton.index("gaps"), model.skeleton.index("plate")
+    heaviest = plate.joints[:, 0].tolist()
+    assert heaviest[:2] == [gaps, bone]
+    np.testing.assert_allclose(np.sort(plate.weights[2])[::-1][:2], [0.5, 0.5])
+    track = model.clips[0].tracks[0]
+    np.testing.assert_allclose(track.translation[0], [0.0, 1.0, 2.0])
+    np.testing.assert_allclose(track.translation[1][:, 2], [1.0, 3.0, 5.0])
+    np.testing.assert_allclose(track.rotation[0], [0.0, 2.0])
+    np.testing.assert_allclose(np.abs(track.rotation[1][1]), [0, 0, 1, 0], atol=1e-6)
+    pose = evaluate(model, model.clips[0], 1.0)
+    np.testing.assert_allclose(pose.world[bone][:3, 3], [0, 0, 3], atol=1e-6)
+
+
+def test_a_counted_list_cut_short_by_blank_lines_names_its_line(tmp_path):
+    text = LISTS_WITH_GAPS.replace("verts 3", "verts 4", 1)
+    error = _error(tmp_path, text)
+    assert error.line == _line_of(text, "faces 1") and "verts 4" in error.message
+
+
+def test_face_rows_after_a_comment_line_keep_their_texture_vertices(tmp_path):
+    """Whether face rows carry texture-vertex indices is told from the first row, not from a comment
+    line before it: the quad's two faces use tverts (0,0) (1,0) (1,1) (0,1), so the vertices keep
+    those UVs (v flipped once: 1 − v)."""
+    text = """\
+newmodel quad
+beginmodelgeom quad
+node dummy quad
+  parent NULL
+endnode
+node trimesh card
+  parent quad
+  verts 4
+    0 0 0
+    1 0 0
+    1 1 0
+    0 1 0
+  tverts 4
+    0 0 0
+    1 0 0
+    1 1 0
+    0 1 0
+  faces 2
+    # two faces of the quad
+    0 1 2 1 0 1 2 0
+    0 2 3 1 0 2 3 0
+endnode
+endmodelgeom quad
+donemodel quad
+"""
+    model = loading.load([save(tmp_path, "quad.mdl", text.encode())])
+    card = model.meshes[0]
+    assert card.uvs is not None
+    np.testing.assert_allclose(card.uvs, [[0, 1], [1, 1], [1, 0], [0, 0]], atol=1e-6)

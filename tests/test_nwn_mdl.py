@@ -249,3 +249,44 @@ def test_not_binary(tmp_path):
     with pytest.raises(ReadError) as caught:
         nwn_mdl.parse(path, path.read_bytes())
     assert caught.value.offset == 0
+
+
+# --- skins with more bones than the 1.69 table holds ---------------------------------------------
+
+def _many_bone_skin(table: int, bones: int) -> WNode:
+    """A root with ``bones`` bones b0, b1, … (one at x = i each) and a skin whose vertex i is weighted
+    wholly to bone i, so its lanes use slots 0 … bones − 1."""
+    children = [WNode(f"b{i}", position=(float(i), 0.0, 0.0), orientation=(0, 0, 0, 1)) for i in range(bones)]
+    vertices = np.array([[float(i), 0.0, 1.0] for i in range(bones)])
+    skin = WNode("body", 0x061, (0, 0, 0), (0, 0, 0, 1), vertices=vertices,
+                 faces=[[i, i + 1, i + 2] for i in range(bones - 2)],
+                 skin_bones=[[f"b{i}", None, None, None] for i in range(bones)],
+                 skin_weights=np.tile([1.0, 0.0, 0.0, 0.0], (bones, 1)), skin_table=table)
+    return WNode("many", position=(0, 0, 0), orientation=(0, 0, 0, 1), children=[*children, skin])
+
+
+def test_skin_with_an_ee_bone_table_of_64_slots(tmp_path):
+    """Slots past 16 need the EE skin layout (a 64-entry slot table at node +0x2B0, the team notes
+    2.8 and 5.8): read, with a warning that says so. Pre-order: many = 0, b0 … b19 = 1 … 20, so
+    vertex i follows node i + 1; lifting b19 by 1 on z moves vertex 19 only."""
+    lifted = WNode("b19", keys=[(8, [0.0], [(19.0, 0.0, 1.0)])])
+    lift = WAnimation("lift", 1.0, WNode("many", children=[lifted]))
+    path = save(tmp_path, "many.mdl", write_mdl("many", _many_bone_skin(64, 20), [lift]))
+    model = loading.load([path])
+    body = model.meshes[0]
+    np.testing.assert_array_equal(body.joints[:, 0], np.arange(1, 21))
+    assert any("64" in warning and "EE" in warning for warning in model.warnings)
+    posed = posed_positions(model, evaluate(model, model.clips[0], 0.0))
+    expected = np.array([[float(i), 0.0, 1.0] for i in range(20)])
+    expected[19, 2] += 1.0
+    np.testing.assert_allclose(posed, expected, atol=1e-5)
+
+
+def test_skin_slot_past_the_ee_table_is_an_error(tmp_path):
+    layout = {}
+    data = bytearray(write_mdl("many", _many_bone_skin(64, 20), layout_of=layout))
+    slots_at = 12 + struct.unpack_from("<I", data, 4)[0] + layout["body.slots"]
+    struct.pack_into("<h", data, slots_at + 8 * 3, 64)
+    with pytest.raises(ReadError) as caught:
+        nwn_mdl.parse(save(tmp_path, "bad.mdl", bytes(data)), bytes(data))
+    assert caught.value.offset == slots_at + 8 * 3 and "bone slot 64" in caught.value.message

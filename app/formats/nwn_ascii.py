@@ -10,7 +10,7 @@ where one vertex has several texture vertices, as the compiler does. Every error
 from __future__ import annotations
 
 import re
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -101,9 +101,11 @@ class _Parser:
 
     # numeric rows
 
-    def rows(self, start: int, count: int, width: int, what: str) -> np.ndarray:
-        """(count, width) floats from the ``count`` lines after line ``start`` (extra numbers on a
-        row are ignored); fewer rows or a short row is an error naming the line.
+    def rows(self, start: int, count: int, width: int, what: str, bounded: bool = False) -> np.ndarray:
+        """(count, width) floats from the ``count`` rows after line ``start`` (extra numbers on a
+        row are ignored); fewer rows or a short row is an error naming the line. Blank and comment
+        lines among the rows are not rows. ``bounded``: the rows are exactly the ``count`` lines
+        after ``start`` (a key list up to its ``endlist``), less such lines.
 
         Fast path: one ``np.fromstring`` over the block, accepted when it reads every number and
         the count matches rows of the first row's width (the last row is checked too)."""
@@ -123,24 +125,45 @@ class _Parser:
                 values = None
             if values is not None and values.size == count * columns:
                 return self._finite(values.reshape(count, columns)[:, :width])
-        return self._checked_rows(lines, first, start, width, what)
+        numbers = self.content_lines(start, count, what, bounded)
+        return self._checked_rows([self.lines[number] for number in numbers], numbers, start, width, what)
 
-    def _checked_rows(self, lines: list[str], first: int, start: int, width: int, what: str) -> np.ndarray:
+    def content_lines(self, start: int, count: int, what: str, bounded: bool = False) -> list[int]:
+        """The indices of the ``count`` lines after line ``start`` that are neither blank nor
+        comments (``bounded``: those among the next ``count`` lines), leaving ``self.at`` after
+        them; the file ending first is an error naming ``start``."""
+        if bounded:
+            return [number for number in range(start + 1, start + 1 + count) if _content(self.lines[number])]
+        numbers: list[int] = []
+        number = start + 1
+        while len(numbers) < count and number < len(self.lines):
+            if _content(self.lines[number]):
+                numbers.append(number)
+            number += 1
+        if len(numbers) < count:
+            raise self.error(start, f"{what}: expected {count} rows, the file ends after {len(numbers)}")
+        self.at = number
+        return numbers
+
+    def _checked_rows(self, lines: list[str], numbers: list[int], start: int, width: int,
+                      what: str) -> np.ndarray:
         """Row by row, for blocks the fast path refused: the first short row or bad number is an error."""
+        if not lines:
+            return np.zeros((0, width))
         parts = [line.split() for line in lines]
         widths = np.fromiter(map(len, parts), np.int64, len(parts))
         short = np.flatnonzero(widths < width)
         if short.size:
             row = int(short[0])
             found = " ".join(parts[row]) or "an empty line"
-            raise self.error(first + row, f"{what}: row {row + 1} of {len(lines)} "
-                                          f"(listed on line {start + 1}) "
-                                          f"should hold {width} numbers, found {found!r}")
+            raise self.error(numbers[row], f"{what}: row {row + 1} of {len(lines)} "
+                                           f"(listed on line {start + 1}) "
+                                           f"should hold {width} numbers, found {found!r}")
         flat = list(chain.from_iterable(part[:width] for part in parts))
         try:
             values = np.array(flat, np.float64)
         except ValueError:
-            values = self._slow_numbers(flat, first, width, what)
+            values = self._slow_numbers(flat, numbers, width, what)
         return self._finite(values.reshape(len(lines), width))
 
     def _finite(self, values: np.ndarray) -> np.ndarray:
@@ -150,14 +173,14 @@ class _Parser:
             values = np.where(finite, values, 0.0)
         return values
 
-    def _slow_numbers(self, flat: list[str], first: int, width: int, what: str) -> np.ndarray:
+    def _slow_numbers(self, flat: list[str], numbers: list[int], width: int, what: str) -> np.ndarray:
         """Numbers one by one, for a block holding ``1.#INF``-style spellings or a bad token."""
         values = np.empty(len(flat))
         for index, token in enumerate(flat):
             try:
                 values[index] = _number(token)
             except ValueError:
-                raise self.error(first + index // width,
+                raise self.error(numbers[index // width],
                                  f"{what}: expected a number, found {token!r}") from None
         return values
 
@@ -193,14 +216,15 @@ class _Parser:
         columns = 1 + width * (3 if bezier else 1)
         counted = len(tokens) > 1
         count = self.count(tokens, line) if counted else self.rows_to_endlist(line)
-        rows = self.rows(line, count, columns, f"{tokens[0]} (time and {columns - 1} values per row)")
+        rows = self.rows(line, count, columns, f"{tokens[0]} (time and {columns - 1} values per row)",
+                         bounded=not counted)
         if not counted:
             self.at += 1  # the endlist
         elif self.at < len(self.lines) and self.lines[self.at].strip().lower() == "endlist":
             self.at += 1
-        if not count:
+        if not len(rows):
             return None
-        tangents = rows[:, 1 + width:].reshape(count, 2, width).swapaxes(0, 1) if bezier else None
+        tangents = rows[:, 1 + width:].reshape(len(rows), 2, width).swapaxes(0, 1) if bezier else None
         return rows[:, 0], rows[:, 1:1 + width], tangents
 
     # blocks
@@ -242,7 +266,8 @@ class _Parser:
             width = {"verts": 3, "tverts": 2, "normals": 3, "constraints": 1, "faces": 3}[keyword]
             count = self.count(tokens, at)
             if keyword == "faces":
-                with_uvs = count and at + 1 < len(self.lines) and len(self.lines[at + 1].split()) >= 7
+                rows = (line for line in islice(self.lines, at + 1, None) if _content(line))
+                with_uvs = count and len(next(rows, "").split()) >= 7
                 width = 7 if with_uvs else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
@@ -278,14 +303,14 @@ class _Parser:
         if at + 1 + count > len(self.lines):
             raise self.error(at, f"weights {count}: expected {count} rows, the file ends after "
                                  f"{len(self.lines) - at - 1}")
-        parts = [line.split() for line in self.lines[at + 1:at + 1 + count]]
-        self.at = at + 1 + count
+        numbers = self.content_lines(at, count, f"weights {count}")
+        parts = [self.lines[number].split() for number in numbers]
         lanes = max((len(part) // 2 for part in parts), default=0)
         bad = next((row for row, part in enumerate(parts)
                     if not part or len(part) % 2 or len(part) // 2 > MAX_WEIGHT_LANES), None)
         if bad is not None:
             found = " ".join(parts[bad]) or "an empty line"
-            raise self.error(at + 1 + bad, f"weights {count}: row {bad + 1} should hold 1 to "
+            raise self.error(numbers[bad], f"weights {count}: row {bad + 1} should hold 1 to "
                                            f"{MAX_WEIGHT_LANES} 'bone weight' pairs, found {found!r}")
         names = [part[0::2] + [""] * (lanes - len(part) // 2) for part in parts]
         flat = [part[1::2] + ["0"] * (lanes - len(part) // 2) for part in parts]
@@ -293,7 +318,7 @@ class _Parser:
             weights = np.array(flat, np.float64).reshape(count, lanes)
         except ValueError:
             row = next(row for row, values in enumerate(flat) if not all(map(_plain_number, values)))
-            raise self.error(at + 1 + row, f"weights {count}: row {row + 1}: "
+            raise self.error(numbers[row], f"weights {count}: row {row + 1}: "
                                            "expected 'bone weight' pairs, found "
                                            f"{' '.join(parts[row])!r}") from None
         return names, weights, at
@@ -521,6 +546,12 @@ class _Parser:
         except ValueError:
             return default
         return numbers if len(numbers) == len(default) and all(np.isfinite(numbers)) else default
+
+
+def _content(line: str) -> bool:
+    """Whether a line holds anything: blank lines and ``#`` comment lines are skipped everywhere."""
+    stripped = line.lstrip()
+    return bool(stripped) and not stripped.startswith("#")
 
 
 def _convert_controllers(texts: list[_NodeText]) -> None:

@@ -68,6 +68,8 @@ MESH = np.dtype([
 ])                                                                   # 0x200
 
 SKIN_SLOTS = 17
+#: Bone slots of the EE skin layout: the same table at skin +0x40, 64 entries (sub-header 0xC0).
+EE_SKIN_SLOTS = 64
 
 SKIN = np.dtype([
     ("compile_weights", *ARRAY), ("weights", "<u4"), ("bone_refs", "<u4"), ("node_to_bone", "<u4"),

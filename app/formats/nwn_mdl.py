@@ -262,11 +262,18 @@ class _Reader:
             raise self.model.error(at + 0x0C,
                                    f"skin {node.name!r}: weights or bone slots at a NULL raw pointer")
         slots = slots.reshape(count, 4).astype(np.int64)
-        bad = np.flatnonzero(((slots < -1) | (slots >= layout.SKIN_SLOTS)).ravel())
+        bad = np.flatnonzero(((slots < -1) | (slots >= layout.EE_SKIN_SLOTS)).ravel())
         if bad.size:
             raise self.raw.error(int(record["bone_refs"]) + 2 * int(bad[0]),
                                  f"skin {node.name!r}: bone slot {int(slots.ravel()[bad[0]])} "
-                                 f"(expected -1 or 0..{layout.SKIN_SLOTS - 1})")
+                                 f"(expected -1 or 0..{layout.EE_SKIN_SLOTS - 1})")
+        bone_parts = record["bone_parts"]
+        if slots.size and slots.max() >= layout.SKIN_SLOTS:
+            bone_parts = self.model.array(at + 0x40, "<i2", layout.EE_SKIN_SLOTS,
+                                          f"skin {node.name!r} EE bone-slot table")
+            self.warnings.append(f"skin {node.name!r}: bone slots past {layout.SKIN_SLOTS - 1} are read from "
+                                 f"the EE layout's {layout.EE_SKIN_SLOTS}-slot table (no EE-compiled sample "
+                                 "has confirmed it)")
         map_count = int(record["node_to_bone_count"])
         node_to_bone = np.zeros(0, np.int16)
         if map_count:
@@ -281,7 +288,7 @@ class _Reader:
         node.geometry.update(
             skin_weights=finite_or_zero(weights, f"skin {node.name!r} weights",
                                         self.warnings).reshape(count, 4),
-            skin_slots=slots, bone_parts=record["bone_parts"].astype(np.int64), node_to_bone=node_to_bone,
+            skin_slots=slots, bone_parts=bone_parts.astype(np.int64), node_to_bone=node_to_bone,
             slots_at=int(record["bone_refs"]),
             inverse_rotations=np.array(inverse_rotations.tolist(), np.float64).reshape(-1, 4),
             inverse_translations=np.array(inverse_translations.tolist(), np.float64).reshape(-1, 3))

@@ -24,7 +24,8 @@ class WNode:
     """flags: 0x1 dummy, 0x21 trimesh, 0x61 skin, 0x121 dangly, 0x3 light, 0x5 emitter, 0x11 reference,
     0x221 AABB. render: the mesh's render flag. keys: extra controllers ``(type, times, values (K, cols))``,
     optionally with column flags OR'd into the column byte (0x10: bezier).
-    skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4). colors: (V, 4)
+    skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4); skin_table: entries
+    of the bone-slot table (17 in 1.69 files; 64 makes the EE sub-header of 0xC0 bytes). colors: (V, 4)
     bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255)."""
 
     name: str
@@ -40,6 +41,7 @@ class WNode:
     texture: str = ""
     skin_bones: list | None = None
     skin_weights: np.ndarray | None = None
+    skin_table: int = 17
     render: int = 1
     colors: np.ndarray | None = None
 
@@ -153,7 +155,7 @@ class _Builder:
         self.data_array(offset + 0x60, "f", [(v,) for v in data])
 
     def node(self, node: WNode, part: int, indices: dict[str, int], world: dict, rest: bool) -> int:
-        size = 0x70 + sum(s for flag, s in SUB_SIZES if node.flags & flag)
+        size = 0x70 + sum(_sub_size(node, flag, s) for flag, s in SUB_SIZES if node.flags & flag)
         offset = self.alloc(size)
         self.where[node.name if rest else f"anim:{node.name}"] = offset
         self.put("6I", offset, *([0x40CB70] * 6))
@@ -165,6 +167,7 @@ class _Builder:
         for flag, sub_size in SUB_SIZES:
             if not node.flags & flag:
                 continue
+            sub_size = _sub_size(node, flag, sub_size)
             if flag == 0x020:
                 self.mesh(sub, node)
             elif flag == 0x040:
@@ -228,8 +231,15 @@ class _Builder:
         self.data_array(at + 0x1C, "4f", [(q[3], q[0], q[1], q[2]) for q in quaternions])
         self.data_array(at + 0x28, "3f", [tuple(m[:3, 3]) for m in relative])
         self.data_array(at + 0x34, "I", [(0xDEADBEEF,)] * count)
-        parts = [indices[bone] for bone in referenced] + [197, -28054, -5352] * 6
-        struct.pack_into("<17h", self.model, at + 0x40, *parts[:17])
+        table = node.skin_table
+        parts = [indices[bone] for bone in referenced] + [197, -28054, -5352] * table
+        struct.pack_into(f"<{table}h", self.model, at + 0x40, *parts[:table])
+
+
+def _sub_size(node: WNode, flag: int, size: int) -> int:
+    """A sub-header's size; the skin's ends with its bone-slot table at +0x40, padded to 4 bytes
+    (17 entries: 0x64, 64 entries: the EE 0xC0)."""
+    return (0x40 + 2 * node.skin_table + 3) // 4 * 4 if flag == 0x040 else size
 
 
 def write_mdl(name: str, root: WNode, animations: list[WAnimation] = (), supermodel: str = "NULL",
