@@ -17,7 +17,7 @@ import numpy as np
 
 from app.formats import nwn_model
 from app.formats.nwn_model import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
-from app.formats.registry import Format, ReadError, register
+from app.formats.registry import UTF8_BOM, Format, ReadError, register
 
 #: Node kinds whose vertices and faces make a mesh (drawn or not).
 MESH_KINDS = {"trimesh", "skin", "dangly", "animmesh", "aabb"}
@@ -622,6 +622,7 @@ def _plain_number(token: str) -> bool:
 
 def parse(path: Path, data: bytes) -> Parsed:
     """One ASCII MDL's content; every count, index and key row checked."""
+    data = data.removeprefix(UTF8_BOM)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.registry import (SNIFF_BYTES, Format, LoadOptions, ReadError, SniffedFile, read_bytes,
-                                  register)
+from app.formats.registry import (SNIFF_BYTES, UTF8_BOM, Format, LoadOptions, ReadError, SniffedFile,
+                                  read_bytes, register)
 
 FORMAT_NAME = "obj"
 #: First words of the lines an OBJ file is made of (for sniffing).
@@ -51,7 +51,7 @@ def _first_words(head: bytes, limit: int) -> list[bytes]:
 
 def read_faces(path: Path) -> tuple[int, np.ndarray]:
     """The vertex count and the (T, 3) int32 triangles (0-based) of an OBJ file."""
-    text = read_bytes(path).decode("latin-1")
+    text = read_bytes(path).removeprefix(UTF8_BOM).decode("latin-1")
     vertices = 0
     triangles: list[tuple[int, int, int]] = []
     for number, statement in _statements(text):

@@ -21,6 +21,10 @@ class ReadError(InputError):
     """A model or animation file that cannot be read."""
 
 
+#: The byte-order mark Windows editors (Notepad) put before UTF-8 text: not part of the content.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def regular_size(path: str | Path) -> int:
     """The size of ``path`` if it is a regular file, else a ReadError (see ``errors.regular_size``)."""
     return errors.regular_size(path, ReadError)
@@ -150,6 +154,7 @@ def sniff(path: str | Path) -> SniffedFile:
         raise ReadError(path, f"cannot open: {error.strerror or error}") from None
     if not head:
         raise ReadError(path, "the file is empty", offset=0)
+    head = head.removeprefix(UTF8_BOM)
     for fmt in formats.values():
         role = fmt.sniff(head, path)
         if role:

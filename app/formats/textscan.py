@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from app import maths
-from app.formats.registry import ReadError, regular_size
+from app.formats.registry import UTF8_BOM, ReadError, regular_size
 from app.model import MAX_MAGNITUDE
 
 # Every pattern below is possessive (``*+``, ``++``) or has one way to match: none can backtrack
@@ -88,7 +88,7 @@ class TextScanner:
         self.data = mmap.mmap(self._handle.fileno(), 0, access=mmap.ACCESS_READ)
         self.size = size
         self.content_end = self._content_end()
-        self.position = 0
+        self.position = len(UTF8_BOM) if self.data[:len(UTF8_BOM)] == UTF8_BOM else 0
         self.line = 1
         self._peeked: tuple[Token, int, int] | None = None
 
