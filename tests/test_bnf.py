@@ -67,6 +67,13 @@ def test_skeleton_from_rotation_centres(files):
     assert skeleton.extras[3] == {"mirror": 2, "H": 1.5, "R": 1.5}
 
 
+def test_a_bone_without_a_mirror_is_written_minus_one(files):
+    files["prm"].write_text(files["prm"].read_text().replace("3 2 ", "3 -1 ", 1))
+    skeleton = load(files["bnf"], files["prm"]).skeleton
+    assert skeleton.extras[3] == {"H": 1.5, "R": 1.5}
+    assert skeleton.extras[2] == {"mirror": 2, "H": 1.0, "R": 1.5}
+
+
 def test_keys_match_the_page_recursion(files):
     model = load(files["bnf"], files["anm"])
     clip = model.clips[0]
@@ -120,6 +127,7 @@ def test_partner_without_bnf(files, partner):
     ("anm", "Time: 2", "Time: 0.25", 16, "does not come after"),
     ("anm", "Quaternions:", "Quats:", 3, "Quaternions:"),
     ("prm", "3 2", "3 9", 4, "mirror"),
+    ("prm", "3 2", "3 -2", 4, "mirror"),
 ])
 def test_malformed(files, key, old, new, line, message):
     text = files[key].read_text()

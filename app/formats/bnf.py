@@ -122,13 +122,15 @@ def read_animation(path: Path, bone_count: int, conjugate: bool) -> tuple[np.nda
 
 
 def read_parameters(path: Path, bone_count: int) -> list[dict]:
-    """A .prm file → per bone ``{"mirror": int, "H": float, "R": float}`` (bones not listed: {})."""
+    """A .prm file → per bone ``{"mirror": int, "H": float, "R": float}`` (bones not listed: {}); a
+    mirror of −1 (a bone without a twin) is left out."""
     extras = [{} for _ in range(bone_count)]
     with TextScanner(path) as scanner:
         while not scanner.at_end():
             bone = scanner.integer("a bone index", 0, bone_count - 1)
-            mirror = scanner.integer(f"bone {bone}'s mirror bone", 0, bone_count - 1)
-            extras[bone] = {"mirror": mirror, "H": scanner.number("H"), "R": scanner.number("R")}
+            mirror = scanner.integer(f"bone {bone}'s mirror bone (or -1 for none)", -1, bone_count - 1)
+            parameters = {"H": scanner.number("H"), "R": scanner.number("R")}
+            extras[bone] = parameters if mirror < 0 else {"mirror": mirror, **parameters}
     return extras
 
 
