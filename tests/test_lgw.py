@@ -211,3 +211,11 @@ def test_windows_text_tabs_comments_and_exponents(scene):
     np.testing.assert_allclose(model.meshes[1].normals, scene["rigid"][:, 5:8], atol=1e-6)
     np.testing.assert_array_equal(model.meshes[0].triangles, [[0, 1, 2], [2, 3, 0]])
     assert model.meshes[0].material.texture == "skin.tga"
+
+
+def test_material_ref_of_minus_one_is_a_mesh_without_a_material(scene):
+    path = scene["path"]
+    path.write_text(path.read_text().replace("MATERIAL_REF 0", "MATERIAL_REF -1", 1))
+    model = load(path)
+    assert model.meshes[0].material.name == "" and model.meshes[0].material.texture == ""
+    assert model.meshes[1].material.name == "skin"

@@ -194,7 +194,7 @@ class _Reader:
             if token.text == "LINKINFO":
                 mesh.link = self.linkinfo()
             elif token.text == "MATERIAL_REF":
-                mesh.material = self.scanner.integer("the material index", 0)
+                mesh.material = self.scanner.integer("the material index (or -1 for none)", -1)
             elif token.text == "DEFAULT_COLOR":
                 mesh.color = tuple(self.scanner.floats(3, "DEFAULT_COLOR r g b").tolist())
             elif token.text == "VERTS":
