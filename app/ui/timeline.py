@@ -127,7 +127,8 @@ class TimelineDock(QDockWidget):
     def _button(self, body: QWidget, action: QAction, with_text: bool = False) -> QToolButton:
         button = QToolButton(body)
         button.setDefaultAction(action)
-        button.setAutoRaise(True)
+        # A word alone without a frame reads as a label: only the icon buttons are flat.
+        button.setAutoRaise(not with_text)
         if with_text:
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         return button
