@@ -16,6 +16,9 @@ from app.retarget import check_map, hierarchy_difference, numbered_loose, retarg
 
 #: A bone map file larger than this is refused before it is read.
 MAP_LIMIT = 1 << 20
+#: Without --map, numbered loose bones paired by where they rest must pair at least this share of the
+#: smaller skeleton's bones.
+PLACED_SHARE = 0.5
 
 
 def read_map(path: str) -> dict[str, str]:
@@ -51,8 +54,8 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
             raise InputError(args.map, str(error)) from None
     else:
         mapping = suggested_map(source, model)
-        if not mapping:
-            raise ValueError(_no_suggestion(args.clips_from[0], source, model))
+        if not mapping or _too_few_placed(mapping, source, model):
+            raise ValueError(_no_suggestion(args.clips_from[0], source, model, mapping))
         follows = check_map(mapping, source.skeleton, model.skeleton)
     clips = retarget_clips(source, model, follows)
     if not clips:
@@ -60,11 +63,20 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
     return dataclasses.replace(model, clips=clips)
 
 
-def _no_suggestion(path: str, source: Model, model: Model) -> str:
+def _too_few_placed(mapping: dict[str, str], source: Model, model: Model) -> bool:
+    """Numbered loose bones paired by where they rest, fewer than half of the smaller skeleton's: the
+    two are not alike enough (a character and a dog) for the suggestion to stand without a look."""
+    placed = numbered_loose(source.skeleton) and numbered_loose(model.skeleton)
+    return placed and len(mapping) < PLACED_SHARE * min(len(source.skeleton), len(model.skeleton))
+
+
+def _no_suggestion(path: str, source: Model, model: Model, mapping: dict[str, str]) -> str:
     """Why no bone map is suggested for carrying ``source``'s clips onto ``model``."""
     if numbered_loose(source.skeleton) and numbered_loose(model.skeleton):
-        return (f"--clips-from: the bones of {path} and the model's are only numbered, and the hierarchies "
-                f"inferred for them differ ({hierarchy_difference(source, model)}); give --map")
+        smaller = min(len(source.skeleton), len(model.skeleton))
+        return (f"--clips-from: the bones of {path} and the model's are only numbered, the hierarchies "
+                f"inferred for them differ ({hierarchy_difference(source, model)}), and only "
+                f"{len(mapping)} of {smaller} bones pair by where they rest; give --map")
     return (f"--clips-from: no bone names of {path} match the model's "
             "(numbered bones, as C3DE's, say nothing of the part); give --map")
 

@@ -6,7 +6,7 @@ rest alike move alike whatever their bones' local axes); every target bone keeps
 and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
 of the two skeletons' hip heights. A skeleton of loose bones (C3DE's) is carried through the hierarchy
 and rest pose inferred for it (app.inferred_hierarchy); its numbered bones pair by index when both
-skeletons' inferred hierarchies agree.
+skeletons' inferred hierarchies agree, else by where they rest (app.geometric_map).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from app import maths
 from app.clip_mix import subtree_mask
+from app.geometric_map import placed_map
 from app.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
@@ -94,12 +95,13 @@ def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
 
 def suggested_map(source: Model, target: Model) -> dict[str, str]:
     """``suggest_map`` of the two skeletons; when no names agree and both are of loose numbered bones
-    (C3DE) whose inferred hierarchies are the same, bone by bone in file order."""
+    (C3DE), bone by bone in file order where their inferred hierarchies are the same, else by where
+    the bones rest (``geometric_map.placed_map``: it may pair few bones, or none)."""
     mapping = suggest_map(source.skeleton, target.skeleton)
     if mapping or not numbered_loose(source.skeleton) or not numbered_loose(target.skeleton):
         return mapping
     if hierarchy_difference(source, target):
-        return {}
+        return placed_map(source, inferred_skeleton(source), target, inferred_skeleton(target))
     return dict(zip(source.skeleton.names, target.skeleton.names))
 
 

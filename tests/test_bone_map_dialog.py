@@ -71,3 +71,21 @@ def test_c3de_characters_of_one_inferred_hierarchy_start_paired_by_index(qtbot):
     assert dialog.mapping() == {f"bone {i}": f"bone {i}" for i in range(9)}
     dialog.accept()
     assert [clip.name for clip in state.model.clips] == ["walk"]
+
+
+def test_c3de_characters_of_other_hierarchies_start_paired_by_where_bones_rest(qtbot):
+    from app.state.viewer import ViewerState
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.loose_rigs import Z_UP_FACING_X, figure, loose_model, posed_frames, skinning, walk_turns
+
+    shape, other = figure(), figure(thigh=0.6, shin=0.38, torso=0.3, hips=0.18, foot=0.2)
+    walk = skinning(shape, posed_frames(shape, walk_turns(8), 0.5))
+    walker = loose_model(shape, "walker", skinning_frames=walk)
+    order = (5, 2, 0, 7, 1, 8, 3, 6, 4)  # file bone i of the other character is canonical bone order[i]
+    state = ViewerState()
+    state.set_model(loose_model(other, "other", order=order, axes=Z_UP_FACING_X))
+    dialog = BoneMapDialog(walker, state)
+    qtbot.addWidget(dialog)
+    assert dialog.mapping() == {f"bone {bone}": f"bone {order.index(bone)}" for bone in range(9)}
+    dialog.accept()
+    assert [clip.name for clip in state.model.clips] == ["walk"]

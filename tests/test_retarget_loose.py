@@ -26,6 +26,8 @@ SHAPE = figure()
 OTHER = figure(thigh=0.6, shin=0.38, torso=0.3, hips=0.18, foot=0.2)
 OTHER_ORDER = (5, 2, 0, 7, 1, 8, 3, 6, 4)
 POSED = posed_frames(SHAPE, walk_turns(FRAMES), travel=0.8)
+#: Canonical (Y-up, facing +Z) to the figure lying on its belly in Y-up axes, its head toward +Z.
+LYING = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
 
 
 def source_model():
@@ -145,14 +147,15 @@ def test_onto_a_copy_twice_as_large_joints_land_twice_as_far_from_the_origin():
 
 def test_numbered_bones_pair_by_index_only_when_the_inferred_hierarchies_agree():
     source, target = source_model(), other_model()
-    assert suggested_map(source, target) == {}
+    # else by where they rest (tests/test_geometric_map.py): the figures' own pairing, not the index
+    assert suggested_map(source, target) == canonical_map(tuple(range(9)), OTHER_ORDER)
     # file bone 0 of the other character is its left foot, under its left shin (file bone 8)
     assert hierarchy_difference(source, target) == "'bone 0' is the root there and hangs from 'bone 8' here"
     eight = Skeleton(names=[f"bone {i}" for i in range(8)], parents=np.full(8, -1),
                      bind_world=np.repeat(np.eye(4)[None], 8, axis=0), heads=np.zeros((8, 3)),
                      tails=np.ones((8, 3)), derived_tails=np.ones(8, bool))
     fewer = Model("fewer", eight, format="c3de")
-    assert suggested_map(source, fewer) == {}
+    assert suggested_map(source, fewer) == {}  # no skin: no bone's place says anything
     assert hierarchy_difference(source, fewer) == "9 bones there, 8 here"
 
 
@@ -188,21 +191,37 @@ def write_character(folder, name, shape, order=tuple(range(9)), axes=np.eye(3), 
     return files
 
 
-def test_cli_carries_a_walk_between_c3de_characters(tmp_path, capsys):
+def test_cli_carries_a_walk_between_c3de_characters(tmp_path):
     walker = write_character(tmp_path, "walker", SHAPE, frames=skinning(SHAPE, POSED))
     other = write_character(tmp_path, "other", OTHER, OTHER_ORDER, Z_UP_FACING_X)
-    out = tmp_path / "pose.npz"
-    assert exit_status(["pose", *other, "--clips-from", *walker, "--frame", "4", "-o", str(out)]) == 2
-    assert ("the hierarchies inferred for them differ ('bone 0' is the root there and hangs from 'bone 8' "
-            "here); give --map") in capsys.readouterr().err
     (tmp_path / "map.json").write_text(json.dumps(canonical_map(tuple(range(9)), OTHER_ORDER)))
+    mapped, suggested = tmp_path / "mapped.npz", tmp_path / "suggested.npz"
     assert exit_status(["pose", *other, "--clips-from", *walker, "--map", str(tmp_path / "map.json"),
-                        "--frame", "4", "-o", str(out)]) == 0
-    with np.load(out) as arrays:
+                        "--frame", "4", "-o", str(mapped)]) == 0
+    # without --map the bones pair by where they rest: the same map, the same pose
+    assert exit_status(["pose", *other, "--clips-from", *walker, "--frame", "4", "-o", str(suggested)]) == 0
+    with np.load(mapped) as arrays, np.load(suggested) as again:
         world = arrays["world"][None]
+        assert np.array_equal(again["world"][None], world)
     heights, rest = ankles(world, OTHER, OTHER_ORDER, Z_UP_FACING_X)
     planted = int(np.argmin(POSED[4, list(FEET), 1, 3]))
     assert abs(heights[0, planted] - rest[planted]) <= 0.05 * OTHER.leg
+
+
+def test_cli_asks_for_a_map_when_few_bones_pair_by_where_they_rest(tmp_path, capsys):
+    # the other character lying on its belly (read Y up, facing +Z: its head toward its front), as a
+    # four-legged body stretches: no bone rests where the walker's do (fewer than half must pair)
+    walker = write_character(tmp_path, "walker", SHAPE, frames=skinning(SHAPE, POSED))
+    lying = write_character(tmp_path, "lying", OTHER, OTHER_ORDER, LYING)
+    out = tmp_path / "pose.npz"
+    assert exit_status(["pose", *lying, "--up", "Y", "--clips-from", *walker, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    (err,) = [line for line in err.splitlines() if "error:" in line]
+    assert ("walker.c3d and the model's are only numbered, the hierarchies inferred for them differ ("
+            in err)
+    assert "and only 0 of 9 bones pair by where they rest; give --map" in err
+    assert not out.exists()
 
 
 def test_cli_pairs_c3de_characters_of_one_hierarchy_by_index(tmp_path):

@@ -1,6 +1,7 @@
 """File › Attach Clips of Another Skeleton…: the bone map from the other model's skeleton to this
-one, suggested (or as saved beside the model last time), edited in a table, saved as JSON beside the
-model, then the other model's clips are carried onto this one."""
+one, suggested (``retarget.suggested_map``: names, the hierarchy, or where numbered loose bones rest)
+or as saved beside the model last time, edited in a table, saved as JSON beside the model, then the
+other model's clips are carried onto this one."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ class BoneMapDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(f"Play the clips of {source.name} on {state.model.name}: pair the bones "
-                                "(suggested from names and the hierarchy)", self))
+                                "(suggested from names and the hierarchy, or where numbered bones rest)",
+                                self))
         layout.addWidget(self.table)
         layout.addWidget(buttons)
         self.resize(560, 480)
