@@ -92,7 +92,7 @@ def _add_mix(parser: argparse.ArgumentParser) -> None:
                         help="play the clips of these files' skeleton on this one (they replace its clips)")
     parser.add_argument("--map", metavar="MAP.json",
                         help="with --clips-from: the bone map {\"source bone\": \"target bone\"} "
-                        "(default: suggested from names and the hierarchy)")
+                        "(default: suggested from names and the hierarchy, or where numbered bones rest)")
     parser.add_argument("--in-place", action="store_true",
                         help="take the root's travel over the ground off every clip (as View › In Place "
                         "shows it); the clips are then stored as bone matrices at their frames")

@@ -62,9 +62,10 @@ class BoneMapDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Play the clips of {source.name} on {state.model.name}: pair the bones "
-                                "(suggested from names and the hierarchy, or where numbered bones rest)",
-                                self))
+        explanation = QLabel(f"Play the clips of {source.name} on {state.model.name}: pair the bones "
+                             "(suggested from names and the hierarchy, or where numbered bones rest)", self)
+        explanation.setWordWrap(True)
+        layout.addWidget(explanation)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
         self.resize(560, 480)
