@@ -4,15 +4,15 @@ numbered loose bones) and whose inferred hierarchies differ, so that index pairi
 Each skeleton's inferred rest joints, tails and skin centres are seen in its own (lateral, up,
 forward) axes (so the facing and up turn between the two is taken out), standing on its lowest point,
 centred across and along (the middle of its extent), and divided by its height. Two bones may pair
-where these three points lie, on average, within ``PAIR_DISTANCE`` of each other, both move some skin,
-and both skins lie on the same side (left, right, or the middle). Pairs are taken closest first, each bone
-once, so that each is the nearest of its two bones among those left. A pair is left out where it breaks
-the hierarchies: with both inferred trees rooted at the first (closest) pair, since an inferred root is
-only a tree's centre (characterMale's chest, the ninja's pelvis), each paired bone's nearest paired
-ancestor must go to an ancestor of its partner (stricter than ``retarget.check_map``, which only
-refuses cycles). Then, down the paired bones,
-the unpaired children of a pair go to each other closest first where the two have as many: limbs
-that rest apart (an A-pose against arms down) keep their hands and fingers.
+where these three points lie, on average, within ``PAIR_DISTANCE`` of each other, both move some
+skin, and both skins lie on the same side (left, right, or the middle). Pairs are taken closest
+first, each bone once, so that each is the nearest of its two bones among those left. A pair is left
+out where it breaks the hierarchies: with both inferred trees rooted at the closest pair (an inferred
+root is only a tree's centre: characterMale's chest, the ninja's pelvis), each paired bone's nearest
+paired ancestor must go to an ancestor of its partner (stricter than ``retarget.check_map``, which
+only refuses cycles). Then, down the paired bones, the unpaired children of a pair go to its
+partner's closest first where the two have as many: limbs that rest apart (an A-pose against arms
+down) keep their hands and fingers.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _pair_children(pairs: dict[int, int], costs: np.ndarray, hierarchies: _Hiera
 def placement_costs(source: Model, source_rig: Skeleton, target: Model, target_rig: Skeleton) -> np.ndarray:
     """(S, T) how far apart each source bone rests from each target bone in the common frame (the
     mean distance of their joints, tails and skin centres, in shares of height); infinite where they
-    may not pair (opposite sides, or a bone without skin)."""
+    may not pair (other sides, or a bone without skin)."""
     source_places, target_places = (
         common_frame(np.stack([rig.heads, rig.tails, skin_centres(model, rig)]), model)
         for model, rig in ((source, source_rig), (target, target_rig)))

@@ -100,9 +100,10 @@ def suggested_map(source: Model, target: Model) -> dict[str, str]:
     mapping = suggest_map(source.skeleton, target.skeleton)
     if mapping or not numbered_loose(source.skeleton) or not numbered_loose(target.skeleton):
         return mapping
-    if hierarchy_difference(source, target):
-        return placed_map(source, inferred_skeleton(source), target, inferred_skeleton(target))
-    return dict(zip(source.skeleton.names, target.skeleton.names))
+    source_rig, target_rig = inferred_skeleton(source), inferred_skeleton(target)
+    if len(source_rig) == len(target_rig) and np.array_equal(source_rig.parents, target_rig.parents):
+        return dict(zip(source.skeleton.names, target.skeleton.names))
+    return placed_map(source, source_rig, target, target_rig)
 
 
 def numbered_loose(skeleton: Skeleton) -> bool:
