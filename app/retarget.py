@@ -12,6 +12,7 @@ skeletons' inferred hierarchies agree, else by where they rest (app.geometric_ma
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -202,22 +203,35 @@ def retarget_clip(source: Model, clip: Clip, target: Model, follows: np.ndarray)
     ``check_map``), at the clip's own stored frames."""
     if not clip.skeletal:
         raise ValueError(f"clip {clip.name!r} moves vertices, not bones; it cannot change skeletons")
-    return _carried(source, with_inferred_hierarchy(source), clip, target, with_inferred_hierarchy(target),
-                    follows)
+    return _carried(source, clip, target, _Rigs.of(source, target), follows)
 
 
 def retarget_clips(source: Model, target: Model, follows: np.ndarray) -> list[Clip]:
-    """Every skeletal clip of ``source`` carried onto ``target`` (``retarget_clip``), each skeleton's
-    hierarchy inferred once where its bones are loose."""
-    source_rig, target_rig = with_inferred_hierarchy(source), with_inferred_hierarchy(target)
-    return [_carried(source, source_rig, clip, target, target_rig, follows)
-            for clip in source.clips if clip.skeletal]
+    """Every skeletal clip of ``source`` carried onto ``target`` (``retarget_clip``), what the clips
+    share (each skeleton's inferred hierarchy where its bones are loose, how far each stands above its
+    floor) worked out once."""
+    rigs = _Rigs.of(source, target)
+    return [_carried(source, clip, target, rigs, follows) for clip in source.clips if clip.skeletal]
 
 
-def _carried(source: Model, source_rig: Model, clip: Clip, target: Model, target_rig: Model,
-             follows: np.ndarray) -> Clip:
-    """``clip`` carried from ``source`` to ``target`` through their rigs: the models themselves, or
-    the same models on inferred hierarchies (``with_inferred_hierarchy``)."""
+class _Rigs(NamedTuple):
+    """The two models as clips are carried between them: on their inferred hierarchies where their
+    bones are loose (else the models themselves), and how far each rest pose stands above its floor."""
+
+    source: Model
+    target: Model
+    source_standing: float
+    target_standing: float
+
+    @classmethod
+    def of(cls, source: Model, target: Model) -> _Rigs:
+        source_rig, target_rig = with_inferred_hierarchy(source), with_inferred_hierarchy(target)
+        return cls(source_rig, target_rig, standing_height(source_rig), standing_height(target_rig))
+
+
+def _carried(source: Model, clip: Clip, target: Model, rigs: _Rigs, follows: np.ndarray) -> Clip:
+    """``clip`` carried from ``source`` to ``target`` through their rigs (``_Rigs``)."""
+    source_rig, target_rig = rigs.source, rigs.target
     worlds = frame_worlds(source, clip)
     if source_rig is not source:
         worlds = worlds @ reframing(source.skeleton, source_rig.skeleton)
@@ -231,7 +245,7 @@ def _carried(source: Model, source_rig: Model, clip: Clip, target: Model, target
     target_world = _posed_target(target_rig, follows, change)
     scale = _travel_scale(source_rig, target_rig, follows, mover)
     _carry_travel(source_rig, target_rig, follows, worlds, mover, turn, scale, target_world)
-    _keep_ground(source_rig, target_rig, follows, worlds, scale, target_world)
+    _keep_ground(rigs, follows, worlds, scale, target_world)
     if target_rig is not target:
         target_world = target_world @ reframing(target_rig.skeleton, target.skeleton)
     return Clip(clip.name, "matrices", times=clip.frame_times, world=target_world, events=clip.events,
@@ -272,22 +286,23 @@ def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.
         target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
 
 
-def _keep_ground(source: Model, target: Model, follows: np.ndarray, worlds: np.ndarray, scale: float,
+def _keep_ground(rigs: _Rigs, follows: np.ndarray, worlds: np.ndarray, scale: float,
                  target_world: np.ndarray) -> None:
     """Lift or lower the whole target, frame by frame, so that of its feet (the mapped bones resting
     lowest: ``FOOT_SHARE``) the one whose source bone is lowest over its rest height stands as far
     over its own rest height, times ``scale``: a foot the source plants stays on the target's ground
-    whatever the legs' proportions."""
+    whatever the legs' proportions. Heights count from each model's floor (``standing_height``)."""
+    source, target = rigs.source, rigs.target
     up_source, up_target = (np.asarray(UP_VECTORS[model.up_axis], dtype=np.float64)
                             for model in (source, target))
     rest_heights = target.skeleton.rest_world[:, :3, 3] @ up_target
     mapped = np.flatnonzero(follows >= 0)
     lowest = rest_heights[mapped].min()
     feet = mapped[rest_heights[mapped] <= lowest + FOOT_SHARE * np.ptp(rest_heights)]
-    source_rest = source.skeleton.rest_world[follows[feet], :3, 3] @ up_source - standing_height(source)
+    source_rest = source.skeleton.rest_world[follows[feet], :3, 3] @ up_source - rigs.source_standing
     source_clearance = worlds[:, follows[feet]][..., :3, 3] @ up_source - source_rest
     target_clearance = (target_world[:, feet][..., :3, 3] @ up_target
-                        - (rest_heights[feet] - standing_height(target)))
+                        - (rest_heights[feet] - rigs.target_standing))
     planted = np.argmin(source_clearance, axis=1)
     frames = np.arange(len(planted))
     lift = scale * source_clearance[frames, planted] - target_clearance[frames, planted]
