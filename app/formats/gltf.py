@@ -58,6 +58,7 @@ from app.formats.gltf_container import (
     APPEARANCE_EXTENSIONS,
     GLB_MAGIC,
     IMAGE_EXTENSIONS,
+    SPECULAR_GLOSSINESS,
     Buffer,
     Document,
     attribute_accessors,
@@ -106,8 +107,6 @@ DRACO_WEIGHT_NOISE = 1e-2
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
 INFLUENCE_SET = re.compile(r"(?:JOINTS|WEIGHTS)_(\d+)")
-#: The material extension whose diffuse colour and texture are read as the base colour and texture.
-SPECULAR_GLOSSINESS = "KHR_materials_pbrSpecularGlossiness"
 #: Sampler wrap modes (GL enums) by the names Material uses.
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 

@@ -52,7 +52,8 @@ APPEARANCE_EXTENSIONS = ("KHR_materials_transmission", "KHR_materials_volume", "
                          "KHR_materials_diffuse_transmission", "KHR_materials_variants")
 #: Material extensions the reader takes in: an unlit material is drawn without lighting; a specular-
 #: glossiness one's diffuse colour and texture become the base colour and texture.
-MATERIAL_EXTENSIONS = ("KHR_materials_unlit", "KHR_materials_pbrSpecularGlossiness")
+SPECULAR_GLOSSINESS = "KHR_materials_pbrSpecularGlossiness"
+MATERIAL_EXTENSIONS = ("KHR_materials_unlit", SPECULAR_GLOSSINESS)
 SUPPORTED_EXTENSIONS = {"KHR_mesh_quantization", DRACO, "KHR_materials_emissive_strength",
                         "KHR_texture_transform", "KHR_lights_punctual", *IMAGE_EXTENSIONS,
                         *MATERIAL_EXTENSIONS, *APPEARANCE_EXTENSIONS}

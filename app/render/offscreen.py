@@ -88,9 +88,7 @@ class ImageTargets:
     @classmethod
     def create(cls, ctx: moderngl.Context, size: tuple[int, int]) -> ImageTargets:
         """Targets of ``size`` with as many samples (up to DEFAULT_SAMPLES) as the driver allows."""
-        limit = max_image_side(ctx)
-        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
-            raise PictureTooLarge(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+        check_sides(size, max_image_side(ctx))
         samples = min(DEFAULT_SAMPLES, ctx.max_samples)
         while True:
             try:
@@ -142,6 +140,12 @@ class ImageTargets:
         for gl_object in reversed(self.objects):
             gl_object.release()
         self.objects = []
+
+
+def check_sides(size: tuple[int, int], limit: int) -> None:
+    """PictureTooLarge unless both sides of ``size`` are within 1..``limit`` (the driver's)."""
+    if not (0 < size[0] <= limit and 0 < size[1] <= limit):
+        raise PictureTooLarge(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
 
 
 def viewport_limit(ctx: moderngl.Context) -> int:
@@ -265,9 +269,7 @@ class OffscreenRenderer:
         """Raise PictureTooLarge unless this driver draws a picture of ``size``: one of a single tile
         within its largest image side, a tiled one within its largest viewport."""
         single = self.tile_size(size) == tuple(size)
-        limit = max_image_side(self.ctx) if single else viewport_limit(self.ctx)
-        if not (0 < size[0] <= limit and 0 < size[1] <= limit):
-            raise PictureTooLarge(f"image size {size[0]}x{size[1]} outside 1..{limit} on this OpenGL driver")
+        check_sides(size, max_image_side(self.ctx) if single else viewport_limit(self.ctx))
 
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
                  options: DrawSettings | None = None, view: str = "iso") -> None:
