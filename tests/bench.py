@@ -80,20 +80,31 @@ def bench_pose() -> dict:
             "ratio vectorised / loop": vectorised / reference}
 
 
-def _wall(args: list[str], env: dict[str, str] | None = None) -> float:
+def wall(args: list[str], env: dict[str, str] | None = None) -> float:
+    """Seconds a fresh process running ``args`` takes, start to exit."""
     start = time.perf_counter()
     subprocess.run(args, check=True, capture_output=True, timeout=300, env=env)
     return time.perf_counter() - start
 
 
+def best_interleaved(commands: dict[str, list[str]], env: dict[str, str], rounds: int) -> dict[str, float]:
+    """Each command's best wall time over ``rounds`` rounds that run every command once in turn, so a
+    busy spell of the machine slows them alike."""
+    times = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            times[name].append(wall(command, env))
+    return {name: min(runs) for name, runs in times.items()}
+
+
 def bench_render_process() -> dict:
     python = sys.executable
-    bare = min(_wall([python, "-c", "pass"]) for _ in range(3))
-    imports = min(_wall([python, "-c", "import app.commands, app.render.offscreen, app.formats"])
+    bare = min(wall([python, "-c", "pass"]) for _ in range(3))
+    imports = min(wall([python, "-c", "import app.commands, app.render.offscreen, app.formats"])
                   for _ in range(3))
     with tempfile.TemporaryDirectory() as folder:
         out = str(Path(folder) / "demo.png")
-        render = min(_wall([python, "-m", "app", "render", "--demo", "--time", "0.5", "-o", out])
+        render = min(wall([python, "-m", "app", "render", "--demo", "--time", "0.5", "-o", out])
                      for _ in range(3))
     return {"python start (s)": bare, "import app (s)": imports, "render --demo process (s)": render,
             "ratio import / bare python": imports / bare, "ratio render / bare python": render / bare}
@@ -136,15 +147,12 @@ def bench_render_vs_f3d(rounds: int = 7) -> dict:
         commands = {"boneyard": [python, "-m", "app", "render", model, "-o", str(ours), "--size", "1280x720"],
                     "f3d": [python, "-c", F3D_RENDER, model, str(theirs)]}
         for command in commands.values():
-            _wall(command, env)
+            wall(command, env)
         for picture in (ours, theirs):
             with Image.open(picture) as image:
                 assert image.size == (1280, 720), f"{picture.name} is {image.size}"
-        times = {name: [] for name in commands}
-        for _ in range(rounds):
-            for name, command in commands.items():
-                times[name].append(_wall(command, env))
-    render, f3d = min(times["boneyard"]), min(times["f3d"])
+        times = best_interleaved(commands, env, rounds)
+    render, f3d = times["boneyard"], times["f3d"]
     return {"render demo process, 1280x720 (s)": render, "f3d process, same file (s)": f3d,
             "render_vs_f3d": render / f3d}
 

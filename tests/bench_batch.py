@@ -23,7 +23,7 @@ from pathlib import Path
 from app.batch.command import default_jobs
 from app.loading import load
 from app.resources import demo_paths
-from tests.bench import F3D_RENDER, _wall, installed_env
+from tests.bench import F3D_RENDER, best_interleaved, installed_env, wall
 from tests.demo_formats import WRITERS
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -167,11 +167,8 @@ def bench_floor(rounds: int = 7) -> dict:
                                str(Path(folder) / "a.png")],
                     "floor": [sys.executable, "-c", FLOOR, str(Path(folder) / "b.png")]}
         for command in commands.values():
-            _wall(command, env)
-        times = {name: [] for name in commands}
-        for _ in range(rounds):
-            for name, command in commands.items():
-                times[name].append(_wall(command, env))
-    render, floor = min(times["render"]), min(times["floor"])
+            wall(command, env)
+        times = best_interleaved(commands, env, rounds)
+    render, floor = times["render"], times["floor"]
     return {"render --demo process (s)": render, "floor process (s)": floor,
             "render_vs_floor": render / floor}
