@@ -1,5 +1,10 @@
-"""Writing a file atomically: a reader sees the old bytes or the new, never a mix, and a save that was
-killed midway leaves the old file (its temporary is removed by the next save)."""
+"""Writing the user's files whole or not at all (docs/cli.md, "Outputs are the user's files too").
+
+Every output goes to a temporary file beside its target, is flushed to the disk, then renamed over
+the target: a reader sees the old bytes or the new, never a mix, and an error, Ctrl+C or a kill leaves
+the previous file as it was. The temporary is removed on any failure Python sees; one left by a
+process that was killed outright (its process gone) is removed by the next write of that target.
+"""
 
 from __future__ import annotations
 
@@ -7,42 +12,113 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+#: What a path that exists but is not a regular file is, for messages.
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace the file at ``path`` (a symlink's target, when ``path`` is a link) with ``text``, so a
-    reader sees the old bytes or the new, never a mix; the file keeps its mode (a new file gets 0666
-    less the umask). The bytes go to a temporary file beside the target, renamed over it once
-    complete; it is removed on any failure Python sees, and one left by a save that was killed
-    (its process gone) is removed by the next save."""
-    target = Path(os.path.realpath(path))
+
+def special_kind(path: str | Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (following links): "a FIFO", "a
+    folder", …; None for a regular file or a path that does not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def temporary_name(target: Path) -> Path:
+    """A fresh temporary beside ``target`` with the same suffix (writers such as numpy, PyAV and
+    Pillow choose the format by it): ``.walk.<pid>.<8 hex>.partial.mp4``."""
+    return target.with_name(f".{target.stem}.{os.getpid()}.{secrets.token_hex(4)}.partial{target.suffix}")
+
+
+@contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path to write ``path``'s new contents to; when the block ends without an
+    error, the temporary is flushed to the disk and renamed over ``path`` (a link's target, when
+    ``path`` is a link), keeping the old file's mode. On any error or interruption the temporary is
+    removed and ``path`` stays as it was."""
+    with replacing_all([path]) as (temporary,):
+        yield temporary
+
+
+@contextmanager
+def replacing_all(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
+    """``replacing`` for several files that belong together (a frame sequence, a glTF and its
+    buffer): each is renamed into place only once every one of them was written."""
+    targets = [Path(os.path.realpath(path)) for path in paths]
+    for target in targets:
+        _remove_orphans(target)
+    temporaries = [temporary_name(target) for target in targets]
+    try:
+        yield temporaries
+        for temporary, target in zip(temporaries, targets):
+            _settle(temporary, target)
+        for temporary, target in zip(temporaries, targets):
+            os.replace(temporary, target)
+        for folder in {target.parent for target in targets}:
+            _sync_folder(folder)
+    except BaseException:
+        for temporary in temporaries:
+            _unlink_quietly(temporary)
+        raise
+
+
+def write_atomically(path: str | Path, data: str | bytes) -> None:
+    """Replace the file at ``path`` with ``data`` (text is written as UTF-8), whole or not at all."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with replacing(path) as temporary:
+        temporary.write_bytes(payload)
+
+
+def _settle(temporary: Path, target: Path) -> None:
+    """Give the written temporary the target's mode (a new file keeps 0666 less the umask) and flush
+    it to the disk."""
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = None
-    _remove_orphans(target)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    handle = os.open(temporary, os.O_RDONLY)
     try:
-        handle = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        try:
-            if mode is not None:
-                os.fchmod(handle, mode)
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(handle, view):]
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        if mode is not None:
+            os.fchmod(handle, mode)
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the rename to the disk where the platform allows opening a folder (not Windows)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _remove_orphans(target: Path) -> None:
-    """Remove temporaries of earlier saves of ``target`` whose process no longer runs."""
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
+    """Remove temporaries of earlier writes of ``target`` whose process no longer runs."""
+    pattern = re.compile(rf"\.{re.escape(target.stem)}\.(\d+)\.[0-9a-f]{{8}}\.partial{re.escape(target.suffix)}")
     try:
         names = os.listdir(target.parent)
     except OSError:
@@ -50,7 +126,7 @@ def _remove_orphans(target: Path) -> None:
     for name in names:
         match = pattern.fullmatch(name)
         if match and not _running(int(match.group(1))):
-            (target.parent / name).unlink(missing_ok=True)
+            _unlink_quietly(target.parent / name)
 
 
 def _running(pid: int) -> bool:
