@@ -118,7 +118,8 @@ def _unlink_quietly(path: Path) -> None:
 
 def _remove_orphans(target: Path) -> None:
     """Remove temporaries of earlier writes of ``target`` whose process no longer runs."""
-    pattern = re.compile(rf"\.{re.escape(target.stem)}\.(\d+)\.[0-9a-f]{{8}}\.partial{re.escape(target.suffix)}")
+    stem, suffix = re.escape(target.stem), re.escape(target.suffix)
+    pattern = re.compile(rf"\.{stem}\.(\d+)\.[0-9a-f]{{8}}\.partial{suffix}")
     try:
         names = os.listdir(target.parent)
     except OSError:

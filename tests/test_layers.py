@@ -21,7 +21,7 @@ import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
-        "app.atomic_files", "app.skin_weights", "app.pending"}
+        "app.atomic_files", "app.json_text", "app.interrupts", "app.skin_weights", "app.pending"}
 SIBLINGS = ("formats", "render", "physics", "export")
 READERS = sorted(f"app.formats.{path.stem}" for path in (APP / "formats").glob("*.py"))
 QT = ("PySide6", "shiboken6")

@@ -49,6 +49,7 @@ import numpy as np
 import pygltflib as gl
 
 from app import maths
+from app.atomic_files import replacing_all
 from app.export.gltf_materials import MaterialWriter
 from app.export.motion_plan import MotionPlan, plan_motion
 from app.model import Clip, Mesh, Model, Skeleton
@@ -572,9 +573,12 @@ def _save(gltf: gl.GLTF2, blob: _Blob, path: Path, embed_buffer: bool) -> None:
         gltf.buffers = [gl.Buffer(byteLength=len(data), uri=uri)]
     else:
         sidecar = path.with_suffix(".bin")
-        sidecar.write_bytes(data)
         gltf.buffers = [gl.Buffer(byteLength=len(data), uri=sidecar.name)]
-    if path.suffix.lower() == ".glb":
-        gltf.save_binary(str(path))
-    else:
-        gltf.save_json(str(path))
+    written = [path] if embed_buffer or not data or path.suffix.lower() == ".glb" else [path, sidecar]
+    with replacing_all(written) as temporaries:
+        if len(temporaries) == 2:
+            temporaries[1].write_bytes(data)
+        if path.suffix.lower() == ".glb":
+            gltf.save_binary(str(temporaries[0]))
+        else:
+            gltf.save_json(str(temporaries[0]))
