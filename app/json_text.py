@@ -47,8 +47,11 @@ def nesting_depth(data: bytes) -> int:
 def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, parse_int=None, unique_keys: bool = True) -> Any:
     """Parse JSON ``data`` (a leading UTF-8 byte-order mark is skipped). JsonError for text that is
     not JSON, nests deeper than ``max_depth``, holds an integer too long to read, or (with
-    ``unique_keys``) gives an object a key twice, naming the key. ``parse_int`` is json's hook for
-    integers."""
+    ``unique_keys``) gives an object a key twice, naming the key; each says where (line and column).
+    ``parse_int`` is json's hook for integers. TypeError for ``data`` that is not text or bytes (a
+    stored setting of another kind: ``bytes(10**9)`` would be a gigabyte of zeros)."""
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"JSON is text or bytes, not {type(data).__name__}")
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -58,20 +61,36 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, parse_int=None, uniq
         raise JsonError(f"not UTF-8 text ({error.reason})", offset=error.start) from None
     depth = nesting_depth(raw)
     if depth > max_depth:
-        raise JsonError(f"the JSON nests {depth} levels deep; at most {max_depth} are read")
+        raise _located(raw, f"the JSON nests {depth} levels deep; at most {max_depth} are read",
+                       _too_deep(raw, max_depth))
     try:
         return json.loads(text, object_pairs_hook=_unique_object if unique_keys else None,
                           parse_int=parse_int or _integer)
     except json.JSONDecodeError as error:
         raise JsonError(error.msg, line=error.lineno, column=error.colno, offset=error.pos) from None
+    except _LongInteger as error:
+        raise _located(raw, str(error), _long_integer(raw)) from None
+    except _RepeatedKey as error:
+        raise _located(raw, f"the key {error.key!r} is given twice in one object",
+                       _repeated_key(raw, error.key)) from None
     except RecursionError:
         raise JsonError("the JSON nests too deeply") from None
 
 
+class _LongInteger(ValueError):
+    pass
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
 def _integer(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise JsonError(f"an integer of {len(text.lstrip('-'))} digits; at most {MAX_INTEGER_DIGITS} "
-                        "are read")
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise _LongInteger(f"integer too long: {digits} digits (at most {MAX_INTEGER_DIGITS} are read)")
     return int(text)
 
 
@@ -79,6 +98,58 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict:
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise JsonError(f"the key {repeated!r} is given twice in one object")
+        raise _RepeatedKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
     return result
+
+
+# --- where a problem found while parsing is: the text walked again, token by token ------------------
+# Only on the way to an error, so the parse itself stays json's own speed.
+
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"\s*:?|[\[\]{}]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?', re.DOTALL)
+
+
+def _located(raw: bytes, message: str, offset: int | None) -> JsonError:
+    """JsonError ``message`` at byte ``offset`` of ``raw`` (line and column counted from 1)."""
+    if offset is None:
+        return JsonError(message)
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    column = len(raw[line_start:offset].decode("utf-8", "replace")) + 1
+    return JsonError(message, line=raw.count(b"\n", 0, offset) + 1, column=column, offset=offset)
+
+
+def _too_deep(raw: bytes, max_depth: int) -> int | None:
+    """Where the first array or object ``max_depth`` levels deep opens."""
+    depth = 0
+    for token in _TOKEN.finditer(raw):
+        kind = token.group()[:1]
+        depth += 1 if kind in b"[{" else -1 if kind in b"]}" else 0
+        if depth > max_depth:
+            return token.start()
+    return None
+
+
+def _long_integer(raw: bytes) -> int | None:
+    """Where the first integer of more than MAX_INTEGER_DIGITS digits starts."""
+    for token in _TOKEN.finditer(raw):
+        number = token.group()
+        if number[:1] in b"-0123456789" and number.lstrip(b"-").isdigit() and \
+                len(number.lstrip(b"-")) > MAX_INTEGER_DIGITS:
+            return token.start()
+    return None
+
+
+def _repeated_key(raw: bytes, key: str) -> int | None:
+    """Where ``key`` is given the second time in one object."""
+    objects: list[set[str] | None] = []  # per open bracket: an object's keys so far, None for an array
+    for token in _TOKEN.finditer(raw):
+        text = token.group()
+        if text in (b"[", b"{"):
+            objects.append(set() if text == b"{" else None)
+        elif text in (b"]", b"}") and objects:
+            objects.pop()
+        elif text.endswith(b":") and objects and objects[-1] is not None:
+            name = json.loads(text[:-1].rstrip())
+            if name == key and name in objects[-1]:
+                return token.start()
+            objects[-1].add(name)
+    return None

@@ -5,12 +5,12 @@ exports holds the carried-over clips, or only the mix."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from argparse import Namespace
 
 from app import formats, loading
 from app.clip_mix import Mix, baked_clip, subtree_mask
 from app.errors import InputError, regular_size
+from app.json_text import JsonError, loads
 from app.model import Model
 from app.retarget import check_map, hierarchy_difference, numbered_loose, retarget_clips, suggested_map
 
@@ -22,19 +22,28 @@ PLACED_SHARE = 0.5
 
 
 def read_map(path: str) -> dict[str, str]:
-    """The bone map in ``path``: a JSON object of source bone names to target bone names."""
+    """The bone map in ``path``: a JSON object of source bone names to target bone names (each source
+    bone once; a UTF-8 byte-order mark is fine)."""
     if regular_size(path) > MAP_LIMIT:
         raise InputError(path, f"a bone map is at most {MAP_LIMIT} bytes")
     try:
-        with open(path, encoding="utf-8") as file:
-            mapping = json.load(file)
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"not JSON: {error.msg}", line=error.lineno) from None
+        with open(path, "rb") as file:
+            mapping = loads(file.read())
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from None
+    except JsonError as error:
+        raise json_input_error(path, error) from None
     if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
         raise InputError(path, 'expected a JSON object {"source bone": "target bone", ...}')
     return mapping
+
+
+def json_input_error(path: str, error: JsonError) -> InputError:
+    """``path``: not JSON, at the line (and column) where ``error`` was found."""
+    if error.line is None:
+        where = f" at byte {error.offset}" if error.offset is not None else ""
+        return InputError(path, f"not JSON{where}: {error.message}")
+    return InputError(path, f"not JSON: {error.message} (column {error.column})", line=error.line)
 
 
 def with_clips_from(model: Model, args: Namespace) -> Model:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.atomic_files import write_atomically
 from app.errors import InputError, regular_size
+from app.json_text import JsonError, loads
 from app.physics.joint_kinds import JOINT_KINDS, KINDS
 from app.physics.profile import SHAPES, Joint, Part, ProfileError, RagdollProfile, first_problem, is_finite
 
@@ -182,14 +183,10 @@ def load_profile(path: str | Path) -> RagdollProfile:
     except UnicodeDecodeError as error:
         raise ProfileError(path, "", f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        where = f"line {error.lineno} column {error.colno}"
-        raise ProfileError(path, "", f"not JSON: {error.msg} at {where}") from None
-    except RecursionError:
-        raise ProfileError(path, "", "the JSON nests too deeply") from None
-    except ValueError as error:  # an integer with more digits than Python converts
-        raise ProfileError(path, "", f"not usable JSON: {error}") from None
+        data = loads(text)
+    except JsonError as error:
+        where = f" at {error.where()}" if error.where() else ""
+        raise ProfileError(path, "", f"not JSON: {error.message}{where}") from None
     return from_dict(data, path)
 
 

@@ -7,6 +7,7 @@ import json
 
 from PySide6.QtCore import QSettings
 
+from app.json_text import JsonError, loads
 from app.model import Model
 
 KEY = "textures/assigned"
@@ -24,8 +25,8 @@ class AssignedTextures:
 
     def _all(self) -> dict[str, dict[str, str]]:
         try:
-            stored = json.loads(self.settings.value(KEY, "{}"))
-        except (TypeError, ValueError):
+            stored = loads(self.settings.value(KEY, "{}"))
+        except (TypeError, JsonError):
             return {}
         return stored if isinstance(stored, dict) else {}
 

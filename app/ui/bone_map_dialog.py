@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QLabel, QMe
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.atomic_files import write_atomically
+from app.json_text import JsonError, loads
 from app.model import Model
 from app.retarget import suggested_map
 from app.state.viewer import ViewerState
@@ -28,8 +29,8 @@ def starting_map(source: Model, target: Model) -> dict[str, str]:
     """The map saved beside the target, kept where both skeletons have its bones; else suggested."""
     path = map_path(target)
     try:
-        saved = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else None
-    except (OSError, ValueError):
+        saved = loads(path.read_bytes()) if path is not None and path.is_file() else None
+    except (OSError, JsonError):
         saved = None
     if isinstance(saved, dict):
         kept = {s: t for s, t in saved.items() if s in source.skeleton.names and t in target.skeleton.names}

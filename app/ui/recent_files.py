@@ -6,6 +6,8 @@ import json
 
 from PySide6.QtCore import QSettings
 
+from app.json_text import JsonError, loads
+
 #: Entries kept in the menu.
 RECENT_LIMIT = 10
 KEY = "files/recent"
@@ -18,8 +20,8 @@ class RecentFiles:
     def entries(self) -> list[list[str]]:
         """Newest first; malformed stored values are ignored rather than trusted."""
         try:
-            stored = json.loads(self.settings.value(KEY, "[]"))
-        except (TypeError, ValueError):
+            stored = loads(self.settings.value(KEY, "[]"))
+        except (TypeError, JsonError):
             return []
         if not isinstance(stored, list):
             return []

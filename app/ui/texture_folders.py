@@ -7,6 +7,8 @@ import json
 
 from PySide6.QtCore import QSettings
 
+from app.json_text import JsonError, loads
+
 KEY = "textures/folders"
 
 
@@ -18,8 +20,8 @@ class TextureFolders:
 
     def folders(self) -> list[str]:
         try:
-            stored = json.loads(self.settings.value(KEY, "[]"))
-        except (TypeError, ValueError):
+            stored = loads(self.settings.value(KEY, "[]"))
+        except (TypeError, JsonError):
             return []
         return [folder for folder in stored if isinstance(folder, str)] if isinstance(stored, list) else []
 

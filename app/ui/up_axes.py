@@ -7,6 +7,8 @@ import json
 
 from PySide6.QtCore import QSettings
 
+from app.json_text import JsonError, loads
+
 KEY = "view/up_axes"
 
 
@@ -18,8 +20,8 @@ class RememberedUpAxes:
 
     def _all(self) -> dict[str, str]:
         try:
-            stored = json.loads(self.settings.value(KEY, "{}"))
-        except (TypeError, ValueError):
+            stored = loads(self.settings.value(KEY, "{}"))
+        except (TypeError, JsonError):
             return {}
         return stored if isinstance(stored, dict) else {}
 
