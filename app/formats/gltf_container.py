@@ -11,7 +11,6 @@ import base64
 import binascii
 import dataclasses
 import functools
-import json
 import re
 import struct
 import typing
@@ -21,6 +20,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
+from app import json_text
 from app.formats import gltf_schema
 from app.formats.registry import ReadError, regular_size
 from app.model import MAX_MAGNITUDE
@@ -341,14 +341,14 @@ def parse_glb(path: Path, data: bytes) -> tuple[dict, Buffer | None]:
 
 
 def parse_json(path: Path, text: bytes, base: int) -> dict:
+    """The glTF JSON in ``text`` (at byte ``base`` of the file), its nesting bounded before it is parsed
+    (``json_text``). A key given twice is allowed, the last one counting, as files in use repeat keys."""
     try:
-        document = json.loads(text.decode("utf-8-sig"), parse_int=_json_integer)
+        document = json_text.loads(text.decode("utf-8-sig"), parse_int=_json_integer, unique_keys=False)
     except UnicodeDecodeError as error:
         raise ReadError(path, "the JSON is not UTF-8", offset=base + error.start) from None
-    except json.JSONDecodeError as error:
-        raise ReadError(path, f"bad JSON: {error.msg}", offset=base + error.pos) from None
-    except RecursionError:
-        raise ReadError(path, "the JSON nests too deeply", offset=base) from None
+    except json_text.JsonError as error:
+        raise ReadError(path, f"bad JSON: {error.message}", offset=base + (error.offset or 0)) from None
     if not isinstance(document, dict) or not isinstance(document.get("asset"), dict):
         raise ReadError(path, "the JSON has no \"asset\" object: not a glTF document", offset=base)
     _check_asset_version(path, document["asset"].get("version"), base)
