@@ -8,11 +8,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import gc
+import math
 import re
 import sys
 from pathlib import Path
 
 from app import __version__
+from app.interrupts import exit_status, stop_on_signals
+from app.maths import NORMALIZE_EPSILON
 
 SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "batch")
 VIEWS = ("front", "side", "top", "iso")
@@ -98,6 +101,11 @@ def _add_mix(parser: argparse.ArgumentParser) -> None:
                         "shows it); the clips are then stored as bone matrices at their frames")
 
 
+def _has_direction(direction: tuple[float, ...]) -> bool:
+    """Whether ``direction`` is long enough to aim a ray along (the ragdoll's own rule)."""
+    return math.hypot(*direction) > NORMALIZE_EPSILON
+
+
 def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None]:
     """``X,Y,Z:DX,DY,DZ[@T]`` → (origin, direction, time or None)."""
     try:
@@ -108,11 +116,11 @@ def _shot(text: str) -> tuple[tuple[float, ...], tuple[float, ...], float | None
         raise argparse.ArgumentTypeError(
             f"expected X,Y,Z:DX,DY,DZ[@T] such as 0,1,2:0,0,-1@0.5, got {text!r}") from None
     values = (*origin, *direction, 0.0 if time is None else time)
-    if len(origin) != 3 or len(direction) != 3 or not any(direction) or (time is not None and time < 0) \
-            or not all(abs(value) <= 1e6 for value in values):
+    if len(origin) != 3 or len(direction) != 3 or (time is not None and time < 0) \
+            or not all(abs(value) <= 1e6 for value in values) or not _has_direction(direction):
         raise argparse.ArgumentTypeError(
-            "expected a point, a non-zero direction and a time >= 0, finite and within ±1e6, "
-            f"got {text[:80]!r}")
+            f"expected a point, a direction at least {NORMALIZE_EPSILON:g} long and a time >= 0, finite "
+            f"and within ±1e6, got {text[:80]!r}")
     return origin, direction, time
 
 
@@ -333,15 +341,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> int:
-    """The console script: ``main`` that ends quietly when its output pipe closes (``| head``).
+    """The console script: ``main`` that ends quietly when its output pipe closes (``| head``), and
+    in one line when Ctrl+C, SIGTERM or SIGHUP stops it (each output is written whole or not at all).
 
     What is left when it returns is frozen out of the garbage collector's reach: the interpreter's
     collections at exit would spend about 20 ms of a ``render`` on objects the exit frees anyway."""
+    stop_on_signals()
     try:
         return main()
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt as interrupt:
+        print("boneyard: interrupted; no output was left half-written", file=sys.stderr)
+        return exit_status(interrupt)
     finally:
         gc.freeze()
 

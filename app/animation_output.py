@@ -8,13 +8,27 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from app.commands import EXIT_OK, OutputError, UsageError, check_output, load_model, render_settings, writing
+from app.commands import (
+    EXIT_OK,
+    OutputError,
+    UsageError,
+    check_output,
+    load_model,
+    model_inputs,
+    named_inputs,
+    output_path,
+    refuse_inputs,
+    render_settings,
+    writing,
+)
 from app.model import Clip, Model
 from app.progress import Progress
 from app.render import video
 
-#: Most frames one animation renders (every frame of a GIF or WebP is kept until it is written).
+#: Most frames one animation renders (each is encoded as it is drawn; none is kept).
 MAX_FRAMES = 36_000
+#: Finished frames an encoder may hold at once (x264's look-ahead), counted in the memory check.
+ENCODER_FRAMES_HELD = 64
 #: Most frames per clip on a contact sheet.
 MAX_SHEET_FRAMES = 64
 #: The size of a sheet's frames when --size is not given, and of a still or animation.
@@ -31,19 +45,18 @@ def wants_animation(args: Namespace) -> bool:
 
 def render(args: Namespace) -> int:
     """``render --sheet`` or ``render -o OUT.mp4|.webm|.gif|.webp|OUT_%04d.png``."""
-    output = Path(args.output)
+    output = output_path(args.output)
     kind = video.animation_kind(output)
     if args.sheet:
-        if output.suffix.lower() != ".png" or kind is not None:
-            raise UsageError(f"--sheet writes one PNG: -o must end in .png with no %d, got {output.name!r}")
-        if not 1 <= args.frames <= MAX_SHEET_FRAMES:
-            raise UsageError(f"--frames {args.frames}: expected 1 to {MAX_SHEET_FRAMES}")
+        _check_sheet_request(output, kind, args)
     elif kind in video.VIDEO_SUFFIXES.values() and args.transparent:
         raise UsageError(f"--transparent: a {kind.upper()} video has no transparency (use .webp or .gif)")
-    check_output(output)
+    first = video.sequence_name(output, 0) if kind == "frames" else output
+    check_output(first, named_inputs(args))
     model = load_model(args)
+    refuse_inputs(first, model_inputs(model))
     options = render_settings(model, args)
-    from app.render.offscreen import OffscreenRenderer, PictureTooLarge
+    from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
     with OffscreenRenderer() as offscreen, Progress("render") as progress:
         try:
@@ -51,12 +64,24 @@ def render(args: Namespace) -> int:
                 _sheet(model, args, output, offscreen, options, progress)
             else:
                 _animation(model, args, output, kind, offscreen, options, progress)
-        except PictureTooLarge as error:
+        except (PictureTooLarge, NotEnoughMemory) as error:
             raise OutputError(f"cannot render {output}: {error}") from None
         warnings = offscreen.renderer.take_warnings()
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def _check_sheet_request(output: Path, kind: str | None, args: Namespace) -> None:
+    """``--sheet``'s -o and ``--frames``, the sheet's width included, checked before the model loads."""
+    if output.suffix.lower() != ".png" or kind is not None:
+        raise UsageError(f"--sheet writes one PNG: -o must end in .png with no %d, got {output.name!r}")
+    if not 1 <= args.frames <= MAX_SHEET_FRAMES:
+        raise UsageError(f"--frames {args.frames}: expected 1 to {MAX_SHEET_FRAMES}")
+    cell = (args.size or SHEET_CELL)[0]
+    if cell * args.frames > MAX_SIDE:
+        raise UsageError(f"--frames {args.frames} of {cell} pixels make a sheet {cell * args.frames} pixels "
+                         f"wide, over {MAX_SIDE}: at most {MAX_SIDE // cell} frames at this --size")
 
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
@@ -70,6 +95,7 @@ def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, prog
     if max(width, height) > MAX_SIDE:
         raise UsageError(f"the sheet would be {width}×{height} pixels, over {MAX_SIDE} on a side: use a "
                          "smaller --size or fewer --frames")
+    offscreen.check_fits(cell, frames_held=args.frames * len(model.clips) * 2)  # the sheet, and its PNG
     image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view,
                                progress=lambda share: progress.update(share, "contact sheet"))
     with writing(output):
@@ -85,8 +111,9 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
     if len(times) > MAX_FRAMES:
         raise UsageError(f"{len(times)} frames at {fps:g} per second; at most {MAX_FRAMES} are rendered")
     size = args.size or DEFAULT_SIZE
-    if kind in video.ENCODERS:
+    if kind in video.VIDEO_SUFFIXES.values():
         size = video.even_size(size)
+    offscreen.check_fits(size, frames_held=ENCODER_FRAMES_HELD)
     frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable)
     with writing(output):
         try:

@@ -55,8 +55,7 @@ def replacing_all(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
     """``replacing`` for several files that belong together (a frame sequence, a glTF and its
     buffer): each is renamed into place only once every one of them was written."""
     targets = [Path(os.path.realpath(path)) for path in paths]
-    for target in targets:
-        _remove_orphans(target)
+    _remove_orphans(targets)
     temporaries = [temporary_name(target) for target in targets]
     try:
         yield temporaries
@@ -116,18 +115,27 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
-def _remove_orphans(target: Path) -> None:
-    """Remove temporaries of earlier writes of ``target`` whose process no longer runs."""
-    stem, suffix = re.escape(target.stem), re.escape(target.suffix)
-    pattern = re.compile(rf"\.{stem}\.(\d+)\.[0-9a-f]{{8}}\.partial{suffix}")
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return
-    for name in names:
-        match = pattern.fullmatch(name)
-        if match and not _running(int(match.group(1))):
-            _unlink_quietly(target.parent / name)
+#: A temporary's name: the target's stem, the writing process, a random tag, the target's suffix.
+_TEMPORARY = re.compile(r"\.(.*)\.(\d+)\.[0-9a-f]{8}\.partial(\.[^.]*)?")
+
+
+def _remove_orphans(targets: list[Path]) -> None:
+    """Remove temporaries of earlier writes of ``targets`` whose process no longer runs (each folder
+    is listed once, so a long frame sequence costs one listing)."""
+    by_folder: dict[Path, set[tuple[str, str]]] = {}
+    for target in targets:
+        by_folder.setdefault(target.parent, set()).add((target.stem, target.suffix))
+    for folder, names in by_folder.items():
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMPORARY.fullmatch(entry)
+            if not match or (match.group(1), match.group(3) or "") not in names:
+                continue
+            if not _running(int(match.group(2))):
+                _unlink_quietly(folder / entry)
 
 
 def _running(pid: int) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from argparse import Namespace
+from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app import formats, loading
+from app.atomic_files import replacing, special_kind
 from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.mix_arguments import mixed_model
@@ -63,17 +66,61 @@ def _fail(args: Namespace, message: str, status: int) -> int:
     return status
 
 
-def check_output(path: Path) -> None:
-    """Fail before the work when ``path`` plainly cannot be written: a folder by that name, or a
-    folder that does not exist (a write that fails later is reported by ``writing``)."""
+def output_path(text: str) -> Path:
+    """``-o``'s value as a path; an empty one is a usage error (it would name the current folder)."""
+    if not text:
+        raise UsageError("-o needs a file name, got ''")
+    return Path(text)
+
+
+def check_output(path: Path, inputs: Iterable[str | Path] = ()) -> None:
+    """Fail before the work when ``path`` cannot or must not be written: a folder, a FIFO or device
+    by that name, a folder that does not exist (exit 3), or one of ``inputs`` (exit 2: outputs are
+    never written over inputs). A write that fails later is reported by ``writing``."""
     folder = path.parent
     with writing(path):  # a name the file system refuses (too long, …) fails here, not in a traceback
-        if path.is_dir():
-            raise OutputError(f"cannot write {path}: it is a folder")
+        kind = special_kind(path)
+        if kind is not None:
+            plain = "" if kind == "a folder" else " (outputs are written as regular files)"
+            raise OutputError(f"cannot write {path}: it is {kind}{plain}")
         if not folder.exists():
             raise OutputError(f"cannot write {path}: no folder {folder}")
         if not folder.is_dir():
             raise OutputError(f"cannot write {path}: {folder} is not a folder")
+    refuse_inputs(path, inputs)
+
+
+def refuse_inputs(path: Path, inputs: Iterable[str | Path]) -> None:
+    """UsageError when ``path`` is the same file as one of ``inputs`` (links and other names of it
+    included)."""
+    for source in inputs:
+        if _same_file(path, source):
+            raise UsageError(f"{path} is the input file {source}: outputs are never written over inputs; "
+                             "choose another name")
+
+
+def _same_file(first: str | Path, second: str | Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return False
+
+
+def named_inputs(args: Namespace) -> list[str]:
+    """Every file the arguments name to read: the model's files (or the demo's), ``--clips-from``,
+    ``--map``, ``--profile`` and ``--texture`` images."""
+    named = list(demo_paths() if getattr(args, "demo", False) else getattr(args, "files", []))
+    named += list(getattr(args, "clips_from", None) or [])
+    named += [value for value in (getattr(args, "map", None), getattr(args, "profile", None)) if value]
+    named += [image for _mesh, image in getattr(args, "texture", None) or []]
+    return [str(path) for path in named]
+
+
+def model_inputs(model: Model) -> list[str]:
+    """Every file a loaded model was read from: its files, the supermodels found for it, its textures."""
+    found = [file for _name, file in model.supermodels if file]
+    textures = [mesh.material.texture_path for mesh in model.meshes if mesh.material.texture_path]
+    return [*model.files, *found, *textures]
 
 
 @contextmanager
@@ -207,10 +254,11 @@ def info(args: Namespace) -> int:
 
 
 def pose(args: Namespace) -> int:
-    output = Path(args.output)
+    output = output_path(args.output)
     write = _writer(output, POSE_WRITERS)
-    check_output(output)
+    check_output(output, named_inputs(args))
     model = load_model(args)
+    refuse_inputs(output, model_inputs(model))
     current = pose_at(model, args, default_first_clip=False)
     with writing(output):
         warnings = write(output, model, pose_arrays(model, current))
@@ -236,13 +284,14 @@ def render(args: Namespace) -> int:
 
     if animation_output.wants_animation(args):
         return animation_output.render(args)
-    output = Path(args.output)
+    output = output_path(args.output)
     if output.suffix.lower() != ".png":
         raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
                          f"got {output.name!r}")
     args.size = args.size or animation_output.DEFAULT_SIZE
-    check_output(output)
+    check_output(output, named_inputs(args))
     model = load_model(args)
+    refuse_inputs(output, model_inputs(model))
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
@@ -270,10 +319,11 @@ def render_settings(model: Model, args: Namespace):
 
 
 def convert(args: Namespace) -> int:
-    output = Path(args.output)
+    output = output_path(args.output)
     write = _writer(output, MODEL_WRITERS)
-    check_output(output)
+    check_output(output, named_inputs(args))
     model = load_model(args)
+    refuse_inputs(output, model_inputs(model))
     try:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
     except KeyError as error:
@@ -305,7 +355,9 @@ MAX_RAGDOLL_FRAMES = 36_000
 
 
 def _run_npz(output: Path, model: Model, run: Recording, rig: Rig, args: Namespace) -> list[str]:
-    np.savez_compressed(output, **ragdoll_arrays(model, run, rig, args.positions))
+    arrays = ragdoll_arrays(model, run, rig, args.positions)
+    with replacing(output) as temporary:
+        np.savez_compressed(temporary, **arrays)
     return []
 
 
@@ -324,16 +376,19 @@ def ragdoll(args: Namespace) -> int:
         raise UsageError("ragdoll needs -o OUT.npz|OUT.glb|OUT.gltf (or --check)")
     if args.release is not None and not args.follow and args.strength is None:
         raise UsageError("--release needs motors to release: give --follow or --strength")
-    output = Path(args.output)
+    output = output_path(args.output)
     write = _writer(output, RUN_WRITERS)
     if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
         frames = args.seconds * args.output_fps
         raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "
                          f"frames; at most {MAX_RAGDOLL_FRAMES} are kept")
-    check_output(output)
+    inputs = named_inputs(args)
+    check_output(output, inputs)
     if args.save_profile:
-        check_output(Path(args.save_profile))
+        check_output(Path(args.save_profile), inputs)
     model = load_model(args)
+    for written in [output] + ([Path(args.save_profile)] if args.save_profile else []):
+        refuse_inputs(written, model_inputs(model))
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
     from app.physics.profile_json import save_profile

@@ -11,16 +11,18 @@ from pathlib import Path
 
 import numpy as np
 
+from app.atomic_files import replacing
 from app.model import Mesh, Model
 
 
 def write_obj(path: str | Path, model: Model, positions: np.ndarray) -> None:
-    """Write every mesh of ``model`` at ``positions`` (N, 3) (meshes in model order) to ``path``."""
+    """Write every mesh of ``model`` at ``positions`` (N, 3) (meshes in model order) to ``path``, whole
+    or not at all."""
     positions = np.asarray(positions, dtype=np.float64)
     if positions.shape != (model.vertex_count, 3):
         raise ValueError(f"positions: expected shape ({model.vertex_count}, 3), got {positions.shape}")
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+    with replacing(path) as temporary, open(temporary, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(f"# Boneyard posed mesh: {model.name}\n")
         for mesh, start, end in zip(model.meshes, starts[:-1], starts[1:]):
             handle.write(f"o {_safe_name(mesh.name)}\n")

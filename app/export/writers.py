@@ -2,7 +2,8 @@
 the command line and the window alike (meshio's pattern beside the reader registry).
 
 A pose writer takes the arrays of the ``pose`` contract (docs/cli.md: ``pose_arrays``); a model writer
-the model and the clips to write. Both return the warnings they met.
+the model and the clips to write. Both return the warnings they met, and write their file whole or
+not at all (``app.atomic_files``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.atomic_files import replacing, write_atomically
 from app.model import Clip, Model
 from app.pose import Pose, posed_positions
 
@@ -32,12 +34,13 @@ def pose_arrays(model: Model, current: Pose, method: str = "lbs") -> dict[str, n
 
 
 def _pose_npz(path: Path, model: Model, arrays: dict[str, np.ndarray]) -> list[str]:
-    np.savez(path, **arrays)
+    with replacing(path) as temporary:
+        np.savez(temporary, **arrays)
     return []
 
 
 def _pose_json(path: Path, model: Model, arrays: dict[str, np.ndarray]) -> list[str]:
-    path.write_text(json.dumps({key: value.tolist() for key, value in arrays.items()}))
+    write_atomically(path, json.dumps({key: value.tolist() for key, value in arrays.items()}))
     return []
 
 

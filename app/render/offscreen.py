@@ -18,6 +18,7 @@ from typing import Callable
 import moderngl
 import numpy as np
 
+from app.atomic_files import replacing
 from app.model import Model
 from app.pose import Pose, rest_pose
 from app.render.camera import Camera, camera_for
@@ -271,15 +272,22 @@ class OffscreenRenderer:
         single = self.tile_size(size) == tuple(size)
         check_sides(size, max_image_side(self.ctx) if single else viewport_limit(self.ctx))
 
+    def check_fits(self, size: tuple[int, int], frames_held: int = 0) -> None:
+        """Raise PictureTooLarge or NotEnoughMemory unless this driver draws a picture of ``size`` and
+        the memory available holds its drawing and ``frames_held`` finished RGBA frames of that size
+        (an encoder's look-ahead, a contact sheet)."""
+        self.check_size(size)
+        needed = self.memory_needed(size) + frames_held * size[0] * size[1] * 4
+        available = available_memory()
+        if needed > available:
+            raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
+                                  f"to draw; {available >> 20} MiB are available")
+
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
                  options: DrawSettings | None = None, view: str = "iso") -> None:
         """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile.
         Raises PictureTooLarge or NotEnoughMemory before drawing (and before the file is opened)."""
-        self.check_size(size)
-        needed, available = self.memory_needed(size), available_memory()
-        if needed > available:
-            raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
-                                  f"to draw; {available >> 20} MiB are available")
+        self.check_fits(size)
         bands = self.render_bands(model, pose, size, options, view)
         if self.tile_size(size) == tuple(size):
             save_png(next(bands), path)
@@ -309,7 +317,13 @@ def unpremultiply(image: np.ndarray) -> np.ndarray:
 
 
 def save_png(image: np.ndarray, path: str | Path) -> None:
-    """Write an (H, W, 4) or (H, W, 3) uint8 image as PNG.
+    """Write an (H, W, 4) or (H, W, 3) uint8 image as the PNG ``path``, whole or not at all."""
+    with replacing(path) as temporary:
+        encode_png(image, temporary)
+
+
+def encode_png(image: np.ndarray, path: str | Path) -> None:
+    """Encode an (H, W, 4) or (H, W, 3) uint8 image into the PNG file ``path``.
 
     Deflated with zlib's run-length strategy: a rendered picture's rows after PNG filtering are mostly
     runs, and at 1280×720 it encodes in 40 % of the time of zlib's default strategy at level 6, for
@@ -355,11 +369,12 @@ def _meminfo_kib(path: str, key: str) -> int | None:
 
 def write_png_bands(path: str | Path, size: tuple[int, int], bands) -> None:
     """Write an RGBA PNG of ``size`` from (rows, W, 4) uint8 ``bands``, top first, as they come: each
-    row Sub-filtered and deflated with zlib's run-length strategy, as ``save_png`` does."""
+    row Sub-filtered and deflated with zlib's run-length strategy, as ``save_png`` does; whole or not
+    at all."""
     width, height = size
     written = 0
     compressor = zlib.compressobj(6, zlib.DEFLATED, 15, 8, zlib.Z_RLE)
-    with open(path, "wb") as out:
+    with replacing(path) as temporary, open(temporary, "wb") as out:
         out.write(b"\x89PNG\r\n\x1a\n")
         _png_chunk(out, b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
         for band in bands:
@@ -372,8 +387,8 @@ def write_png_bands(path: str | Path, size: tuple[int, int], bands) -> None:
             written += len(band)
         _png_chunk(out, b"IDAT", compressor.flush())
         _png_chunk(out, b"IEND", b"")
-    if written != height:
-        raise ValueError(f"{written} rows drawn for a picture {height} rows high")
+        if written != height:
+            raise ValueError(f"{written} rows drawn for a picture {height} rows high")
 
 
 def _png_chunk(out, kind: bytes, data: bytes) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import copy
 import math
 import re
+import struct
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
+from app.atomic_files import replacing, replacing_all
 from app.model import Clip, Model
 from app.pose import evaluate, posed_bounds, rest_pose
 from app.render.camera import Camera, camera_for
@@ -32,10 +34,22 @@ DEFAULT_FPS = 30.0
 FRAMING_SAMPLES = 24
 #: Seconds a turntable of a model with no clip lasts.
 TURNTABLE_SECONDS = 4.0
-#: Encoder settings: H.264 at constant quality 20 (visually clean for flat-shaded models), "veryfast"
-#: preset; VP9 at constant quality 32.
-ENCODERS = {"mp4": ("libx264", {"crf": "20", "preset": "veryfast"}),
-            "webm": ("libvpx-vp9", {"crf": "32", "b": "0", "deadline": "realtime", "cpu-used": "8"})}
+#: Encoders PyAV streams frames to, by kind: container format, codec, pixel format, codec options,
+#: container options and the frames' layout. H.264 at constant quality 20 (visually clean for
+#: flat-shaded models), "veryfast" preset, fast start (plays in browsers); VP9 at constant quality 32;
+#: lossy WebP at quality 80 with alpha; APNG. The animated images loop for ever.
+ENCODERS = {
+    "mp4": ("mp4", "libx264", "yuv420p", {"crf": "20", "preset": "veryfast"}, {"movflags": "+faststart"},
+            "rgb24"),
+    "webm": ("webm", "libvpx-vp9", "yuv420p",
+             {"crf": "32", "b": "0", "deadline": "realtime", "cpu-used": "8"}, {}, "rgb24"),
+    "webp": ("webp", "libwebp_anim", "yuva420p", {"quality": "80", "compression_level": "4"}, {"loop": "0"},
+             "rgba"),
+    "apng": ("apng", "apng", "rgba", {}, {"plays": "0"}, "rgba"),
+}
+#: A GIF frame's Graphic Control Extension counts its delay in hundredths of a second; browsers show
+#: delays under 20 ms as 100 ms.
+GIF_MIN_DELAY_MS = 20
 
 
 def animation_kind(output: Path) -> str | None:
@@ -105,15 +119,16 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 def write_animation(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float, count: int,
                     progress: Callable[[int], None] = lambda done: None) -> None:
-    """Write ``frames`` (``count`` of them) to ``path`` as ``kind`` at ``fps``; ``progress`` hears
-    how many are done."""
+    """Write ``frames`` (``count`` of them) to ``path`` as ``kind`` at ``fps``, one frame at a time
+    (none is held once it is encoded), whole or not at all (``atomic_files``); ``progress`` hears how
+    many are done."""
     counted = _counting(frames, progress)
     if kind in ENCODERS:
-        write_video(path, kind, counted, fps)
+        write_encoded(path, kind, counted, fps)
     elif kind == "frames":
         write_sequence(path, counted, count)
     else:
-        write_animated_image(path, kind, counted, fps)
+        write_gif(path, counted, fps)
 
 
 def _counting(frames: Iterator[np.ndarray], progress: Callable[[int], None]) -> Iterator[np.ndarray]:
@@ -122,44 +137,49 @@ def _counting(frames: Iterator[np.ndarray], progress: Callable[[int], None]) -> 
         progress(done)
 
 
-def write_video(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
-    """An H.264 (yuv420p, fast start: plays in browsers) MP4 or a VP9 WebM of RGB(A) ``frames``."""
+def write_encoded(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
+    """An MP4, WebM, WebP or APNG of RGBA ``frames`` through PyAV (``ENCODERS``)."""
     import av
 
-    codec, options = ENCODERS[kind]
-    container_options = {"movflags": "+faststart"} if kind == "mp4" else {}
-    with av.open(str(path), mode="w", options=container_options) as container:
+    container_format, codec, pixels, options, container_options, layout = ENCODERS[kind]
+    with replacing(path) as temporary, av.open(str(temporary), mode="w", format=container_format,
+                                                options=container_options) as container:
         stream = None
-        for frame in frames:
+        for index, frame in enumerate(frames):
             if stream is None:
                 rate = Fraction(fps).limit_denominator(1001)
                 stream = container.add_stream(codec, rate=rate, options=options)
-                stream.width, stream.height = frame.shape[1], frame.shape[0]
-                stream.pix_fmt = "yuv420p"
-            picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame[..., :3]), format="rgb24")
+                stream.width, stream.height, stream.pix_fmt = frame.shape[1], frame.shape[0], pixels
+            channels = frame if layout == "rgba" else frame[..., :3]
+            picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(channels), format=layout)
+            picture.pts = index
             container.mux(stream.encode(picture))
         if stream is not None:
             container.mux(stream.encode(None))
 
 
-def write_animated_image(path: Path, kind: str, frames: Iterator[np.ndarray], fps: float) -> None:
-    """A looping GIF (each frame given its own 256-colour palette), lossy WebP or APNG."""
-    from PIL import Image
+def write_gif(path: Path, frames: Iterator[np.ndarray], fps: float) -> None:
+    """A looping GIF written frame by frame, each with its own 256-colour palette (index 255
+    transparent where the picture is mostly transparent) and cleared before the next."""
+    from PIL import GifImagePlugin, Image
 
-    duration = 1000.0 / fps
-    images = []
-    for frame in frames:
-        image = Image.fromarray(frame, "RGBA")
-        images.append(_gif_frame(image, frame[..., 3]) if kind == "gif" else image)
-    if kind == "gif":
-        images[0].save(path, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                       duration=max(20, round(duration / 10) * 10), disposal=2, optimize=False)
-    elif kind == "apng":
-        images[0].save(path, format="PNG", save_all=True, append_images=images[1:], loop=0,
-                       duration=round(duration), default_image=False)
-    else:
-        images[0].save(path, format="WEBP", save_all=True, append_images=images[1:], loop=0,
-                       duration=round(duration), quality=80, method=4)
+    delay = max(GIF_MIN_DELAY_MS, round(1000.0 / fps / 10) * 10)
+    with replacing(path) as temporary, open(temporary, "wb") as out:
+        for index, frame in enumerate(frames):
+            if index == 0:
+                out.write(_gif_header(frame.shape[1], frame.shape[0]))
+            image = _gif_frame(Image.fromarray(frame, "RGBA"), frame[..., 3])
+            extra = {"transparency": image.info["transparency"]} if "transparency" in image.info else {}
+            out.writelines(GifImagePlugin.getdata(image, duration=delay, disposal=2, include_color_table=True,
+                                                  **extra))
+        out.write(b";")
+
+
+def _gif_header(width: int, height: int) -> bytes:
+    """GIF89a's header and screen descriptor (no global palette: each frame brings its own) and the
+    NETSCAPE2.0 block that loops the animation for ever."""
+    screen = struct.pack("<6sHHBBB", b"GIF89a", width, height, 0, 0, 0)
+    return screen + b"!\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", 0) + b"\x00"
 
 
 def _gif_frame(image, alpha: np.ndarray):
@@ -178,12 +198,14 @@ def _gif_frame(image, alpha: np.ndarray):
 
 
 def write_sequence(path: Path, frames: Iterator[np.ndarray], count: int) -> None:
-    """Numbered PNGs: ``path``'s ``%d`` pattern filled with each frame's number from 0."""
-    from app.render.offscreen import save_png
+    """Numbered PNGs: ``path``'s ``%d`` pattern filled with each frame's number from 0 (``count``
+    frames). The sequence is written whole or not at all: the frames are renamed into place together
+    once the last is written."""
+    from app.render.offscreen import encode_png
 
-    for index, frame in enumerate(frames):
-        save_png(frame, sequence_name(path, index))
-
+    with replacing_all([sequence_name(path, index) for index in range(count)]) as temporaries:
+        for temporary, frame in zip(temporaries, frames, strict=True):
+            encode_png(frame, temporary)
 
 def sequence_name(path: Path, index: int) -> Path:
     """``path`` with its (first) ``%d`` pattern filled with ``index``."""
