@@ -12,7 +12,8 @@ from app.clip_mix import Mix, baked_clip, subtree_mask
 from app.errors import InputError, regular_size
 from app.json_text import JsonError, loads
 from app.model import Model
-from app.retarget import check_map, hierarchy_difference, numbered_loose, retarget_clips, suggested_map
+from app.retarget import (check_map, hierarchy_difference, name_key, numbered_loose, retarget_clips,
+                          suggested_map)
 
 #: A bone map file larger than this is refused before it is read.
 MAP_LIMIT = 1 << 20
@@ -56,6 +57,7 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
     # the model options (--up, --texture) are for the model itself, not the clips' files
     options = dataclasses.replace(formats.LoadOptions.from_arguments(args), up=None, textures=[])
     source = loading.load(args.clips_from, options)
+    _check_clips(args.clips_from[0], source)
     if args.map:
         try:
             follows = check_map(read_map(args.map), source.skeleton, model.skeleton)
@@ -66,10 +68,16 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
         if not mapping or _too_few_placed(mapping, source, model):
             raise ValueError(_no_suggestion(args.clips_from[0], source, model, mapping))
         follows = check_map(mapping, source.skeleton, model.skeleton)
-    clips = retarget_clips(source, model, follows)
-    if not clips:
-        raise ValueError(f"--clips-from: {args.clips_from[0]} has no skeletal clips")
-    return dataclasses.replace(model, clips=clips)
+    return dataclasses.replace(model, clips=retarget_clips(source, model, follows))
+
+
+def _check_clips(path: str, source: Model) -> None:
+    """ValueError unless ``source``, read from ``path``, has a clip that moves bones."""
+    if not source.clips:
+        raise ValueError(f"--clips-from: there are no clips in {path}")
+    if not any(clip.skeletal for clip in source.clips):
+        raise ValueError(f"--clips-from: the clips in {path} move vertices, not bones; only skeletal "
+                         "clips carry over to another skeleton")
 
 
 def _too_few_placed(mapping: dict[str, str], source: Model, model: Model) -> bool:
@@ -86,8 +94,10 @@ def _no_suggestion(path: str, source: Model, model: Model, mapping: dict[str, st
         return (f"--clips-from: the bones of {path} and the model's are only numbered, the hierarchies "
                 f"inferred for them differ ({hierarchy_difference(source, model)}), and only "
                 f"{len(mapping)} of {smaller} bones pair by where they rest; give --map")
-    return (f"--clips-from: no bone names of {path} match the model's "
-            "(numbered bones, as C3DE's, say nothing of the part); give --map")
+    unnamed = [skeleton for skeleton in (source.skeleton, model.skeleton)
+               if not any(name_key(name) for name in skeleton.names)]
+    why = " (numbered bones, as C3DE's, say nothing of the part)" if unnamed else ""
+    return f"--clips-from: no bone names of {path} match the model's{why}; give --map"
 
 
 def wants_mix(args: Namespace) -> bool:
