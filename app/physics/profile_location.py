@@ -28,7 +28,7 @@ def beside(model_file: str | Path) -> Path:
 def in_data_dir(model_file: str | Path, data_dir: str | Path) -> Path:
     """The profile's place in the user's data folder: ``ragdoll/<file>.<digest>.ragdoll.json``."""
     model_file = Path(model_file)
-    digest = hashlib.sha1(str(model_file.resolve()).encode("utf-8")).hexdigest()[:10]
+    digest = hashlib.sha1(os.fsencode(model_file.resolve())).hexdigest()[:10]  # any name the system has
     return Path(data_dir) / PROFILE_FOLDER / f"{model_file.name}.{digest}{SUFFIX}"
 
 
