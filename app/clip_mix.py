@@ -149,15 +149,35 @@ def mixed_world(model: Model, first: Clip, mix: Mix, time: float) -> np.ndarray:
 
 def mix_times(first: Clip, mix: Mix) -> np.ndarray:
     """The instants the baked clip stores: both clips' own frames where they play, and at least
-    ``FADE_SAMPLES`` across a cross-fade."""
+    ``FADE_SAMPLES`` across a cross-fade; each a float32 number, and no two alike as float32
+    (``float32_instants``)."""
     offset = _second_offset(first, mix)
     times = [first.frame_times, mix.second.frame_times - mix.second.start + offset]
     if mix.mode == "crossfade" and mix.amount > 0:
         times.append(np.linspace(offset, offset + mix.amount, FADE_SAMPLES))
-    end = first.start + duration(first, mix)
-    merged = maths.sorted_unique(np.concatenate(times))
-    merged = merged[(merged >= first.start) & (merged <= end)]
-    return np.unique(np.concatenate([[first.start], merged, [end]]))
+    return float32_instants(np.concatenate(times), first.start, first.start + duration(first, mix))
+
+
+def float32_instants(times: np.ndarray, start: float, end: float) -> np.ndarray:
+    """``times`` within ``start``..``end``, and both ends, each moved to the nearest float32 number
+    (the ends inward), ascending and each once. Instants apart in float64 but not in float32 (a
+    second clip's frame at 0.37500000001 s beside the first's at 0.375 s) become one, so glTF's
+    float32 key times of the mix are strictly increasing, as the Khronos validator requires."""
+    first, last = _float32_inward(start, end)
+    snapped = np.asarray(times, dtype=np.float64).astype(np.float32).astype(np.float64)
+    inside = snapped[(snapped > first) & (snapped < last)]
+    return maths.sorted_unique(np.concatenate([[first], inside, [last]]))
+
+
+def _float32_inward(start: float, end: float) -> tuple[float, float]:
+    """``start`` rounded up and ``end`` rounded down to float32 numbers (an instant never leaves
+    the clips' timeline)."""
+    low, high = np.float32(start), np.float32(end)
+    if low < start:
+        low = np.nextafter(low, np.float32(np.inf))
+    if high > end:
+        high = np.nextafter(high, np.float32(-np.inf))
+    return float(low), float(max(low, high))
 
 
 def baked_clip(model: Model, first: Clip, mix: Mix) -> Clip:

@@ -36,7 +36,8 @@ frame; 'vertex' clips become morph targets (one per frame, displacements from bi
 pose's skinning takes to the frame's positions) with a weights animation that steps from one-hot to
 one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has
 no T·R·S form even with the factors is written as such a morph-target clip, with a warning. Key times
-are rounded down to float32, so that a STEP key takes effect at its own time.
+are rounded down to float32, so that a STEP key takes effect at its own time; keys whose times become
+one float32 number are one key (the last of them), so every sampler's times strictly increase.
 """
 
 from __future__ import annotations
@@ -456,17 +457,30 @@ def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, sample
 
 def _channel(animation: gl.Animation, blob: _Blob, node: int, path: str, times: np.ndarray,
              values: np.ndarray, interpolation: str) -> None:
-    """One sampler and channel: times (K,), values (K, 3|4), or (K, M) morph weights."""
-    values = np.asarray(values, dtype=np.float64)
+    """One sampler and channel: times (K,), ascending; values (K, 3|4), (3K, 3|4) for CUBICSPLINE, or
+    (K, M) morph weights."""
+    times, values = _increasing_keys(times, np.asarray(values, dtype=np.float64))
     if path == "weights":
         output = blob.add(values.ravel(), "SCALAR", FLOAT)
     else:
         output = blob.add(values, {3: "VEC3", 4: "VEC4"}[values.shape[1]], FLOAT)
-    sampler = gl.AnimationSampler(input=blob.add(_float32_at_or_before(times), "SCALAR", FLOAT, bounds=True),
+    sampler = gl.AnimationSampler(input=blob.add(times, "SCALAR", FLOAT, bounds=True),
                                   output=output, interpolation=interpolation)
     animation.samplers.append(sampler)
     animation.channels.append(gl.AnimationChannel(sampler=len(animation.samplers) - 1,
                                                   target=gl.AnimationChannelTarget(node=node, path=path)))
+
+
+def _increasing_keys(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 key times (``_float32_at_or_before``) strictly increasing, as glTF requires, and
+    the values (one or three rows per key) that go with them: of keys whose times are one float32
+    number (0.375 and 0.37500000001 s), the last is kept, whose value holds from that instant on."""
+    written = _float32_at_or_before(times)
+    keep = np.append(written[1:] != written[:-1], True)
+    if keep.all():
+        return written, values
+    per_key = values.reshape(len(written), -1, values.shape[-1])
+    return written[keep], per_key[keep].reshape(-1, values.shape[-1])
 
 
 def _float32_at_or_before(times: np.ndarray) -> np.ndarray:
