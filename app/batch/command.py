@@ -1,18 +1,29 @@
-"""``boneyard batch info|render|convert|check PATH... -o OUTDIR`` (docs/cli.md, "boneyard batch")."""
+"""``boneyard batch info|render|convert|check PATH... -o OUTDIR`` (docs/cli.md, "boneyard batch").
+
+Nothing the user had is lost: no output may land on an input (checked before any work), the report
+and OUTDIR are locked against a second batch, every file is written whole or not at all, and an
+interruption, a kill of the batch or a full disk ends with what was done kept and one line said.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from argparse import Namespace
+from collections.abc import Iterator
+from contextlib import ExitStack, closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from app.atomic_files import special_kind
 from app.batch import report
-from app.batch.grouping import Group, find_files, group_files
+from app.batch.grouping import Found, Group, find_files, group_files
 from app.batch.jobs import Job
+from app.batch.locks import InUse, holding
+from app.batch.names import shown
 from app.batch.pool import run_jobs
+from app.interrupts import exit_status, stop_on_signals
 from app.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
@@ -20,6 +31,40 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 #: The output file's extension per command.
 EXTENSIONS = {"info": ".json", "render": ".png", "convert": ".glb", "check": ".json"}
+INDEX = "index.html"
+
+
+class Refused(Exception):
+    """The batch cannot start or go on: ``message`` is its one line on stderr, ``status`` the exit."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+@dataclass
+class Plan:
+    """What the batch will do: its models, each one's output, and the files found under the PATHs."""
+
+    groups: list[Group]
+    outputs: list[Path]
+    found: list[Found]
+    outdir: Path
+    report: Path | None
+
+    @property
+    def index(self) -> Path:
+        return self.outdir / INDEX
+
+
+@dataclass
+class Ending:
+    """How the models' run ended: ``status`` None when every model was done, else the exit status,
+    with ``note`` for the summary and ``error`` for stderr."""
+
+    status: int | None = None
+    note: str = ""
+    error: str = ""
 
 
 def default_jobs() -> int:
@@ -31,82 +76,87 @@ def default_jobs() -> int:
 
 
 def run(args: Namespace) -> int:
-    """The batch: exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an OUTDIR or
-    report that cannot be written (before any work)."""
-    outdir = Path(args.output)
-    problem = prepare_outdir(outdir) or (prepare_report(Path(args.report)) if args.report else None)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return EXIT_UNWRITABLE
-    start = time.perf_counter()
-    groups = group_files(find_files(args.paths, skip=outdir))
-    if not groups:
-        print(f"boneyard batch {args.batch_command}: error: no model files under "
-              f"{', '.join(args.paths)}", file=sys.stderr)
-        return EXIT_USAGE
-    outputs = plan_outputs(groups, outdir, EXTENSIONS[args.batch_command])
-    previous = report.read_report(Path(args.report)) if args.report and args.skip_existing else {}
-    entries: list[dict] = []
-    jobs: list[Job] = []
-    for index, (group, output) in enumerate(zip(groups, outputs)):
-        if args.skip_existing and output.is_file():
-            entries.append(previous.get(group.relative) or _skipped(group, output))
-            continue
-        output.parent.mkdir(parents=True, exist_ok=True)
-        jobs.append(Job(index, group.paths, str(output), group.error))
-    skipped = len(entries)
-    report_file = open(args.report, "w", encoding="utf-8") if args.report else None
-    progress = Progress(f"batch {args.batch_command}")
-    interrupted = False
+    """The batch: exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an output that
+    cannot be written (OUTDIR, the report, a full disk) or one another batch holds, 128 + the signal
+    when interrupted."""
+    stop_on_signals()
     try:
-        for line in entries:
-            _write_line(report_file, line)
-        for job, result in run_jobs(jobs, args, args.jobs or default_jobs(), args.timeout,
-                                    tick=lambda: progress.enabled and progress.draw()):
-            group = groups[job.index]
-            files = [group.relative_of(path) for path in result["files"]]
-            output = job.output if result["status"] == "ok" else None
-            line = report.entry(group.relative, output, result, files)
-            entries.append(line)
-            _write_line(report_file, line)
-            progress.update((len(entries) - skipped) / len(jobs), f"{len(entries)} of {len(groups)} models")
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        progress.__exit__(None, None, None)
-        if report_file is not None:
-            report_file.close()
-    line = report.summary(args.batch_command, entries, time.perf_counter() - start, skipped)
-    if interrupted:
-        line += f"; interrupted, {len(groups) - len(entries)} not done (--skip-existing resumes)"
-    report.write_index(outdir / "index.html", args.batch_command, entries, line)
+        return _run(args)
+    except Refused as refusal:
+        print(refusal.message, file=sys.stderr)
+        return refusal.status
+    except KeyboardInterrupt as interrupt:  # before the workers started, or while finishing
+        print(f"boneyard batch {args.batch_command}: interrupted", file=sys.stderr)
+        return exit_status(interrupt)
+
+
+def _run(args: Namespace) -> int:
+    start = time.perf_counter()
+    plan = make_plan(args)
+    with _locked(plan):
+        entries, jobs = _resume(args, plan)
+        skipped = len(entries)
+        _make_folders(jobs)
+        ending = _run_models(args, plan, jobs, entries)
+        line = report.summary(args.batch_command, entries, time.perf_counter() - start, skipped)
+        if ending.status is not None:
+            line += f"; {ending.note}, {len(plan.groups) - len(entries)} not done (--skip-existing resumes)"
+        index_error = _write_index(plan, args.batch_command, entries, line)
     print(line)
-    if interrupted:
-        return EXIT_INTERRUPTED
+    error = ending.error or index_error
+    if error:
+        print(error, file=sys.stderr)
+    if ending.status is not None:
+        return ending.status
+    if index_error:
+        return EXIT_UNWRITABLE
     return EXIT_OK if all(entry["status"] == "ok" for entry in entries) else EXIT_FAILED
 
 
-def prepare_outdir(outdir: Path) -> str | None:
-    """Make OUTDIR (and its parents); the reason it cannot be written to, else None."""
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return f"cannot write {outdir}: {error.strerror or error}"
-    if not os.access(outdir, os.W_OK | os.X_OK):
-        return f"cannot write {outdir}: permission denied"
-    return None
+def make_plan(args: Namespace) -> Plan:
+    """The checked plan: Refused for usage (exit 2) or an OUTDIR or report that cannot be one (3)."""
+    command = args.batch_command
+    if not args.output:
+        raise _usage(command, "-o OUTDIR is empty; name the folder to write to")
+    if args.skip_existing and not args.report:
+        raise _usage(command, "--skip-existing needs --report (it trusts only what the report recorded)")
+    outdir = Path(args.output)
+    report_path = Path(args.report) if args.report else None
+    _check_kinds(outdir, report_path)
+    found = find_files(args.paths, skip=outdir, warn=_warning)
+    groups = group_files(found)
+    if not groups:
+        raise _usage(command, f"no model files under {', '.join(map(shown, args.paths))}")
+    plan = Plan(groups, plan_outputs(groups, outdir, EXTENSIONS[command]), found, outdir, report_path)
+    collision = find_collision(plan)
+    if collision:
+        raise _usage(command, collision)
+    _prepare(plan)
+    return plan
 
 
-def prepare_report(path: Path) -> str | None:
-    """The reason the report file cannot be written, else None (its folder must exist)."""
-    if path.is_dir():
-        return f"cannot write {path}: it is a folder"
-    folder = path.parent
-    if not folder.is_dir():
-        return f"cannot write {path}: no folder {folder}"
-    if not os.access(path if path.exists() else folder, os.W_OK):
-        return f"cannot write {path}: permission denied"
-    return None
+def _usage(command: str, message: str) -> Refused:
+    return Refused(f"boneyard batch {command}: error: {message}", EXIT_USAGE)
+
+
+def _unwritable(message: str) -> Refused:
+    return Refused(f"error: {message}", EXIT_UNWRITABLE)
+
+
+def _warning(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def _check_kinds(outdir: Path, report_path: Path | None) -> None:
+    """OUTDIR must be a folder (or not exist yet), the report a regular file (or not exist yet)."""
+    kind = special_kind(outdir)
+    if os.path.isfile(outdir):
+        raise _unwritable(f"OUTDIR {shown(outdir)} is a file")
+    if kind and kind != "a folder":
+        raise _unwritable(f"OUTDIR {shown(outdir)} is {kind}")
+    kind = special_kind(report_path) if report_path is not None else None
+    if kind:
+        raise _unwritable(f"cannot write {shown(report_path)}: it is {kind}")
 
 
 def plan_outputs(groups: list[Group], outdir: Path, extension: str) -> list[Path]:
@@ -124,13 +174,178 @@ def plan_outputs(groups: list[Group], outdir: Path, extension: str) -> list[Path
     return outputs
 
 
-def _skipped(group: Group, output: Path) -> dict:
-    return {"model": group.relative, "files": [group.relative], "status": "ok", "error": None,
-            "warnings": 0, "seconds": 0.0, "output": str(output), "vertices": None, "bones": None,
-            "clips": None, "clip_names": [], "messages": [], "skipped": True}
+class _Files:
+    """Files by what they are, found by real path or (where they exist) by device and inode, so a
+    link or a second name of a file is the file."""
+
+    def __init__(self, named: dict[Path, str]):
+        self.by_path = {os.path.realpath(path): name for path, name in named.items()}
+        self.by_inode = {key: name for path, name in named.items() if (key := _inode(path))}
+
+    def get(self, path: Path) -> str | None:
+        name = self.by_path.get(os.path.realpath(path))
+        key = _inode(path)
+        return name if name is not None else self.by_inode.get(key) if key else None
 
 
-def _write_line(handle, line: dict) -> None:
-    if handle is not None:
-        handle.write(json.dumps(line) + "\n")
-        handle.flush()
+def _inode(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return status.st_dev, status.st_ino
+
+
+def find_collision(plan: Plan) -> str | None:
+    """Why the plan would write over a file it must keep, else None: a model's output or the index
+    over any file found under the PATHs, the report over a model's file or over the batch's own
+    outputs."""
+    found = _Files({item.path: f"the input {shown(item.path)}" for item in plan.found})
+    for output in [*plan.outputs, plan.index]:
+        hit = found.get(output)
+        if hit:
+            return f"the output {shown(output)} would replace {hit}; choose another OUTDIR"
+    if plan.report is None:
+        return None
+    models = _Files({Path(path): f"an input of model {shown(group.relative)}"
+                     for group in plan.groups for path in group.paths})
+    ours = _Files({plan.index: "the batch's index page",
+                   **{output: f"the output of model {shown(group.relative)}"
+                      for group, output in zip(plan.groups, plan.outputs)}})
+    hit = models.get(plan.report) or ours.get(plan.report)
+    if hit:
+        return f"--report {shown(plan.report)} is {hit}; name another file"
+    return None
+
+
+def _prepare(plan: Plan) -> None:
+    """Make OUTDIR (and its parents); Refused when it or the report's folder cannot be written."""
+    outdir = plan.outdir
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise _unwritable(f"cannot write {shown(outdir)}: {error.strerror or error}") from None
+    if not os.access(outdir, os.W_OK | os.X_OK):
+        raise _unwritable(f"cannot write {shown(outdir)}: permission denied")
+    if plan.report is None:
+        return
+    folder = plan.report.parent
+    if not folder.is_dir():
+        raise _unwritable(f"cannot write {shown(plan.report)}: no folder {shown(folder)}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _unwritable(f"cannot write {shown(plan.report)}: permission denied")
+
+
+@contextmanager
+def _locked(plan: Plan) -> Iterator[None]:
+    """Hold the report and OUTDIR against another batch; Refused (exit 3) when one holds either."""
+    targets = [plan.index] + ([plan.report] if plan.report is not None else [])
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(holding(targets))
+        except InUse as in_use:
+            raise _unwritable(f"{_held_name(in_use.path)} is in use by another batch") from None
+        except OSError as error:
+            raise _unwritable(_cannot_write(error)) from None
+        yield
+
+
+def _held_name(path: Path) -> str:
+    return f"OUTDIR {shown(path.parent)}" if path.name == INDEX else f"the report {shown(path)}"
+
+
+def _cannot_write(error: OSError) -> str:
+    """``cannot write FILE: reason`` for a failed write."""
+    where = f" {shown(os.fsdecode(error.filename))}" if error.filename is not None else ""
+    return f"cannot write{where}: {error.strerror or error}"
+
+
+def _resume(args: Namespace, plan: Plan) -> tuple[list[dict], list[Job]]:
+    """The report lines of the models done before (``--skip-existing``: the previous report says the
+    model succeeded and its output is there with the size recorded) and the jobs for the rest."""
+    previous = report.read_report(plan.report) if args.skip_existing else {}
+    entries: list[dict] = []
+    jobs: list[Job] = []
+    for index, (group, output) in enumerate(zip(plan.groups, plan.outputs)):
+        line = previous.get(shown(group.relative))
+        if report.done_before(line, output):
+            entries.append(line)
+        else:
+            jobs.append(Job(index, group.paths, str(output), group.error))
+    return entries, jobs
+
+
+def _make_folders(jobs: list[Job]) -> None:
+    for folder in sorted({Path(job.output).parent for job in jobs}):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _unwritable(f"cannot write {shown(folder)}: {error.strerror or error}") from None
+
+
+class _ReportUnwritable(Exception):
+    """A line could not be added to the report."""
+
+
+def _run_models(args: Namespace, plan: Plan, jobs: list[Job], entries: list[dict]) -> Ending:
+    """Run ``jobs``, adding each result to ``entries`` and the report; how the run ended. The
+    report keeps every line written when the run is interrupted or stopped, and stays as it was
+    before the batch when it cannot be written."""
+    try:
+        with report.writing_report(plan.report) as write_line:
+            def write(line: dict) -> None:
+                try:
+                    write_line(line)
+                except OSError as error:
+                    raise _ReportUnwritable(error.strerror or str(error)) from None
+
+            for line in entries:
+                write(line)
+            return _run_jobs(args, plan, jobs, entries, write) if jobs else Ending()
+    except (_ReportUnwritable, OSError) as error:  # a line, or the report's rename at the end
+        if plan.report is None:
+            raise
+        reason = error.strerror or str(error) if isinstance(error, OSError) else str(error)
+        return Ending(EXIT_UNWRITABLE, "stopped", f"error: cannot write {shown(plan.report)}: {reason}")
+
+
+def _run_jobs(args: Namespace, plan: Plan, jobs: list[Job], entries: list[dict], write) -> Ending:
+    progress = Progress(f"batch {args.batch_command}")
+    done_before = len(entries)
+    tick = lambda: progress.enabled and progress.draw()  # noqa: E731
+    try:
+        with closing(run_jobs(jobs, args, _workers(args, len(jobs)), args.timeout, tick=tick)) as results:
+            for job, result in results:
+                group = plan.groups[job.index]
+                files = [group.relative_of(path) for path in result["files"]]
+                line = report.entry(group.relative, job.output if result["status"] == "ok" else None,
+                                    result, files)
+                entries.append(line)
+                write(line)
+                if result.get("disk_full"):
+                    return Ending(EXIT_UNWRITABLE, "stopped", f"error: {line['error']}")
+                progress.update((len(entries) - done_before) / len(jobs),
+                                f"{len(entries)} of {len(plan.groups)} models")
+    except KeyboardInterrupt as interrupt:
+        return Ending(exit_status(interrupt), "interrupted")
+    finally:
+        progress.__exit__(None, None, None)
+    return Ending()
+
+
+def _workers(args: Namespace, models: int) -> int:
+    """``--jobs``, at most one per core (more only share the cores, at a cost); every core by default."""
+    cores = default_jobs()
+    if args.jobs and args.jobs > cores:
+        print(f"note: --jobs {args.jobs} is more than the {cores} cores this batch may use; using {cores}",
+              file=sys.stderr)
+    return max(1, min(args.jobs or cores, cores, models))
+
+
+def _write_index(plan: Plan, command: str, entries: list[dict], line: str) -> str:
+    """Write OUTDIR/index.html; the one-line error when it cannot be written, else ''."""
+    try:
+        report.write_index(plan.index, command, entries, line)
+    except OSError as error:
+        return f"error: {_cannot_write(error)}"
+    return ""

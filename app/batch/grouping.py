@@ -10,13 +10,16 @@ reported as an error.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app import json_text
+from app.atomic_files import special_kind
+from app.batch.names import shown
 from app.errors import InputError
 from app.formats import registry
 
@@ -70,12 +73,21 @@ class Group:
         return below if folder in ("", ".") else f"{folder}/{below}"
 
 
-def find_files(paths: list[str | Path], skip: Path | None = None) -> list[Found]:
+#: Folders a walk never enters: their files are the system's, not models, and /proc alone holds
+#: hundreds of thousands.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+
+
+def find_files(paths: list[str | Path], skip: Path | None = None,
+               warn: Callable[[str], None] = lambda message: None) -> list[Found]:
     """The files under ``paths`` (files as given, folders recursively, links followed once), each
-    file once however many links reach it, none under ``skip`` (the output folder), in sorted order."""
+    file once however many links reach it, none under ``skip`` (the output folder), in sorted order.
+    System folders (/proc, /sys, /dev and what is mounted from their filesystems) are not entered,
+    nor a folder link that leads to ``/`` or to a folder above the walk; ``warn`` is told why."""
     seen_files: set[tuple[int, int]] = set()
     seen_dirs: set[tuple[int, int]] = set()
     skip_key = _key(skip) if skip is not None else None
+    system = _system_devices()
     found: list[Found] = []
     for given in paths:
         root = Path(given)
@@ -83,18 +95,48 @@ def find_files(paths: list[str | Path], skip: Path | None = None) -> list[Found]
             if _first_visit(root, seen_files):
                 found.append(Found(root, root))
             continue
+        if _system_folder(os.path.realpath(root)):
+            warn(f"{shown(root)} is a system folder; not searched")
+            continue
         for folder, dirs, files in os.walk(root, followlinks=True):
             key = _key(Path(folder))
-            if key is None or key in seen_dirs or key == skip_key:
+            if key is None or key in seen_dirs or key == skip_key or key[0] in system:
                 dirs[:] = []
                 continue
             seen_dirs.add(key)
-            dirs.sort()
+            dirs[:] = sorted(name for name in dirs if _enters(root, Path(folder) / name, warn))
             for name in sorted(files):
                 path = Path(folder) / name
                 if _first_visit(path, seen_files):
                     found.append(Found(path, root))
     return found
+
+
+def _enters(root: Path, folder: Path, warn: Callable[[str], None]) -> bool:
+    """Whether the walk of ``root`` goes into ``folder``: not when it is a link to a system folder,
+    to ``/`` or to a folder the walk is inside (it would read the whole tree again, or the machine)."""
+    if not folder.is_symlink():
+        return not _system_folder(os.path.realpath(folder))
+    target = os.path.realpath(folder)
+    if _system_folder(target):
+        warn(f"{shown(folder)} leads to {shown(target)}, a system folder; not followed")
+        return False
+    inside = os.path.realpath(root)
+    if inside == target or inside.startswith(target.rstrip(os.sep) + os.sep):
+        warn(f"{shown(folder)} leads to {shown(target)}, a folder above {shown(root)}; not followed")
+        return False
+    return True
+
+
+def _system_folder(real: str) -> bool:
+    return any(real == top or real.startswith(top + "/") for top in SYSTEM_FOLDERS)
+
+
+def _system_devices() -> set[int]:
+    """The devices of the system folders' filesystems, where they are not the root's own."""
+    root = _key(Path("/"))
+    devices = {key[0] for key in map(_key, map(Path, SYSTEM_FOLDERS)) if key is not None}
+    return devices - {root[0]} if root is not None else set()
 
 
 def _key(path: Path) -> tuple[int, int] | None:
@@ -144,7 +186,10 @@ def group_files(files: list[Found]) -> list[Group]:
 
 
 def _sniff(found: Found) -> _Sniffed | None:
-    """The file's family and role, or None when it is not recognised (the worker then says why)."""
+    """The file's family and role, or None when it is not recognised (the worker then says why). A
+    FIFO, socket or device is never opened (a FIFO would wait for a writer forever)."""
+    if special_kind(found.path):
+        return None
     try:
         sniffed = registry.sniff(found.path)
     except (InputError, OSError):
@@ -240,7 +285,7 @@ def _gltf_has_meshes(path: Path) -> bool:
             else:
                 handle.seek(0)
                 text = handle.read(1 << 28)
-        document = json.loads(text)
+        document = json_text.loads(text, unique_keys=False)
     except (OSError, ValueError, struct.error):
         return True
     return not isinstance(document, dict) or bool(document.get("meshes"))

@@ -4,24 +4,35 @@ renderer are kept from one model to the next."""
 
 from __future__ import annotations
 
+import errno
 import json
 import tempfile
 import time
 import traceback
 from argparse import Namespace
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from app import formats, loading
-from app.commands import OutputError, UsageError, describe, pose_at, render_settings, writing
+from app.atomic_files import write_atomically
+from app.batch.names import shown, shown_all
+from app.commands import OutputError, UsageError, describe, pose_at, render_settings
 from app.errors import InputError
 from app.model import Model
 from app.pose import evaluate, posed_positions
 
 #: A round trip through glTF whose worst vertex error is above this share of the model's size fails.
 ROUND_TRIP_TOLERANCE = 1e-3
+#: Errors that will fail every later output as well: the batch stops on them.
+DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+class DiskFull(OutputError):
+    """An output could not be written for want of space: no later model would be."""
 
 
 @dataclass
@@ -56,6 +67,8 @@ class Worker:
                           vertices=model.vertex_count, bones=len(model.skeleton), clips=len(model.clips),
                           clip_names=[clip.name for clip in model.clips])
             result["warnings"] = list(model.warnings) + ACTIONS[self.args.batch_command](self, model, job)
+        except DiskFull as error:
+            result.update(status="error", error=_one_line(error), disk_full=True)
         except (InputError, OutputError, UsageError, CheckFailed) as error:
             result.update(status="error", error=_one_line(error))
         except Exception as error:  # noqa: BLE001 - one model's failure must not end the batch
@@ -166,9 +179,19 @@ def check_ragdoll(model: Model) -> dict:
     return {**report, "problems": [f"ragdoll: {line}" for line in report["problems"]]}
 
 
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """A failed write of ``path`` as the model's one-line error: DiskFull when the disk is full."""
+    try:
+        yield
+    except OSError as error:
+        kind = DiskFull if error.errno in DISK_FULL else OutputError
+        raise kind(f"cannot write {shown(path)}: {error.strerror or error}") from None
+
+
 def _write_json(path: Path, data: dict) -> None:
     with writing(path):
-        path.write_text(json.dumps(data, indent=2, default=_plain) + "\n")
+        write_atomically(path, json.dumps(shown_all(data), indent=2, default=_plain) + "\n")
 
 
 def _plain(value):

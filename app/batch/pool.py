@@ -8,23 +8,31 @@ the batch goes on.
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from argparse import Namespace
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from app.batch.jobs import Job, Worker
+from app.interrupts import default_signals
 
 #: Longest wait between checks on the workers (seconds): the progress line's redraw interval.
 POLL_SECONDS = 0.25
+#: Linux's prctl option that sends the calling process a signal when its parent ends.
+PR_SET_PDEATHSIG = 1
 
 
-def _serve(connection: Connection, args: Namespace) -> None:
+def _serve(connection: Connection, args: Namespace, parent: int) -> None:
     """A worker's loop: read a Job, answer its result, until the pipe closes or None comes."""
+    _die_with(parent)
+    default_signals()  # SIGTERM ends a worker outright: the batch process stops it that way
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch process decides when to stop
     faulthandler.disable()  # a crash is one line in the report, not a traceback on the terminal
     worker = Worker(args)
@@ -41,12 +49,37 @@ def _serve(connection: Connection, args: Namespace) -> None:
         worker.close()
 
 
+def _die_with(parent: int) -> None:
+    """End this worker when the batch process ``parent`` ends, even killed outright (SIGKILL leaves
+    it no chance to stop its workers): Linux kills it then; elsewhere a thread watches."""
+    if not _kill_on_parent_death():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it ended before the request was made
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
 class _Process:
     """One worker process, its pipe and the job it is on."""
 
     def __init__(self, context, args: Namespace):
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, args), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, args, os.getpid()), daemon=True)
         self.process.start()
         child.close()
         self.job: Job | None = None

@@ -6,20 +6,39 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from app import json_text
+from app.atomic_files import replacing, write_atomically
+from app.batch.names import shown, shown_all
 
 #: The report's keys in order (docs/cli.md); ``clip_names`` and ``messages`` (the warnings' text)
 #: follow for the index page and for a resumed batch.
-REPORT_KEYS = ("model", "files", "status", "error", "warnings", "seconds", "output", "vertices", "bones",
-               "clips")
+REPORT_KEYS = ("model", "files", "status", "error", "warnings", "seconds", "output", "output_bytes",
+               "vertices", "bones", "clips")
 
 
-def entry(model: str, output: str | None, result: dict, files: list[str]) -> dict:
-    """The report object of one model from a worker's ``result``."""
-    return {"model": model, "files": files, "status": result["status"], "error": result["error"],
-            "warnings": len(result["warnings"]), "seconds": result["seconds"], "output": output,
-            "vertices": result["vertices"], "bones": result["bones"], "clips": result["clips"],
-            "clip_names": result["clip_names"], "messages": result["warnings"]}
+def entry(model: str, output: str | os.PathLike | None, result: dict, files: list[str]) -> dict:
+    """The report object of one model from a worker's ``result``: every name as ``shown``, and the
+    size of its output as written (what ``--skip-existing`` checks before trusting it)."""
+    return shown_all({
+        "model": model, "files": files, "status": result["status"], "error": result["error"],
+        "warnings": len(result["warnings"]), "seconds": result["seconds"],
+        "output": None if output is None else os.fspath(output), "output_bytes": file_size(output),
+        "vertices": result["vertices"], "bones": result["bones"], "clips": result["clips"],
+        "clip_names": result["clip_names"], "messages": result["warnings"]})
+
+
+def file_size(path: str | os.PathLike | None) -> int | None:
+    """The size of the regular file at ``path``; None when there is none."""
+    if path is None:
+        return None
+    try:
+        return os.stat(path).st_size if os.path.isfile(path) else None
+    except OSError:
+        return None
 
 
 def read_report(path: Path) -> dict[str, dict]:
@@ -27,17 +46,43 @@ def read_report(path: Path) -> dict[str, dict]:
     left out."""
     entries = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = path.read_bytes().splitlines()
+    except OSError:
         return entries
     for text in lines:
         try:
-            line = json.loads(text)
+            line = json_text.loads(text)
         except ValueError:
             continue
         if isinstance(line, dict) and isinstance(line.get("model"), str):
             entries[line["model"]] = line
     return entries
+
+
+def done_before(previous: dict | None, output: Path) -> bool:
+    """Whether a previous report's line says its model succeeded with ``output`` as it is now: the
+    same file, there, with the size recorded (a 0-byte or cut file from an interrupted or full-disk
+    run is not done)."""
+    if not previous or previous.get("status") != "ok" or previous.get("output") != shown(output):
+        return False
+    recorded = previous.get("output_bytes")
+    return isinstance(recorded, int) and not isinstance(recorded, bool) and recorded == file_size(output)
+
+
+@contextmanager
+def writing_report(path: Path | None) -> Iterator[Callable[[dict], None]]:
+    """A function that adds one line to the report at ``path`` (nothing when None). The lines go to
+    a temporary beside it, flushed one by one, renamed over ``path`` when the block ends (an
+    interruption the block handles included); on an error escaping the block, or a kill, the
+    previous report stays as it was."""
+    if path is None:
+        yield lambda line: None
+        return
+    with replacing(path) as temporary, open(temporary, "w", encoding="utf-8") as handle:
+        def write(line: dict) -> None:
+            handle.write(json.dumps(line) + "\n")
+            handle.flush()
+        yield write
 
 
 def summary(command: str, entries: list[dict], seconds: float, skipped: int) -> str:
@@ -94,7 +139,7 @@ def write_index(path: Path, command: str, entries: list[dict], line: str) -> Non
             f"<h1>boneyard batch {html.escape(command)}</h1><p>{html.escape(line)}</p>\n"
             f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) +
             f"\n</tbody></table>\n<script>{_SCRIPT}</script></body></html>\n")
-    path.write_text(page, encoding="utf-8")
+    write_atomically(path, shown(page))
 
 
 def _cell(text: str, key, css: str = "") -> str:
