@@ -90,7 +90,7 @@ class _RepeatedKey(ValueError):
 def _integer(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_INTEGER_DIGITS:
-        raise _LongInteger(f"integer too long: {digits} digits (at most {MAX_INTEGER_DIGITS} are read)")
+        raise _LongInteger(f"integer too long: {digits} digits, at most {MAX_INTEGER_DIGITS} are read")
     return int(text)
 
 

@@ -33,13 +33,13 @@ def read_map(path: str) -> dict[str, str]:
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     except JsonError as error:
-        raise json_input_error(path, error) from None
+        raise _json_error(path, error) from None
     if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
         raise InputError(path, 'expected a JSON object {"source bone": "target bone", ...}')
     return mapping
 
 
-def json_input_error(path: str, error: JsonError) -> InputError:
+def _json_error(path: str, error: JsonError) -> InputError:
     """``path``: not JSON, at the line (and column) where ``error`` was found."""
     if error.line is None:
         where = f" at byte {error.offset}" if error.offset is not None else ""

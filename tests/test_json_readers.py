@@ -49,7 +49,7 @@ def test_a_map_nested_100000_levels_is_one_line_naming_the_file_and_where(tmp_pa
 
 def test_an_integer_of_5000_digits_in_a_map_is_too_long_not_pythons_limit(tmp_path, capsys):
     line = one_error_line(capsys, map_run(tmp_path, b'{\n  "pelvis": ' + b"7" * 5000 + b"\n}"))
-    assert line.endswith("map.json:2: not JSON: integer too long: 5000 digits (at most 4000 are read) "
+    assert line.endswith("map.json:2: not JSON: integer too long: 5000 digits, at most 4000 are read "
                          "(column 13)")
     assert "set_int_max_str_digits" not in line
 

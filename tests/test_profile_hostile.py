@@ -46,14 +46,16 @@ def test_values_out_of_range_name_the_json_path(tmp_path, change, where, expecte
 
 def test_deeply_nested_json(tmp_path):
     path = written(tmp_path, text="[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ProfileError, match="nests 100000 levels deep; at most 200 are read at line 1 column 201$"):
+    where = "at line 1 column 201$"  # the 201st bracket opens the first level too deep
+    with pytest.raises(ProfileError, match="nests 100000 levels deep; at most 200 are read " + where):
         load_profile(path)
 
 
 def test_five_thousand_digit_number(tmp_path):
     text = json.dumps(to_dict(three_bone_profile())).replace('"mass": 2.0', '"mass": ' + "9" * 5000)
     column = text.index("9" * 5000) + 1
-    with pytest.raises(ProfileError, match=f"integer too long: 5000 digits .* at line 1 column {column}$"):
+    message = f"integer too long: 5000 digits, at most 4000 are read at line 1 column {column}$"
+    with pytest.raises(ProfileError, match=message):
         load_profile(written(tmp_path, text=text))
 
 
