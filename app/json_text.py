@@ -67,7 +67,8 @@ def loads(data: str | bytes, *, max_depth: int = MAX_DEPTH, parse_int=None, uniq
         return json.loads(text, object_pairs_hook=_unique_object if unique_keys else None,
                           parse_int=parse_int or _integer)
     except json.JSONDecodeError as error:
-        raise JsonError(error.msg, line=error.lineno, column=error.colno, offset=error.pos) from None
+        raise JsonError(error.msg, line=error.lineno, column=error.colno,
+                        offset=len(text[:error.pos].encode("utf-8"))) from None
     except _LongInteger as error:
         raise _located(raw, str(error), _long_integer(raw)) from None
     except _RepeatedKey as error:

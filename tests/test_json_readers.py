@@ -194,3 +194,10 @@ def test_a_saved_bone_map_nested_too_deep_gives_way_to_the_suggestion(tmp_path):
     target = saved_map_target(tmp_path, DEEP.encode(), demo)
     # the same skeleton on both sides: the suggestion pairs each bone with its namesake
     assert starting_map(demo, target) == {name: name for name in demo.skeleton.names}
+
+
+def test_a_gltf_syntax_error_after_non_ascii_text_is_placed_at_its_byte():
+    text = '{"asset": {"version": "2.0", "generator": "Bönes ✓"}, ]'.encode()
+    with pytest.raises(ReadError) as caught:
+        parse_json(Path("accented.gltf"), text, 20)
+    assert caught.value.offset == 20 + text.index(b"]")  # bytes, though ö and ✓ take 2 and 3
