@@ -393,7 +393,7 @@ def test_a_full_disk_for_the_index_is_one_line_and_no_page(tmp_path, monkeypatch
     monkeypatch.setattr(report, "write_atomically", lambda path, data: disk_full())
     out = tmp_path / "out"
     assert exit_status(["batch", "info", str(fox), "-o", str(out)]) == 3
-    assert one_error_line(capsys) == f"error: cannot write: {os.strerror(errno.ENOSPC)}"
+    assert one_error_line(capsys) == f"error: cannot write {out / 'index.html'}: {os.strerror(errno.ENOSPC)}"
     assert not (out / "index.html").exists()
 
 

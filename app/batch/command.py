@@ -347,5 +347,5 @@ def _write_index(plan: Plan, command: str, entries: list[dict], line: str) -> st
     try:
         report.write_index(plan.index, command, entries, line)
     except OSError as error:
-        return f"error: {_cannot_write(error)}"
+        return f"error: cannot write {shown(plan.index)}: {error.strerror or error}"
     return ""
