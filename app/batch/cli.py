@@ -38,13 +38,16 @@ def add_batch_parser(commands, load_options: Callable, render_options: Callable,
         parser.add_argument("paths", nargs="+", metavar="PATH",
                             help="files and folders (searched recursively)")
         parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="the folder written to")
-        parser.add_argument("--jobs", type=_jobs, metavar="N", help="worker processes (default: every core)")
+        parser.add_argument("--jobs", type=_jobs, metavar="N",
+                            help="worker processes (default, and at most: every core)")
         parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                             help=f"seconds one model may take before its worker is stopped (default "
                                  f"{DEFAULT_TIMEOUT:g})")
-        parser.add_argument("--report", metavar="OUT.jsonl", help="one JSON object per model")
+        parser.add_argument("--report", metavar="OUT.jsonl",
+                            help="one JSON object per model (put in place whole when the batch ends)")
         parser.add_argument("--skip-existing", action="store_true",
-                            help="leave out models whose output exists (resume an interrupted batch)")
+                            help="leave out models the --report says succeeded, whose output is there with "
+                                 "the size it recorded (resume an interrupted batch)")
         load_options(parser)
         if name == "render":
             instant(parser)

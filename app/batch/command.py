@@ -183,9 +183,11 @@ class _Files:
         self.by_inode = {key: name for path, name in named.items() if (key := _inode(path))}
 
     def get(self, path: Path) -> str | None:
+        """What ``path`` is among these files, else None."""
         name = self.by_path.get(os.path.realpath(path))
-        key = _inode(path)
-        return name if name is not None else self.by_inode.get(key) if key else None
+        if name is None and (key := _inode(path)):
+            name = self.by_inode.get(key)
+        return name
 
 
 def _inode(path: Path) -> tuple[int, int] | None:
