@@ -99,6 +99,20 @@ def test_a_report_over_an_input_is_refused_before_it_is_opened(tmp_path, capsys)
     assert not (tmp_path / "out").exists()
 
 
+def test_a_report_over_another_file_found_is_refused_but_a_previous_report_is_replaced(tmp_path, capsys):
+    lib = tmp_path / "lib"
+    tiny_models(lib, "Fox.glb")
+    texture = lib / "fur.png"
+    texture.write_bytes(b"\x89PNG not a report")
+    args = ["batch", "info", str(lib), "-o", str(tmp_path / "out"), "--report"]
+    assert exit_status(args + [str(texture)]) == 2
+    assert one_error_line(capsys).endswith(f"--report {texture} is the input {texture}; name another file")
+    assert texture.read_bytes() == b"\x89PNG not a report"
+    for _ in range(2):  # the second run finds the first one's report under lib
+        assert exit_status(args + [str(lib / "r.jsonl")]) == 0
+    assert list(report_lines(lib / "r.jsonl")) == ["Fox.glb"]
+
+
 @pytest.mark.parametrize("name, what", [("index.html", "the batch's index page"),
                                         ("Fox.json", "the output of model Fox.glb")])
 def test_a_report_on_the_batchs_own_output_is_refused(tmp_path, capsys, name, what):
@@ -109,10 +123,16 @@ def test_a_report_on_the_batchs_own_output_is_refused(tmp_path, capsys, name, wh
     assert one_error_line(capsys).endswith(f"--report {out / name} is {what}; name another file")
 
 
-def test_outdir_empty_or_a_file(tmp_path, capsys):
+def test_outdir_or_report_empty_or_not_a_file(tmp_path, capsys):
     (fox,) = tiny_models(tmp_path / "lib", "Fox.glb")
     assert exit_status(["batch", "info", str(fox), "-o", ""]) == 2
     assert one_error_line(capsys).endswith("error: -o OUTDIR is empty; name the folder to write to")
+    assert exit_status(["batch", "info", str(fox), "-o", str(tmp_path / "out"), "--report", ""]) == 2
+    assert one_error_line(capsys).endswith("error: --report is empty; name the report's file")
+    (tmp_path / "out" / "index.html").mkdir(parents=True)
+    assert exit_status(["batch", "info", str(fox), "-o", str(tmp_path / "out")]) == 3
+    assert one_error_line(capsys) == f"error: cannot write {tmp_path / 'out' / 'index.html'}: it is a folder"
+    assert not (tmp_path / "out" / "Fox.json").exists()
     assert exit_status(["batch", "info", str(fox), "-o", str(fox)]) == 3
     assert one_error_line(capsys) == f"error: OUTDIR {fox} is a file"
     assert exit_status(["batch", "info", str(fox), "-o", os.devnull]) == 3

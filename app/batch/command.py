@@ -32,6 +32,8 @@ EXIT_INTERRUPTED = 130
 #: The output file's extension per command.
 EXTENSIONS = {"info": ".json", "render": ".png", "convert": ".glb", "check": ".json"}
 INDEX = "index.html"
+#: How every report line begins (report.entry's first key).
+REPORT_START = b'{"model": '
 
 
 class Refused(Exception):
@@ -118,6 +120,8 @@ def make_plan(args: Namespace) -> Plan:
     command = args.batch_command
     if not args.output:
         raise _usage(command, "-o OUTDIR is empty; name the folder to write to")
+    if args.report == "":
+        raise _usage(command, "--report is empty; name the report's file")
     if args.skip_existing and not args.report:
         raise _usage(command, "--skip-existing needs --report (it trusts only what the report recorded)")
     outdir = Path(args.output)
@@ -200,8 +204,9 @@ def _inode(path: Path) -> tuple[int, int] | None:
 
 def find_collision(plan: Plan) -> str | None:
     """Why the plan would write over a file it must keep, else None: a model's output or the index
-    over any file found under the PATHs, the report over a model's file or over the batch's own
-    outputs."""
+    over any file found under the PATHs, the report over one of a model's files, over another file
+    found (a texture, a glTF buffer; a previous report found there may be replaced) or over the
+    batch's own outputs."""
     found = _Files({item.path: f"the input {shown(item.path)}" for item in plan.found})
     for output in [*plan.outputs, plan.index]:
         hit = found.get(output)
@@ -215,9 +220,21 @@ def find_collision(plan: Plan) -> str | None:
                    **{output: f"the output of model {shown(group.relative)}"
                       for group, output in zip(plan.groups, plan.outputs)}})
     hit = models.get(plan.report) or ours.get(plan.report)
+    if hit is None and not _previous_report(plan.report):
+        hit = found.get(plan.report)
     if hit:
         return f"--report {shown(plan.report)} is {hit}; name another file"
     return None
+
+
+def _previous_report(path: Path) -> bool:
+    """Whether ``path`` is empty or starts as a batch report does."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(REPORT_START))
+    except OSError:
+        return False
+    return head in (b"", REPORT_START)
 
 
 def _prepare(plan: Plan) -> None:
@@ -229,6 +246,9 @@ def _prepare(plan: Plan) -> None:
         raise _unwritable(f"cannot write {shown(outdir)}: {error.strerror or error}") from None
     if not os.access(outdir, os.W_OK | os.X_OK):
         raise _unwritable(f"cannot write {shown(outdir)}: permission denied")
+    kind = special_kind(plan.index)
+    if kind:
+        raise _unwritable(f"cannot write {shown(plan.index)}: it is {kind}")
     if plan.report is None:
         return
     folder = plan.report.parent
