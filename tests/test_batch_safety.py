@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from app.batch import jobs, report
+from app.batch import command, jobs, report
 from app.batch.grouping import find_files, group_files
 from app.batch.locks import holding
 from app.export.writers import MODEL_WRITERS
@@ -415,6 +415,17 @@ def test_a_full_disk_for_the_index_is_one_line_and_no_page(tmp_path, monkeypatch
     assert exit_status(["batch", "info", str(fox), "-o", str(out)]) == 3
     assert one_error_line(capsys) == f"error: cannot write {out / 'index.html'}: {os.strerror(errno.ENOSPC)}"
     assert not (out / "index.html").exists()
+
+
+def test_workers_that_cannot_be_started_are_one_line(tmp_path, monkeypatch, capsys):
+    (fox,) = tiny_models(tmp_path / "lib", "Fox.glb")
+
+    def no_fork(*_args, **_kwargs):
+        raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+
+    monkeypatch.setattr(command, "run_jobs", no_fork)
+    assert exit_status(["batch", "info", str(fox), "-o", str(tmp_path / "out")]) == 3
+    assert one_error_line(capsys) == f"error: {os.strerror(errno.EAGAIN)}"
 
 
 @pytest.fixture

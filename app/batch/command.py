@@ -27,8 +27,6 @@ from app.interrupts import exit_status, stop_on_signals
 from app.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
-#: Exit status after Ctrl+C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
 #: The output file's extension per command.
 EXTENSIONS = {"info": ".json", "render": ".png", "convert": ".glb", "check": ".json"}
 INDEX = "index.html"
@@ -90,6 +88,9 @@ def run(args: Namespace) -> int:
     except KeyboardInterrupt as interrupt:  # before the workers started, or while finishing
         print(f"boneyard batch {args.batch_command}: interrupted", file=sys.stderr)
         return exit_status(interrupt)
+    except OSError as error:  # one the steps above did not expect: still one line
+        print(f"error: {_os_error(error)}", file=sys.stderr)
+        return EXIT_UNWRITABLE
 
 
 def _run(args: Namespace) -> int:
@@ -278,8 +279,17 @@ def _held_name(path: Path) -> str:
 
 def _cannot_write(error: OSError) -> str:
     """``cannot write FILE: reason`` for a failed write."""
-    where = f" {shown(os.fsdecode(error.filename))}" if error.filename is not None else ""
-    return f"cannot write{where}: {error.strerror or error}"
+    return f"cannot write {_os_error(error)}" if _named(error) else _os_error(error)
+
+
+def _os_error(error: OSError) -> str:
+    """``FILE: reason``, or the reason alone when no file is named."""
+    reason = error.strerror or str(error)
+    return f"{shown(os.fsdecode(error.filename))}: {reason}" if _named(error) else reason
+
+
+def _named(error: OSError) -> bool:
+    return isinstance(error.filename, (str, bytes))
 
 
 def _resume(args: Namespace, plan: Plan) -> tuple[list[dict], list[Job]]:
