@@ -267,14 +267,12 @@ def _locked(plan: Plan) -> Iterator[None]:
         try:
             stack.enter_context(holding(targets))
         except InUse as in_use:
-            raise _unwritable(f"{_held_name(in_use.path)} is in use by another batch") from None
+            held = in_use.path
+            what = f"OUTDIR {shown(plan.outdir)}" if held == plan.index else f"the report {shown(held)}"
+            raise _unwritable(f"{what} is in use by another batch") from None
         except OSError as error:
             raise _unwritable(_cannot_write(error)) from None
         yield
-
-
-def _held_name(path: Path) -> str:
-    return f"OUTDIR {shown(path.parent)}" if path.name == INDEX else f"the report {shown(path)}"
 
 
 def _cannot_write(error: OSError) -> str:
