@@ -234,13 +234,13 @@ def test_texture_of_12000_pixels_a_side_is_downscaled_with_a_warning(tmp_path, c
     assert (image[:, :3000] == (0, 0, 0, 255)).all() and (image[:, 3000:] == (200, 100, 50, 255)).all()
 
 
-def test_profile_saved_over_itself_is_left_alone_when_it_does_not_fit(tmp_path, capsys):
+def test_profile_saved_over_itself_is_refused_as_an_output_over_an_input(tmp_path, capsys):
     profile = tmp_path / "p.json"
     save_profile(three_bone_profile(), profile)  # bones bone0..bone2: none of them the demo's
     text = profile.read_text() + "\n"
     profile.write_text(text)
     status, lines, _ = run(["ragdoll", "--demo", "--profile", profile, "--save-profile", profile,
                             "-o", tmp_path / "run.npz"], capsys)
-    assert status == 3 and len(lines) == 1 and "bone0" in lines[0]
+    assert status == 2 and len(lines) == 1 and "is the input file" in lines[0]
     assert profile.read_text() == text
     assert not (tmp_path / "run.npz").exists()

@@ -8,6 +8,7 @@ picture) and, for a turntable, turns once around the model over the run.
 from __future__ import annotations
 
 import copy
+import ctypes
 import math
 import re
 import struct
@@ -47,6 +48,10 @@ ENCODERS = {
              "rgba"),
     "apng": ("apng", "apng", "rgba", {}, {"plays": "0"}, "rgba"),
 }
+#: glibc's mallopt parameter for the size from which allocations are mapped from the system, and the
+#: size used while frames are encoded (a 256×256 RGBA frame).
+M_MMAP_THRESHOLD = -3
+FRAME_MMAP_THRESHOLD = 256 << 10
 #: A GIF frame's Graphic Control Extension counts its delay in hundredths of a second; browsers show
 #: delays under 20 ms as 100 ms.
 GIF_MIN_DELAY_MS = 20
@@ -122,6 +127,7 @@ def write_animation(path: Path, kind: str, frames: Iterator[np.ndarray], fps: fl
     """Write ``frames`` (``count`` of them) to ``path`` as ``kind`` at ``fps``, one frame at a time
     (none is held once it is encoded), whole or not at all (``atomic_files``); ``progress`` hears how
     many are done."""
+    _frames_from_the_system()
     counted = _counting(frames, progress)
     if kind in ENCODERS:
         write_encoded(path, kind, counted, fps)
@@ -129,6 +135,18 @@ def write_animation(path: Path, kind: str, frames: Iterator[np.ndarray], fps: fl
         write_sequence(path, counted, count)
     else:
         write_gif(path, counted, fps)
+
+
+def _frames_from_the_system() -> None:
+    """Have glibc take every allocation of a frame's size straight from the system and give it back
+    when freed. By default it serves them from its heap once one has been freed, and the encoders'
+    small long-lived allocations between the freed frames fragment that heap until it holds hundreds
+    of frames' worth (600 frames of 512×512: 500 MB instead of 70 MB). Elsewhere this does nothing."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, FRAME_MMAP_THRESHOLD)
+    except (OSError, AttributeError, TypeError):
+        pass
 
 
 def _counting(frames: Iterator[np.ndarray], progress: Callable[[int], None]) -> Iterator[np.ndarray]:
