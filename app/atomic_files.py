@@ -34,6 +34,14 @@ def special_kind(path: str | Path) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
+def same_file(first: str | Path, second: str | Path) -> bool:
+    """Whether two paths name one existing file (links and other names of it included)."""
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return False
+
+
 def temporary_name(target: Path) -> Path:
     """A fresh temporary beside ``target`` with the same suffix (writers such as numpy, PyAV and
     Pillow choose the format by it): ``.walk.<pid>.<8 hex>.partial.mp4``."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
 from argparse import Namespace
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app import formats, loading
-from app.atomic_files import replacing, special_kind
+from app.atomic_files import replacing, same_file, special_kind
 from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.mix_arguments import mixed_model
@@ -94,16 +93,9 @@ def refuse_inputs(path: Path, inputs: Iterable[str | Path]) -> None:
     """UsageError when ``path`` is the same file as one of ``inputs`` (links and other names of it
     included)."""
     for source in inputs:
-        if _same_file(path, source):
+        if same_file(path, source):
             raise UsageError(f"{path} is the input file {source}: outputs are never written over inputs; "
                              "choose another name")
-
-
-def _same_file(first: str | Path, second: str | Path) -> bool:
-    try:
-        return os.path.samefile(first, second)
-    except (OSError, ValueError):
-        return False
 
 
 def named_inputs(args: Namespace) -> list[str]:

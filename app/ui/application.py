@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from app import formats, loading
 from app.resources import asset_path, demo_paths
+from app.ui.image_files import save_image
 
 #: How long --screenshot waits for the first full frame before giving up.
 SCREENSHOT_TIMEOUT_MS = 60_000
@@ -74,7 +75,7 @@ def _screenshot_when_drawn(app: QApplication, window, target: Path, result: dict
         return
 
     def save() -> None:
-        if window.grab().save(str(target)):
+        if save_image(window.grab(), target):
             result["status"] = 0
         else:
             print(f"error: could not write {target}", file=sys.stderr)

@@ -190,7 +190,7 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
             return f"Saved {path} ({len(model.clips)} clips × {choice.frames} frames)"
         clip = model.clips[choice.clip] if choice.clip is not None else None
         times = video.run_times(choice.start, choice.end, choice.fps)
-        size = video.even_size(choice.size) if choice.kind in video.ENCODERS else choice.size
+        size = video.even_size(choice.size) if choice.kind in video.VIDEO_SUFFIXES.values() else choice.size
         frames = video.render_frames(renderer, model, clip, times, size, options, "iso", choice.turntable,
                                      camera=viewport.camera)
         video.write_animation(path, choice.kind, frames, choice.fps, len(times),

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__, formats, loading
+from app.atomic_files import same_file
 from app.errors import InputError
 from app.model import Model
 from app.playback import Playback
@@ -36,6 +37,7 @@ from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.elided_text import ElidedLabel
+from app.ui.image_files import save_image
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
 from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
@@ -718,7 +720,7 @@ class MainWindow(QMainWindow):
         except (ValueError, RuntimeError) as error:
             QMessageBox.warning(self, "Screenshot", f"Could not render the image: {error}")
             return False
-        if not image.save(str(path), "PNG"):
+        if not save_image(image, path):
             QMessageBox.warning(self, "Screenshot", f"Could not write {path}")
             return False
         self.statusBar().showMessage(f"Saved {path} ({image.width()} × {image.height()})", 5000)
@@ -740,6 +742,10 @@ class MainWindow(QMainWindow):
         stem = Path(self.model.files[0]).stem if self.model is not None and self.model.files else "boneyard"
         name = str(Path(folder) / f"{stem}{suffix}") if folder else f"{stem}{suffix}"
         path, _ = QFileDialog.getSaveFileName(self, title, name, file_filter)
+        if path and self.model is not None and any(same_file(path, source) for source in self.model.files):
+            QMessageBox.warning(self, title, f"{path} is a file of the model on screen: outputs are never "
+                                "written over the files they come from. Choose another name.")
+            return ""
         if path:
             self.settings.setValue("last_export_folder", str(Path(path).parent))
         return path
