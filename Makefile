@@ -53,16 +53,23 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(PY) -m tests.bench
 
-# 20,000 mutated inputs per reader, each under a CPU limit (tests/fuzzing.py); the result is the table
-# of docs/fuzzing.md. The soak tests (random ragdoll runs) run at their long length too.
+# 20,000 mutated inputs per reader, each under a CPU limit (tests/fuzzing.py), and the writes mode:
+# convert, render -o .mp4 and batch killed 200 times each while they write (tests/test_fuzz_writes.py);
+# the result is the tables of docs/fuzzing.md. The soak tests (random ragdoll runs) run long too.
+# `make fuzz FUZZ_MODE=writes` runs the writes mode alone (its table: build/fuzz-writes.md).
 FUZZ_EXAMPLES ?= 20000
+FUZZ_WRITES ?= 200
+FUZZ_MODE ?= all
+FUZZ_MARKS := $(if $(filter writes,$(FUZZ_MODE)),tests/test_fuzz_writes.py,-m "fuzz or soak")
+FUZZ_TABLE := $(if $(filter writes,$(FUZZ_MODE)),build/fuzz-writes.md,docs/fuzzing.md)
 FUZZ_REPORT := build/fuzz-report.jsonl
 
 fuzz: $(STAMP)
 	mkdir -p build && rm -f $(FUZZ_REPORT)
-	BONEYARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) BONEYARD_FUZZ_REPORT=$(CURDIR)/$(FUZZ_REPORT) BONEYARD_SOAK=long \
-		$(PY) -m pytest -m "fuzz or soak"; status=$$?; \
-		$(PY) -m tests.fuzzing_report $(FUZZ_REPORT) docs/fuzzing.md; exit $$status
+	BONEYARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) BONEYARD_FUZZ_WRITES=$(FUZZ_WRITES) \
+		BONEYARD_FUZZ_REPORT=$(CURDIR)/$(FUZZ_REPORT) BONEYARD_SOAK=long \
+		$(PY) -m pytest $(FUZZ_MARKS); status=$$?; \
+		$(PY) -m tests.fuzzing_report $(FUZZ_REPORT) $(FUZZ_TABLE); exit $$status
 
 demo: $(STAMP)
 	$(PY) assets/make_demo.py

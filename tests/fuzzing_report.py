@@ -51,12 +51,34 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+WRITES = """## Killed writes
+
+`make fuzz` also kills `convert`, `render -o .mp4` and `batch convert` 200 times each, at random
+points of the second half of their run (where they write), with SIGKILL, SIGTERM or SIGINT, each over
+the output of an earlier run (tests/test_fuzz_writes.py; `make fuzz FUZZ_MODE=writes` runs only these).
+A kill fails when an output path then holds neither the earlier file nor the whole new one (a batch's
+report must be whole JSON lines and its index a whole page), when an earlier output is gone, or when a
+process of the run is left behind.
+"""
+
+
+def writes_table(rows: list[dict]) -> str:
+    lines = ["| command | kills | failures by kind | time (s) |", "| --- | ---: | --- | ---: |"]
+    for row in rows:
+        failures = ", ".join(f"{kind}: {count}" for kind, count in sorted(row["failures"].items())) or "none"
+        lines.append(f"| {row['reader']} | {row['inputs']:,} | {failures} | {row['seconds']:.1f} |")
+    return "\n".join(lines)
+
+
 def document(rows: list[dict]) -> str:
-    fewest = min((row["inputs"] for row in rows), default=0)
+    readers = [row for row in rows if row.get("mode") != "writes"]
+    writes = [row for row in rows if row.get("mode") == "writes"]
+    fewest = min((row["inputs"] for row in readers), default=0)
     scope = "" if fewest >= TARGET else (
         f"\nThis run is shorter than `make fuzz`: {fewest:,} inputs for the reader that ran fewest, "
         f"not {TARGET:,}.\n")
-    return f"{INTRODUCTION}\n## The last run\n{scope}\n{table(rows)}\n"
+    text = f"{INTRODUCTION}\n## The last run\n{scope}\n{table(readers)}\n" if readers else INTRODUCTION
+    return text + (f"\n{WRITES}\n{writes_table(writes)}\n" if writes else "")
 
 
 def main(report: str, output: str) -> int:
