@@ -30,6 +30,7 @@ import numpy as np
 
 from app import maths
 from app.model import Model
+from app.physics.bone_tree import BoneTree
 from app.physics.joint_kinds import KINDS
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
@@ -184,7 +185,7 @@ class _Shape:
     """What the setup reads from a skeleton. parents: the skeleton's, or inferred when it is flat;
     directions (B, 3) unit vectors along each bone; spans (B, 2) the bone's reach along its
     direction from its head (bone and owned vertices), bone_spans the bone's alone; owned: bind
-    positions of the vertices weighted mostly to each bone."""
+    positions of the vertices weighted mostly to each bone; tree: ancestry over ``parents``."""
 
     parents: np.ndarray
     flat: bool
@@ -192,6 +193,7 @@ class _Shape:
     spans: np.ndarray
     owned: dict[int, np.ndarray]
     bone_spans: np.ndarray
+    tree: BoneTree
 
     @classmethod
     def of(cls, model: Model) -> _Shape:
@@ -218,7 +220,7 @@ class _Shape:
         lengths = np.where(skeleton.derived_tails & moving & ~fed, 0.0, lengths)
         bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
         shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
-                    bone_spans=bone_spans)
+                    bone_spans=bone_spans, tree=BoneTree(parents))
         for bone, points in owned.items():
             shape.spans[bone] = shape.reach(skeleton.heads[bone], bone, points)
         return shape
@@ -351,16 +353,6 @@ def _direction(model: Model, bone: int, owned: np.ndarray | None, parents: np.nd
     return fallback
 
 
-def _ancestors(parents: np.ndarray, bone: int) -> list[int]:
-    """The bone's ancestors, nearest first."""
-    result = []
-    bone = int(parents[bone])
-    while bone >= 0 and bone not in result:
-        result.append(bone)
-        bone = int(parents[bone])
-    return result
-
-
 # --- names ---------------------------------------------------------------------------------------
 
 def bone_role(name: str) -> tuple[str | None, str | None]:
@@ -396,12 +388,11 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
     ``upperarm_l`` … ``shin_r``, and any ``hand``/``foot``/``neck`` found), or None when the names
     and the hierarchy (``parents``, default the skeleton's) do not make a humanoid."""
     skeleton = model.skeleton
-    parents = skeleton.parents if parents is None else parents
-    ancestry = [set(_ancestors(parents, bone)) for bone in range(len(skeleton))]
-    depth = np.array([len(a) for a in ancestry])
+    tree = BoneTree(skeleton.parents if parents is None else parents)
+    above = tree.is_above
     found: dict[str, int] = {}
     spines = []
-    for bone in map(int, np.argsort(depth, kind="stable")):
+    for bone in map(int, np.argsort(tree.depth, kind="stable")):
         role, side = bone_role(skeleton.names[bone])
         if role == "spine":
             spines.append(bone)
@@ -413,7 +404,7 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
     pelvis, head = found["pelvis"], found["head"]
     # Spine bones above the head and not above the pelvis: below it (Biped, Mixamo) or beside it
     # under a common root (NWN's torso_g and pelvis_g under rootdummy).
-    chain = [b for b in spines if b in ancestry[head] and b not in ancestry[pelvis]]
+    chain = [b for b in spines if above(b, head) and not above(b, pelvis)]
     if chain:
         found["chest"] = chain[-1]
         if len(chain) > 1:
@@ -421,11 +412,12 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
     top = found.get("chest", pelvis)
     for side in "lr":
         upperarm, thigh = found[f"upperarm_{side}"], found[f"thigh_{side}"]
-        if (upperarm not in ancestry[found[f"forearm_{side}"]] or thigh not in ancestry[found[f"shin_{side}"]]
-                or top not in ancestry[upperarm] or pelvis not in ancestry[thigh]):
+        if not (above(upperarm, found[f"forearm_{side}"]) and above(thigh, found[f"shin_{side}"])
+                and above(top, upperarm) and above(pelvis, thigh)):
             return None
-    joined = top == pelvis or pelvis in ancestry[top] or set(ancestry[top]) & set(ancestry[pelvis])
-    return found if top in ancestry[head] and joined else None
+    share_an_ancestor = min(tree.depth[top], tree.depth[pelvis]) > 0 and tree.root[top] == tree.root[pelvis]
+    joined = top == pelvis or above(pelvis, top) or share_an_ancestor
+    return found if above(top, head) and joined else None
 
 
 # --- profiles ------------------------------------------------------------------------------------
@@ -471,11 +463,10 @@ def _end_bones(model: Model, shape: _Shape, chosen: np.ndarray) -> np.ndarray:
     below them that have no part (a hand with its fingers)."""
     total = sum(len(points) for points in shape.owned.values())
     taken = {int(b) for b in np.flatnonzero(chosen)}
+    held = shape.tree.marked_below(chosen)
     ends = np.zeros(len(model.skeleton), bool)
     for bone in shape.owned:
-        if chosen[bone] or _helper_name(model.skeleton.names[bone]):
-            continue
-        if any(bone in _ancestors(shape.parents, b) for b in taken):
+        if chosen[bone] or held[bone] or _helper_name(model.skeleton.names[bone]):
             continue
         cloud = _with_loose_children(model, shape, bone, taken)
         ends[bone] = cloud is not None and len(cloud) >= max(MIN_OWNED_VERTICES, END_VERTEX_SHARE * total)
@@ -489,12 +480,14 @@ def _helper_name(name: str) -> bool:
 
 
 def _with_loose_children(model: Model, shape: _Shape, bone: int, taken: set[int]) -> np.ndarray | None:
-    """The vertices ``bone`` owns and those of the bones below it that have no part and no part below
-    them (``taken``: the bones with parts), or None when there are none."""
-    below = [b for b in range(len(model.skeleton)) if bone in _ancestors(shape.parents, b)]
-    held = {a for b in taken for a in _ancestors(shape.parents, b)}
-    loose = [bone] + [b for b in below if b not in taken and b not in held]
-    clouds = [shape.owned[b] for b in loose if b in shape.owned]
+    """The vertices ``bone`` owns and those of the bones that would follow its part: below it with
+    no part between (``taken``: the bones with parts), without a part and no part below them; or
+    None when there are none."""
+    marked = np.zeros(len(model.skeleton), bool)
+    marked[list(taken)] = True
+    below = shape.tree.unblocked_descendants(bone, marked)
+    below = below[~shape.tree.marked_below(marked)[below]]
+    clouds = [shape.owned[b] for b in [bone, *below.tolist()] if b in shape.owned]
     return np.concatenate(clouds) if clouds else None
 
 
@@ -507,9 +500,8 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
                      for b in range(len(skeleton))])
     ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
     long |= ends
-    depths = [len(_ancestors(shape.parents, b)) for b in range(len(skeleton))]
-    hubs = {} if skinned else _hubs(shape.parents, long, depths)
-    bones = [int(b) for b in np.argsort(depths, kind="stable") if long[b] or b in hubs]
+    hubs = {} if skinned else _hubs(shape.tree, long)
+    bones = [int(b) for b in np.argsort(shape.tree.depth, kind="stable") if long[b] or b in hubs]
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]
     names = _unique_names([skeleton.names[b] for b in bones])
@@ -519,9 +511,11 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
                                                  else None)
                                        for name, bone in zip(names, bones)])
     frames = _part_frames(model, parts)
+    part_of = _part_of_bone(len(skeleton), bones)
+    holders = shape.tree.nearest_marked_ancestor(part_of >= 0)
     joints = []
     for child, bone in enumerate(bones):
-        parent = next((bones.index(b) for b in _ancestors(shape.parents, bone) if b in bones), None)
+        parent = int(part_of[holders[bone]]) if holders[bone] >= 0 else None
         if parent is None and child:
             parent = _nearest_part(frames[:child], frames[child])
         if parent is None:
@@ -545,19 +539,23 @@ def _nearest_part(frames: np.ndarray, frame: np.ndarray) -> int:
     return int(np.argmin(np.linalg.norm(frames[:, :3, 3] - frame[:3, 3], axis=1)))
 
 
-def _hubs(parents: np.ndarray, long: np.ndarray, depths: list[int]) -> dict[int, np.ndarray]:
+def _part_of_bone(count: int, bones: list[int]) -> np.ndarray:
+    """(count,) the index in ``bones`` of each bone that has a part (its first), −1 for the others."""
+    part_of = np.full(count, -1, dtype=np.intp)
+    for index, bone in reversed(list(enumerate(bones))):
+        part_of[bone] = index
+    return part_of
+
+
+def _hubs(tree: BoneTree, long: np.ndarray) -> dict[int, np.ndarray]:
     """Bones without a part of their own below which two or more chains of long bones start, with
     the bones whose heads their box should span (themselves and their children)."""
-    below = long.copy()
-    for bone in sorted(range(len(parents)), key=lambda b: -depths[b]):
-        if parents[bone] >= 0:
-            below[parents[bone]] |= below[bone]
-    hubs = {}
-    for bone in np.flatnonzero(~long):
-        children = np.flatnonzero(parents == bone)
-        if np.count_nonzero(below[children]) >= 2:
-            hubs[int(bone)] = np.append(children, bone)
-    return hubs
+    parents = tree.parents
+    below = long | tree.marked_below(long)
+    feeding = np.flatnonzero((parents >= 0) & below)
+    chains = np.bincount(parents[feeding], minlength=len(parents))
+    return {int(bone): np.append(np.flatnonzero(parents == bone), bone)
+            for bone in np.flatnonzero(~long & (chains >= 2))}
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -574,17 +572,17 @@ def _unique_names(names: list[str]) -> list[str]:
 def _finish(model: Model, shape: _Shape, parts: list[Part], joints: list[Joint]) -> RagdollProfile:
     """Relations for every bone without a part, masses from box volumes in metres, the unit scale."""
     skeleton = model.skeleton
-    bones = [skeleton.index(part.bone) for part in parts]
+    part_of = _part_of_bone(len(skeleton), [skeleton.index(part.bone) for part in parts])
+    holders = shape.tree.nearest_marked_ancestor(part_of >= 0)
     relations = {}
-    for bone in range(len(skeleton)):
-        if bone not in bones:
-            holder = next((b for b in _ancestors(shape.parents, bone) if b in bones), bones[0])
-            relations[skeleton.names[bone]] = parts[bones.index(holder)].name
+    for bone in np.flatnonzero(part_of < 0).tolist():
+        holder = part_of[holders[bone]] if holders[bone] >= 0 else 0
+        relations[skeleton.names[bone]] = parts[holder].name
     scale = meters_per_unit(model)
     volumes = np.array([np.prod(p.size) for p in parts]) * scale ** 3
     density = min(DENSITY, body_mass(body_size(model) * scale) / volumes.sum())
-    names = [p.name for p in parts]
-    pairs = np.array([(names.index(j.part_a), names.index(j.part_b)) for j in joints], dtype=int)
+    names = {p.name: index for index, p in enumerate(parts)}
+    pairs = np.array([(names[j.part_a], names[j.part_b]) for j in joints], dtype=int)
     masses = balance_masses(density * volumes, pairs.reshape(-1, 2))
     sized = [replace(p, mass=float(f"{mass:.4g}")) for p, mass in zip(parts, masses)]
     return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)

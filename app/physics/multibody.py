@@ -5,9 +5,10 @@ one multibody: its first part (profile order) is the base and the joints, taken 
 it, are its links. A hinge is one revolute link turning about Z of the joint frame ``J``. A cone-twist
 is a gimbal of three revolute links at ``J``: two massless, shapeless ones turning about Z (±swing1)
 and Y (±swing2), then the child part's link turning about X (±twist), Bullet's cone-twist axes. A
-joint that closes a loop becomes a point-to-point constraint. Each link's frame at the bind pose is
-its joint's ``J``; the base's is its part's frame. The links of each kind of joint come from its
-``axes`` (app/physics/joint_kinds.py). Pure numpy: ``ragdoll.py`` makes the pybullet calls.
+joint that closes a loop becomes a point-to-point constraint, and so does a joint whose links would
+take its body past ``MAX_LINKS`` (its child part then starts a body of its own). Each link's frame at
+the bind pose is its joint's ``J``; the base's is its part's frame. The links of each kind of joint
+come from its ``axes`` (app/physics/joint_kinds.py). Pure numpy: ``ragdoll.py`` makes the pybullet calls.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.physics.rig import Rig, rigid_inverse
+
+#: Links one pybullet multibody can hold. Its create command has room for 128 (pybullet's
+#: MAX_CREATE_MULTI_BODY_LINKS, SharedMemoryCommands.h), the base taking one; links past those are
+#: dropped without a word, and the first call naming one fails with "Joint index out-of-range".
+MAX_LINKS = 127
 
 
 @dataclass
@@ -49,12 +55,14 @@ class Edge:
 
 @dataclass
 class Body:
-    """One multibody: base part, links, tree edges, loop joints, and each part's link (−1: base)."""
+    """One multibody: base part, links, tree edges, loop joints, and each part's link (−1: base);
+    ``cut``: the loop joints that are loops only because the body had no room for their links."""
 
     base: int
     links: list[Link] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     loops: list[int] = field(default_factory=list)
+    cut: list[int] = field(default_factory=list)
     part_links: dict[int, int] = field(default_factory=dict)
 
 
@@ -66,8 +74,9 @@ def link_frames_bind(rig: Rig, body: Body) -> dict[int, np.ndarray]:
     return frames
 
 
-def build_layout(rig: Rig) -> list[Body]:
-    """Group the parts into multibodies, breadth-first from the first unplaced part (profile order)."""
+def build_layout(rig: Rig, max_links: int = MAX_LINKS) -> list[Body]:
+    """Group the parts into multibodies, breadth-first from the first unplaced part (profile order),
+    each of at most ``max_links`` links."""
     count = len(rig.part_bones)
     incident: list[list[int]] = [[] for _ in range(count)]
     for joint, (a, b) in enumerate(rig.joint_parts):
@@ -93,6 +102,10 @@ def build_layout(rig: Rig) -> list[Body]:
                 other = b if a == part else a
                 if placed[other]:
                     body.loops.append(joint)
+                    continue
+                if len(body.links) + len(rig.joint_kinds[joint].axes) > max_links:
+                    body.loops.append(joint)
+                    body.cut.append(joint)
                     continue
                 placed[other] = True
                 _add_edge(rig, body, frames, joint, part, other)

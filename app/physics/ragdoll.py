@@ -26,7 +26,8 @@ import numpy as np
 
 from app import maths
 from app.model import Clip, Model
-from app.physics.multibody import Body, build_layout, gimbal_angles, joint_positions, link_frames_bind
+from app.physics.multibody import (MAX_LINKS, Body, build_layout, gimbal_angles, joint_positions,
+                                   link_frames_bind)
 from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.rig import Rig, bind_rig, rigid_inverse
 from app.pose import Pose, evaluate, pose_from_world, posed_bounds, rest_pose
@@ -229,6 +230,16 @@ class Ragdoll:
         self._start = start or self._bind_start()
         self.reset()
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the build gave up, one line each: joints cut at pybullet's links per body."""
+        cut = [self.profile.joints[joint].name for body in self.layout for joint in body.cut]
+        if not cut:
+            return []
+        named = ", ".join(repr(name) for name in cut[:3]) + (f" and {len(cut) - 3} more" * (len(cut) > 3))
+        return [f"{len(cut)} joint(s) ({named}) would take a body past pybullet's {MAX_LINKS} links: they "
+                f"hold their parts together without limits (point-to-point)"]
+
     def _bind_start(self) -> _Start:
         world = self.model.skeleton.rest_world.copy()
         return _Start(world, world, TIME_STEP)
@@ -417,15 +428,14 @@ class Ragdoll:
         pairs = {tuple(sorted(map(int, pair))) for pair in self.rig.joint_parts}
         pairs |= {tuple(sorted((names.index(a), names.index(b))))
                   for a, b in self.profile.disabled_collisions}
-        count = len(names)
-        for a in range(count):
-            for b in range(a + 1, count):
-                if (a, b) in pairs:
-                    continue
-                (body_a, link_a), (body_b, link_b) = self._where(copy, a), self._where(copy, b)
-                if pb.getClosestPoints(body_a, body_b, OVERLAP_GAP, link_a, link_b,
-                                       physicsClientId=self.client):
-                    pairs.add((a, b))
+        places = {part: (body_id, link) for body, body_id in zip(self.layout, self._bodies[copy])
+                  for part, link in body.part_links.items()}
+        for a, b in near_pairs(self.rig, OVERLAP_GAP / self.scale):
+            if (a, b) in pairs:
+                continue
+            (body_a, link_a), (body_b, link_b) = places[a], places[b]
+            if pb.getClosestPoints(body_a, body_b, OVERLAP_GAP, link_a, link_b, physicsClientId=self.client):
+                pairs.add((a, b))
         return sorted(pairs)
 
     # --- settings --------------------------------------------------------------------------------
@@ -859,6 +869,19 @@ class Ragdoll:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
             pass
+
+
+def near_pairs(rig: Rig, gap: float) -> list[tuple[int, int]]:
+    """Part pairs (a < b) whose boxes' bounding spheres come within twice ``gap`` (model units) of each
+    other at the bind pose: the only pairs whose shapes can be within ``gap``. One row of distances at a
+    time, so memory stays linear in parts."""
+    centres = rig.box_bind[:, :3, 3]
+    radii = np.linalg.norm(rig.half_extents, axis=1) + gap
+    pairs = []
+    for a in range(len(centres) - 1):
+        reach = np.linalg.norm(centres[a + 1:] - centres[a], axis=1) - radii[a + 1:]
+        pairs += [(a, a + 1 + int(b)) for b in np.flatnonzero(reach <= radii[a])]
+    return pairs
 
 
 def principal_moments(size: np.ndarray, mass: float, capsule: bool) -> np.ndarray:
