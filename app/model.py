@@ -91,21 +91,27 @@ def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
     bad = np.flatnonzero((parents < -1) | (parents >= count))
     if bad.size:
         raise ValueError(f"bone {bad[0]} has parent {parents[bad[0]]}, outside 0..{count - 1}")
-    depth = np.full(count, -1)
-    depth[parents == -1] = 0
-    levels = []
-    current = np.flatnonzero(parents == -1)
-    while current.size:
-        levels.append(current)
-        children = np.flatnonzero(np.isin(parents, current))
-        depth[children] = len(levels)
-        current = children
-        if len(levels) > count:
-            break
-    unplaced = np.flatnonzero(depth < 0)
+    depth, above = _depths(parents)
+    unplaced = np.flatnonzero(above >= 0)
     if unplaced.size:
         raise ValueError(f"bone {unplaced[0]} is on a parent cycle")
-    return levels
+    order = np.argsort(depth, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(depth))[:-1]) if count else []
+
+
+def _depths(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(B,) each bone's count of ancestors by pointer doubling (each pass jumps twice as far up, so a
+    chain thousands deep takes a few dozen vectorised passes, not one per level), and (B,) where each
+    walk stopped: −1 at the top, a bone for walks caught in a parent cycle."""
+    above = parents.astype(np.intp)
+    depth = (above >= 0).astype(np.intp)
+    for _ in range(max(len(parents), 1).bit_length() + 1):
+        walking = np.flatnonzero(above >= 0)
+        if not walking.size:
+            break
+        depth[walking] += depth[above[walking]]
+        above[walking] = above[above[walking]]
+    return depth, above
 
 
 @dataclass(eq=False)

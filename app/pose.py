@@ -240,6 +240,11 @@ def _pack(clip: Clip) -> tuple[dict[str, _PackedChannel], np.ndarray]:
     return packed, animated
 
 
+def animated_bones(clip: Clip) -> np.ndarray:
+    """The bones a keyed clip's tracks animate, ascending."""
+    return _pack(clip)[1]
+
+
 _rest_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -275,25 +280,34 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
     return local
 
 
-def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray) -> np.ndarray:
+def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray,
+                       bones: np.ndarray | None = None) -> np.ndarray:
     """(B, F, 4, 4) local matrices at each of ``times``: ``_sample_keyed`` for many instants in one
-    pass (a clip with Bezier tracks is sampled instant by instant)."""
+    pass (a clip with Bezier tracks is sampled instant by instant). ``bones`` (S,) ascending: only
+    theirs, (S, F, 4, 4), so memory grows with the bones asked for, not with every node."""
+    bones = np.arange(len(skeleton)) if bones is None else np.asarray(bones, dtype=np.intp)
     packed, animated = _pack(clip)
     if any(keys.curved.any() for keys in packed.values()):
-        return np.stack([_sample_keyed(skeleton, clip, float(time)) for time in times], axis=1)
+        return np.stack([_sample_keyed(skeleton, clip, float(time))[bones] for time in times], axis=1)
     frames = len(times)
-    trs = [np.repeat(rest[None], frames, axis=0) for rest in _rest_local_trs(skeleton)]
+    row_of = np.full(len(skeleton), -1, dtype=np.intp)
+    row_of[bones] = np.arange(len(bones))
+    trs = [np.repeat(rest[bones][None], frames, axis=0) for rest in _rest_local_trs(skeleton)]
     for channel, target in (("translation", trs[0]), ("rotation", trs[1]), ("scale", trs[2])):
         if channel not in packed:
             continue
-        first, second, fraction, bones = packed[channel].sample_many(times)
+        first, second, fraction, tracks = packed[channel].sample_many(times)
+        kept = row_of[tracks] >= 0
+        first, second, fraction = first[:, kept], second[:, kept], fraction[:, kept]
+        rows = row_of[tracks[kept]]
         if channel == "rotation":
-            target[:, bones] = maths.slerp(first, second, fraction)
+            target[:, rows] = maths.slerp(first, second, fraction)
         else:
-            target[:, bones] = first + fraction[..., None] * (second - first)
-    local = np.repeat(skeleton.rest_local[:, None], frames, axis=1)
-    if len(animated):
-        local[animated] = np.swapaxes(maths.compose_trs(*(part[:, animated] for part in trs)), 0, 1)
+            target[:, rows] = first + fraction[..., None] * (second - first)
+    local = np.repeat(skeleton.rest_local[bones][:, None], frames, axis=1)
+    rows = row_of[animated][row_of[animated] >= 0]
+    if len(rows):
+        local[rows] = np.swapaxes(maths.compose_trs(*(part[:, rows] for part in trs)), 0, 1)
     return local
 
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.model import Clip, Model
+from app.model import Clip, Model, hierarchy_levels, world_from_local
 from app.orientation import facing
-from app.pose import Pose, compose_world, keyed_local_frames, pose_from_world
+from app.pose import Pose, animated_bones, compose_world, keyed_local_frames, pose_from_world
 
 #: A clip has root motion when its motion root strays over the ground from where it starts by more
 #: than this share of the model's size (a walk in place sways by a few per cent).
@@ -44,13 +44,15 @@ def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
     return np.swapaxes(compose_world(model.skeleton, local), 0, 1)
 
 
-def motion_root(model: Model, worlds: np.ndarray) -> int:
+def motion_root(model: Model, worlds: np.ndarray, bones: np.ndarray | None = None) -> int:
     """The bone whose path is the clip's root motion: the shallowest bone whose place changes over
-    the frames (a glTF armature node above the hips stays put), else the first root (-1: no bones)."""
-    if not worlds.shape[1]:
+    the frames (a glTF armature node above the hips stays put), else the first root (-1: no bones).
+    ``worlds`` (F, S, 4, 4) are those of ``bones`` (S,), default every bone; the others stay put."""
+    if not len(model.skeleton):
         return -1
-    positions = worlds[:, :, :3, 3]
-    moving = np.ptp(positions, axis=0).max(axis=1) > 1e-9 * max(model.extent(), 1e-9)
+    moving = np.zeros(len(model.skeleton), bool)
+    moving[slice(None) if bones is None else bones] = \
+        np.ptp(worlds[:, :, :3, 3], axis=0).max(axis=1, initial=0.0) > 1e-9 * max(model.extent(), 1e-9)
     for level in model.skeleton.levels:
         moved = level[moving[level]]
         if len(moved):
@@ -60,11 +62,47 @@ def motion_root(model: Model, worlds: np.ndarray) -> int:
 
 def root_path(model: Model, clip: Clip) -> np.ndarray:
     """(F, 3) the root's place over the ground (the up component removed) at each stored frame."""
-    worlds = frame_worlds(model, clip)
-    root = motion_root(model, worlds)
+    root, root_worlds = root_frames(model, clip)
     if root < 0:
         return np.zeros((len(clip.frame_times), 3))
-    return over_ground(worlds[:, root, :3, 3], model.up_axis)
+    return over_ground(root_worlds[:, :3, 3], model.up_axis)
+
+
+def root_frames(model: Model, clip: Clip) -> tuple[int, np.ndarray | None]:
+    """The clip's motion root and its world matrices (F, 4, 4) at the stored frames (None: no
+    bones). A keyed clip is evaluated on the bones that can move and those above them only
+    (``movable_bones``): a file's thousands of nodes no clip reaches cost nothing per frame."""
+    if clip.world is not None or clip.kind != "keyed":
+        worlds = frame_worlds(model, clip)
+        root = motion_root(model, worlds)
+        return root, worlds[:, root] if root >= 0 else None
+    skeleton = model.skeleton
+    bones = movable_bones(skeleton, animated_bones(clip))
+    local = keyed_local_frames(skeleton, clip, clip.frame_times, bones)
+    row_of = np.full(len(skeleton), -1, dtype=np.intp)
+    row_of[bones] = np.arange(len(bones))
+    parents = np.where(skeleton.parents[bones] >= 0, row_of[skeleton.parents[bones]], -1)
+    worlds = np.swapaxes(world_from_local(local, parents, hierarchy_levels(parents)), 0, 1)
+    root = motion_root(model, worlds, bones)
+    if root < 0:
+        return root, None
+    if row_of[root] < 0:
+        return root, np.repeat(skeleton.rest_world[root][None], len(clip.frame_times), axis=0)
+    return root, worlds[:, row_of[root]]
+
+
+def movable_bones(skeleton, animated: np.ndarray) -> np.ndarray:
+    """(S,) ascending: the ``animated`` bones, the bones below them (the only ones a clip can move)
+    and the bones above those (their worlds are composed from them)."""
+    below = np.zeros(len(skeleton), bool)
+    below[animated] = True
+    levels = skeleton.levels
+    for level in levels[1:]:
+        below[level] |= below[skeleton.parents[level]]
+    needed = below.copy()
+    for level in reversed(levels[1:]):
+        needed[skeleton.parents[level[needed[level]]]] = True
+    return np.flatnonzero(needed)
 
 
 def has_root_motion(model: Model, clip: Clip) -> bool:
@@ -138,9 +176,8 @@ def in_place_model(model: Model) -> Model:
 
 def start_of_travel(model: Model, clip: Clip) -> tuple[int, np.ndarray]:
     """The clip's motion root and where it starts (its place at the clip's first stored frame)."""
-    worlds = frame_worlds(model, clip)
-    root = motion_root(model, worlds)
-    return root, worlds[0, root, :3, 3] if root >= 0 else np.zeros(3)
+    root, root_worlds = root_frames(model, clip)
+    return root, root_worlds[0, :3, 3] if root >= 0 else np.zeros(3)
 
 
 def pose_in_place(model: Model, pose: Pose, root: int, start: np.ndarray) -> Pose:
