@@ -390,6 +390,7 @@ def ragdoll(args: Namespace) -> int:
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
+        _warn(world.warnings)
         if args.save_profile:  # only a profile that fits the model: a bad one leaves the file as it was
             with writing(Path(args.save_profile)):
                 save_profile(profile, args.save_profile)
