@@ -326,7 +326,7 @@ def convert(args: Namespace) -> int:
     if args.check:
         from app.export.check import check_export
 
-        print(check_export(model, loading.load([output]), clips, args.show_hidden).line())
+        print(check_export(model, loading.load_written(output), clips, args.show_hidden).line())
     return EXIT_OK
 
 

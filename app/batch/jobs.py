@@ -113,7 +113,8 @@ class Worker:
         if self.args.check:
             from app.export.check import check_export
 
-            warnings.append(check_export(model, loading.load([output]), clips, self.args.show_hidden).line())
+            warnings.append(check_export(model, loading.load_written(output), clips,
+                                         self.args.show_hidden).line())
         return warnings
 
     def check(self, model: Model, job: Job) -> list[str]:
@@ -158,7 +159,7 @@ def check_round_trip(model: Model) -> dict:
     with tempfile.TemporaryDirectory(prefix="boneyard-check-") as folder:
         path = Path(folder) / "round_trip.glb"
         MODEL_WRITERS[".glb"](path, model, None, False)
-        result = check_export(model, loading.load([path]), None, False)
+        result = check_export(model, loading.load_written(path), None, False)
     problems = [] if result.fraction <= ROUND_TRIP_TOLERANCE else [result.line().replace("check: ", "glTF ")]
     return {"worst_error": result.error, "fraction": result.fraction, "clip": result.clip,
             "frame": result.frame, "problems": problems}

@@ -592,7 +592,7 @@ class ViewerState:
         model = in_place_model(model) if in_place else model
         hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
         warnings = writer_for(path, MODEL_WRITERS)(path, model, None, hidden)
-        return Exported(path, warnings, check_export(model, loading.load([path]), None, hidden).line())
+        return Exported(path, warnings, check_export(model, loading.load_written(path), None, hidden).line())
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),
