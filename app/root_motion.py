@@ -78,6 +78,10 @@ def root_frames(model: Model, clip: Clip) -> tuple[int, np.ndarray | None]:
         return root, worlds[:, root] if root >= 0 else None
     skeleton = model.skeleton
     bones = movable_bones(skeleton, animated_bones(clip))
+    if len(bones) == len(skeleton):  # every bone: the skeleton's own (cached) hierarchy
+        worlds = frame_worlds(model, clip)
+        root = motion_root(model, worlds)
+        return root, worlds[:, root] if root >= 0 else None
     local = keyed_local_frames(skeleton, clip, clip.frame_times, bones)
     row_of = np.full(len(skeleton), -1, dtype=np.intp)
     row_of[bones] = np.arange(len(bones))

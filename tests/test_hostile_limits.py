@@ -146,7 +146,6 @@ def test_nwn_ascii_duplicate_animation_names_load_in_linear_time(tmp_path, capsy
             best.append(time.process_time() - started)
             capsys.readouterr()
         seconds[count] = min(best)
-    assert seconds[8000] < QUICK
     # Eight times the animations: linear time is about 8 times as long, the old quadratic loop 30-60.
     assert seconds[8000] < 20 * seconds[1000], seconds
     assert exit_status(["info", "--json", str(tmp_path / "dup8000.mdl")]) == 0
