@@ -615,8 +615,7 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
     extent = _bounds_diagonal([positions, heads])
     stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
 
-    directions = np.stack([_bone_direction(b, bind_world, parents, heads) for b in range(count)]) \
-        if count else np.zeros((0, 3))
+    directions = _bone_directions(bind_world, parents, heads)
     # Per bone, over the vertices it owns: the farthest reach along its direction and the centroid.
     offsets = positions - heads[owners]
     far = np.full(count, -np.inf)
@@ -627,16 +626,17 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
         centres[:, axis] = np.bincount(owners, weights=offsets[:, axis], minlength=count)
     centres /= np.maximum(owned_counts, 1)[:, None]
 
-    for bone in range(count):
-        child = only_child[bone]
-        if child >= 0 and np.linalg.norm(heads[child] - heads[bone]) > 1e-9:
-            tails[bone] = heads[child]
-        elif owned_counts[bone] and far[bone] > 1e-9:
-            tails[bone] = heads[bone] + far[bone] * directions[bone]
-        elif owned_counts[bone] and np.linalg.norm(centres[bone]) > 1e-9:
-            tails[bone] = heads[bone] + 2.0 * centres[bone]
-        else:
-            tails[bone] = heads[bone] + stub * directions[bone]
+    has_child = only_child >= 0
+    to_child = np.zeros((count, 3))
+    to_child[has_child] = heads[only_child[has_child]] - heads[has_child]
+    by_child = has_child & (np.linalg.norm(to_child, axis=1) > 1e-9)
+    by_reach = ~by_child & (owned_counts > 0) & (far > 1e-9)
+    by_centre = ~by_child & ~by_reach & (owned_counts > 0) & (np.linalg.norm(centres, axis=1) > 1e-9)
+    by_stub = ~(by_child | by_reach | by_centre)
+    tails[by_child] = heads[only_child[by_child]]
+    tails[by_reach] = heads[by_reach] + far[by_reach, None] * directions[by_reach]
+    tails[by_centre] = heads[by_centre] + 2.0 * centres[by_centre]
+    tails[by_stub] = heads[by_stub] + stub * directions[by_stub]
     return heads, tails
 
 
@@ -667,13 +667,18 @@ def _mostly_owned_vertices(meshes: list[Mesh], bones: int) -> tuple[np.ndarray, 
     return np.concatenate(positions), np.concatenate(owners).astype(np.intp)
 
 
-def _bone_direction(bone: int, bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:
-    """A unit direction for a bone with no child to point at: away from its parent, else its +Y."""
-    parent = parents[bone]
-    if parent >= 0:
-        away = heads[bone] - heads[parent]
-        if np.linalg.norm(away) > 1e-9:
-            return away / np.linalg.norm(away)
-    axis = bind_world[bone, :3, 1]
-    norm = np.linalg.norm(axis)
-    return axis / norm if norm > 1e-12 else np.array([0.0, 0.0, 1.0])
+def _bone_directions(bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """(B, 3) a unit direction per bone for one with no child to point at: away from its parent,
+    else its own +Y axis, else +Z."""
+    directions = np.tile([0.0, 0.0, 1.0], (len(parents), 1))
+    axes = bind_world[:, :3, 1]
+    axis_lengths = np.linalg.norm(axes, axis=1)
+    along_axis = axis_lengths > 1e-12
+    directions[along_axis] = axes[along_axis] / axis_lengths[along_axis, None]
+    away = np.zeros((len(parents), 3))
+    has_parent = parents >= 0
+    away[has_parent] = heads[has_parent] - heads[parents[has_parent]]
+    away_lengths = np.linalg.norm(away, axis=1)
+    from_parent = away_lengths > 1e-9
+    directions[from_parent] = away[from_parent] / away_lengths[from_parent, None]
+    return directions

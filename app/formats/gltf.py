@@ -152,8 +152,7 @@ class _Reader(Document):
             levels = hierarchy_levels(parents)
         except ValueError as error:
             raise self.fail(f"nodes: the children lists form a cycle ({error})") from None
-        local = np.stack([self.node_matrix(i, node) for i, node in enumerate(nodes)]) if nodes \
-            else np.zeros((0, 4, 4))
+        local = self.node_matrices(nodes)
         with np.errstate(over="ignore", invalid="ignore"):
             world = world_from_local(local, parents, levels)
         huge = np.flatnonzero(~np.all(np.abs(world) <= MAX_MAGNITUDE, axis=(1, 2)))
@@ -239,15 +238,27 @@ class _Reader(Document):
         return (node.camera is not None or light or exported) and node.mesh is None \
             and not has_children[index] and index not in needed
 
-    def node_matrix(self, index: int, node) -> np.ndarray:
-        """(4, 4) rest local matrix of a node, from ``matrix`` (column-major) or T·R·S."""
-        where = f"nodes[{index}]"
-        if node.matrix is not None:
-            return self.floats(node.matrix, 16, None, f"{where}.matrix").reshape(4, 4).T
-        translation = self.floats(node.translation, 3, (0, 0, 0), f"{where}.translation")
-        rotation = self.floats(node.rotation, 4, (0, 0, 0, 1), f"{where}.rotation")
-        scale = self.floats(node.scale, 3, (1, 1, 1), f"{where}.scale")
-        return maths.compose_trs(translation, maths.quat_normalize(rotation), scale)
+    def node_matrices(self, nodes: list) -> np.ndarray:
+        """(N, 4, 4) rest local matrices of the nodes, from ``matrix`` (column-major) or T·R·S, composed
+        for all nodes at once (a file of 200,000 nodes costs one numpy pass, not 200,000)."""
+        translations, scales = np.zeros((len(nodes), 3)), np.ones((len(nodes), 3))
+        rotations = np.tile([0.0, 0.0, 0.0, 1.0], (len(nodes), 1))
+        given = {}
+        for index, node in enumerate(nodes):
+            where = f"nodes[{index}]"
+            if node.matrix is not None:
+                given[index] = self.floats(node.matrix, 16, None, f"{where}.matrix").reshape(4, 4).T
+                continue
+            if node.translation is not None:
+                translations[index] = self.floats(node.translation, 3, None, f"{where}.translation")
+            if node.rotation is not None:
+                rotations[index] = self.floats(node.rotation, 4, None, f"{where}.rotation")
+            if node.scale is not None:
+                scales[index] = self.floats(node.scale, 3, None, f"{where}.scale")
+        local = maths.compose_trs(translations, maths.quat_normalize(rotations), scales)
+        for index, matrix in given.items():
+            local[index] = matrix
+        return local
 
     # --- meshes ------------------------------------------------------------------------------
 
