@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -269,3 +270,11 @@ def test_animated_images_are_streamed_not_held(tmp_path, suffix):
     assert _peak_rss_of(code) < 300 << 20
     image = Image.open(out)
     assert image.n_frames == 600
+
+
+def test_a_model_whose_name_is_not_utf8_gets_its_ragdoll_check(tmp_path, capsys):
+    path = tmp_path / os.fsdecode(b"bad\xff\xfename.glb")
+    shutil.copy(demo_paths()[0], path)
+    assert exit_status(["ragdoll", "--check", str(path)]) in (0, 1)  # the verdict, not an error
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] in ("pass", "fail") and report["parts"]
