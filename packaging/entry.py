@@ -2,7 +2,7 @@
 
 import sys
 
-from app.__main__ import entry
+from app.cli.main import entry
 
 if __name__ == "__main__":
     sys.exit(entry())

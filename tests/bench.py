@@ -100,7 +100,7 @@ def best_interleaved(commands: dict[str, list[str]], env: dict[str, str], rounds
 def bench_render_process() -> dict:
     python = sys.executable
     bare = min(wall([python, "-c", "pass"]) for _ in range(3))
-    imports = min(wall([python, "-c", "import app.commands, app.render.offscreen, app.formats"])
+    imports = min(wall([python, "-c", "import app.cli.commands, app.render.offscreen, app.formats"])
                   for _ in range(3))
     with tempfile.TemporaryDirectory() as folder:
         out = str(Path(folder) / "demo.png")

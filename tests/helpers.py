@@ -44,7 +44,7 @@ def chain_model(clips=(), meshes=None):
 
 def exit_status(args: list[str]) -> int:
     """What ``boneyard ARGS`` exits with, run in this process (argparse errors raise SystemExit)."""
-    from app.__main__ import main
+    from app.cli.main import main
 
     try:
         return main(args)

@@ -499,7 +499,7 @@ def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_pa
     from PySide6.QtWidgets import QFileDialog
 
     from app import loading
-    from app.root_motion import root_travel
+    from app.animation.root_motion import root_travel
     from app.ui.export_animation import AnimationChoice
 
     fox = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from app.batch import jobs
+from app.cli.batch import jobs
 from app.loading import load
 from app.resources import demo_paths
 from tests.demo_formats import WRITERS
@@ -199,13 +199,13 @@ def test_check_writes_the_findings(library, tmp_path):
 INTERRUPTED_RUN = """
 import sys, time
 from pathlib import Path
-from app.batch import jobs
+from app.cli.batch import jobs
 def slow(worker, model, job):
     if Path(job.paths[0]).name == "hang.glb":
         time.sleep(60)
     return jobs.Worker.info(worker, model, job)
 jobs.ACTIONS["info"] = slow
-from app.__main__ import main
+from app.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from app.batch.grouping import find_files, group_files
+from app.cli.batch.grouping import find_files, group_files
 from app.loading import load
 from app.resources import demo_paths
 from tests.demo_formats import WRITERS

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from app.batch import command, jobs, report
-from app.batch.grouping import find_files, group_files
-from app.batch.locks import holding
+from app.cli.batch import command, jobs, report
+from app.cli.batch.grouping import find_files, group_files
+from app.cli.batch.locks import holding
 from app.export.writers import MODEL_WRITERS
 from app.resources import demo_paths
 from tests.helpers import chain_model, exit_status
@@ -201,13 +201,13 @@ def test_a_report_or_outdir_held_by_another_batch_is_refused(tmp_path, capsys):
 SLOW_BATCH = """
 import sys, time
 from pathlib import Path
-from app.batch import jobs
+from app.cli.batch import jobs
 def slow(worker, model, job):
     if not Path(job.paths[0]).name.startswith("quick"):
         time.sleep(60)
     return jobs.Worker.info(worker, model, job)
 jobs.ACTIONS["info"] = slow
-from app.__main__ import main
+from app.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

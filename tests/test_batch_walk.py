@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from app.batch.grouping import find_files, group_files
+from app.cli.batch.grouping import find_files, group_files
 from tests.test_batch_safety import tiny_models
 
 

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.cli.main import main
 from tests.helpers import exit_status
 
 DEMO_BONES = 17
@@ -134,8 +134,8 @@ def test_version_and_help():
 
 
 def test_headless_modules_never_import_qt():
-    code = ("import sys, app.commands, app.formats, app.pose, app.render.offscreen, app.export.gltf; "
-            "from app.__main__ import main; "
+    code = ("import sys, app.cli.commands, app.formats, app.pose, app.render.offscreen, app.export.gltf; "
+            "from app.cli.main import main; "
             "assert not any(m.startswith('PySide6') for m in sys.modules), 'Qt was imported'")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.__main__ import SUBCOMMANDS, build_app_parser, build_parser, main
+from app.cli.main import SUBCOMMANDS, build_app_parser, build_parser, main
 from tests.test_textures import nwn_model, save_image
 
 OPTIONS = ["--up", "y", "--texture", "body=a.png", "--texture", "b.png", "--texture-dir", "t1",

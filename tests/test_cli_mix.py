@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
 

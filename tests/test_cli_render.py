@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.__main__ import main
+from app.cli.main import main
 
 pytestmark = pytest.mark.gl
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app import loading, maths
-from app.__main__ import main
+from app.cli.main import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
 from tests.tool_exports import mixamo_character

@@ -15,8 +15,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from app.__main__ import main, unknown_command
-from app.progress import Progress
+from app.cli.main import main, unknown_command
+from app.cli.progress import Progress
 from tests.helpers import exit_status
 
 DEMO_CLIP_SECONDS = 1.0  # the demo's walk: 13 keys at 12 frames per second

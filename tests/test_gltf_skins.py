@@ -14,11 +14,11 @@ import DracoPy
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.cli.main import main
 from app.formats import ReadError
 from app.pose import evaluate, posed_positions, rest_pose
-from tests.helpers import read_gltf as read
 from tests.gltf_spec import trs_matrix, world_matrices
+from tests.helpers import read_gltf as read
 from tests.writers.gltf_writer import Sparse, write_gltf
 
 # --- the specification, written out ---------------------------------------------------------------

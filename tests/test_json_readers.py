@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from app import loading
+from app.cli.mix_arguments import read_map
 from app.errors import InputError
 from app.formats.gltf_container import parse_json
 from app.formats.registry import ReadError
-from app.mix_arguments import read_map
 from app.physics.profile import ProfileError
 from app.physics.profile_json import load_profile, save_profile, to_dict
 from app.resources import demo_paths

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from app.export.check import check_export
+from app.export.gltf import export_gltf
 from app.formats.gltf_rules import key_time_problems
 from app.formats.registry import ReadError
-from app.export.gltf import export_gltf
 from app.model import Clip
 from app.resources import demo_paths
 from tests.helpers import chain_model, translation

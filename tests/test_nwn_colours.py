@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from tests.test_nwn_mdl import save
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WNode, write_mdl

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from app.formats import nwn_model
 from app.formats.registry import ReadError
 from app.pose import evaluate

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.__main__ import main
+from app.cli.main import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
 

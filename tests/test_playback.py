@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from app.model import Clip, Track
-from app.playback import Playback, frame_step_times
+from app.state.playback import Playback, frame_step_times
 from tests.helpers import chain_model
 
 IDENTITY_QUATERNION = [0.0, 0.0, 0.0, 1.0]

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.cli.main import main
 from app.physics.check import THRESHOLDS, check_profile
 from app.physics.profile_json import to_dict
 from tests.helpers import exit_status

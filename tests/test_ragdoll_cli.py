@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from app.physics.autosetup import auto_setup
 from app.physics.profile_json import save_profile, to_dict
 from app.physics.profile_location import beside
@@ -116,7 +116,7 @@ def test_bad_arguments_exit_2(args, tmp_path, monkeypatch):
 
 
 def test_runs_without_qt_and_quietly(tmp_path):
-    code = ("import sys; from app.__main__ import main; "
+    code = ("import sys; from app.cli.main import main; "
             "assert main(['ragdoll', '--demo', '--seconds', '0.05', '-o', 'out.npz']) == 0; "
             "assert not any(m.startswith('PySide6') for m in sys.modules), 'Qt was imported'")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.cli.main import main
 from app.physics.autosetup import auto_setup
 from app.physics.drive import Drive
 from app.physics.motors import MAX_STRENGTH_RATIO, STRENGTH_GRAVITIES, default_strengths

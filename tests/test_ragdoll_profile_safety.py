@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.cli.main import main
 from app.physics import profile_location
 from app.physics.autosetup import auto_setup
 from app.physics.profile_json import save_profile, to_dict
 from app.physics.profile_location import beside, find_profile, in_data_dir, save_location
-from app.user_files import user_data_dir
 from app.resources import demo_paths
 from app.state.ragdoll_document import RagdollDocument
+from app.user_files import user_data_dir
 
 
 @pytest.fixture(scope="module")

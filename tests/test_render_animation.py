@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.__main__ import main
+from app.cli.main import main
 from tests.helpers import exit_status
 
 pytestmark = pytest.mark.gl

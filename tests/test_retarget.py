@@ -1,4 +1,4 @@
-"""Retargeting (app.retarget): bone maps suggested from names and checked, and clips carried between
+"""Retargeting (app.animation.retarget): bone maps suggested from names and checked, and clips carried between
 skeletons, against poses worked out independently of the code under test."""
 
 import dataclasses
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from app import maths
+from app.animation.retarget import check_map, name_key, retarget_clip, suggest_map
 from app.model import Clip, Skeleton, Track
 from app.pose import evaluate, floor_height
-from app.retarget import check_map, name_key, retarget_clip, suggest_map
 from tests.synthetic import humanoid
 
 #: One name per rig for the same bones: Mixamo, 3ds Max Biped, NWN, C3DE-style, Blender.

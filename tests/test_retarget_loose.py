@@ -1,5 +1,5 @@
 """Clips carried between skeletons of loose bones (C3DE: every bone a root, identity bind frames): the
-hierarchy and rest pose inferred for them (app.inferred_hierarchy), and the issue's measure — mapped
+hierarchy and rest pose inferred for them (app.animation.inferred_hierarchy), and the issue's measure — mapped
 bones turn from rest as the source's do (1e-6), the planted foot stays on the ground (5 % of leg
 length) — against characters and a walk built by hand in tests/loose_rigs.py."""
 
@@ -10,13 +10,28 @@ import numpy as np
 import pytest
 
 from app import loading, maths
-from app.inferred_hierarchy import inferred_skeleton, is_loose, with_inferred_hierarchy
+from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, with_inferred_hierarchy
+from app.animation.retarget import (
+    check_map,
+    hierarchy_difference,
+    retarget_clip,
+    retarget_clips,
+    suggested_map,
+)
 from app.model import Model, Skeleton
 from app.pose import evaluate, posed_positions
-from app.retarget import check_map, hierarchy_difference, retarget_clip, retarget_clips, suggested_map
 from tests.helpers import exit_status
-from tests.loose_rigs import (FEET, PARENTS, Z_UP_FACING_X, figure, in_axes, loose_model, posed_frames,
-                              skinning, walk_turns)
+from tests.loose_rigs import (
+    FEET,
+    PARENTS,
+    Z_UP_FACING_X,
+    figure,
+    in_axes,
+    loose_model,
+    posed_frames,
+    skinning,
+    walk_turns,
+)
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 
 FRAMES = 12

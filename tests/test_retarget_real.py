@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.__main__ import main
+from app.animation.retarget import check_map, retarget_clip, suggest_map
+from app.cli.main import main
 from app.pose import evaluate
-from app.retarget import check_map, retarget_clip, suggest_map
 from tests.helpers import exit_status
 from tests.test_nwn_mdl import axis_quaternion
 from tests.writers.nwn_ascii_writer import write_ascii_mdl

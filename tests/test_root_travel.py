@@ -1,4 +1,4 @@
-"""Root motion figures (app.root_motion): the root's path over the ground, its length and speed,
+"""Root motion figures (app.animation.root_motion): the root's path over the ground, its length and speed,
 and the in-place preview, against positions worked out by hand."""
 
 import json
@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.animation.root_motion import frame_worlds, in_place, motion_root, root_travel
+from app.cli.main import main
 from app.model import Clip, Track
-from app.root_motion import frame_worlds, in_place, motion_root, root_travel
 from tests.helpers import chain_model, translation
 
 
@@ -107,7 +107,7 @@ def test_frame_worlds_agree_with_posing_each_frame_step_keys_included():
 
 
 def test_root_path_lines_follow_the_ground_with_a_facing_tick_each_second():
-    from app.root_motion import TICK_SHARE, root_path_lines
+    from app.animation.root_motion import TICK_SHARE, root_path_lines
 
     model = chain_model([walk()])
     segments, ticks = root_path_lines(model, model.clips[0])
@@ -131,7 +131,7 @@ def test_root_path_scene_is_drawn_only_when_asked():
 
 
 def test_an_in_place_clip_is_what_the_in_place_view_shows_at_every_stored_frame():
-    from app.root_motion import in_place_clip
+    from app.animation.root_motion import in_place_clip
     from app.state.viewer import ViewerState
 
     model = chain_model([walk()])
@@ -151,8 +151,8 @@ def test_an_in_place_clip_is_what_the_in_place_view_shows_at_every_stored_frame(
 
 
 def test_in_place_leaves_the_bones_above_the_root_and_clips_that_do_not_travel_alone():
+    from app.animation.root_motion import in_place_clip
     from app.model import Model
-    from app.root_motion import in_place_clip
     from tests.helpers import skeleton
 
     # an armature bone at (0, 0, 5) above the chain: the walk moves bone1 (under it) to (3, 4, 1)

@@ -44,7 +44,7 @@ def paused(window):
 def lone_dock(qtbot):
     """A dock on its own, bound to a two-bone model with one keyed 2 s clip that has events."""
     from app.model import Clip, Track
-    from app.playback import Playback
+    from app.state.playback import Playback
     from app.ui.timeline import TimelineDock
     from tests.helpers import chain_model
 

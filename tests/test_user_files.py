@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.__main__ import main
+from app.cli.main import main
 from app.physics.autosetup import auto_setup
 from app.physics.profile_json import load_profile, save_profile
 from app.physics.profile_location import in_data_dir

@@ -35,20 +35,26 @@ from typing import Protocol
 import numpy as np
 
 from app import formats, loading
-from app.clip_mix import baked_clip
+from app.animation.clip_mix import baked_clip
+from app.animation.retarget import check_map, retarget_clips
+from app.animation.root_motion import (
+    PATH_COLOR,
+    has_root_motion,
+    in_place_model,
+    pose_in_place,
+    root_path_lines,
+    start_of_travel,
+)
 from app.events import Events
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
-from app.playback import Playback
 from app.pose import Pose
 from app.resources import demo_paths
-from app.retarget import check_map, retarget_clips
-from app.root_motion import (PATH_COLOR, has_root_motion, in_place_model, pose_in_place, root_path_lines,
-                             start_of_travel)
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.live_mix import MixSettings, carried, checked, first_settings
 from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop, brings_skeleton, fits
+from app.state.playback import Playback
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation

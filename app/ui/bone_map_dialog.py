@@ -8,13 +8,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QLabel, QMessageBox, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.animation.retarget import suggested_map
 from app.atomic_files import write_atomically
 from app.json_text import JsonError, loads
 from app.model import Model
-from app.retarget import suggested_map
 from app.state.viewer import ViewerState
 
 NONE = "(none: keeps its rest pose)"

@@ -10,13 +10,22 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
-                               QDoubleSpinBox, QFormLayout, QProgressDialog, QSpinBox)
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QProgressDialog,
+    QSpinBox,
+)
 
+from app.animation.root_motion import in_place_model
 from app.model import Model
 from app.render import video
 from app.render.offscreen import ImageTargets
-from app.root_motion import in_place_model
 from app.ui.size_fields import SizeFields
 
 #: Format label → (file suffix offered, the save dialog's filter, the animation kind).

@@ -10,9 +10,9 @@ from PySide6.QtGui import QFontDatabase, QFontMetrics
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app import formats
+from app.animation.root_motion import root_travel
 from app.model import Clip, Model
 from app.pose import Pose
-from app.root_motion import root_travel
 
 #: Narrowest matrix cell ('-0.0000'), so that matrices of small numbers line up with each other.
 MATRIX_CELL_WIDTH = 7

@@ -28,11 +28,11 @@ from app import __version__, formats, loading
 from app.atomic_files import same_file
 from app.errors import InputError
 from app.model import Model
-from app.playback import Playback
 from app.render.offscreen import max_image_side
 from app.scene.gizmo_scene import joined_scenes
 from app.state.display import draw_settings
 from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
+from app.state.playback import Playback
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures

@@ -10,12 +10,24 @@ from typing import Callable
 
 from PySide6.QtCore import QPointF, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF, QTransform
-from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QDockWidget, QDoubleSpinBox, QGridLayout,
-                               QHBoxLayout, QLabel, QMessageBox, QSpinBox, QStyle, QToolButton, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QSpinBox,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
 
+from app.animation.root_motion import root_travel
 from app.model import Clip, Model
-from app.playback import Playback
-from app.root_motion import root_travel
+from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.elided_text import ElidedComboBox
 from app.ui.mix_row import MixRow

@@ -19,9 +19,9 @@ from PySide6.QtGui import QImage, QOpenGLContext, QPainter, QPixmap, QSurfaceFor
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from app.animation.root_motion import over_ground, pose_centre
 from app.model import Model
 from app.pose import Pose, posed_bounds
-from app.root_motion import over_ground, pose_centre
 from app.render.camera import Camera, camera_for, project
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets

@@ -6,24 +6,37 @@ import json
 import sys
 import traceback
 from argparse import Namespace
-from collections.abc import Iterable
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app import formats, loading
-from app.atomic_files import replacing, same_file, special_kind
+from app import loading
+from app.atomic_files import replacing
+from app.cli.progress import Progress
+from app.cli.shared import (
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    OutputError,
+    UsageError,
+    check_output,
+    describe,
+    load_model,
+    model_inputs,
+    named_inputs,
+    output_path,
+    pose_at,
+    refuse_inputs,
+    render_settings,
+    selected_instant,
+    warn,
+    writing,
+)
 from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
-from app.mix_arguments import mixed_model
 from app.model import Clip, Model
-from app.orientation import facing
-from app.pose import Pose, evaluate, frame_time, pose_from_world, posed_positions
-from app.progress import Progress
-from app.resources import demo_paths
-from app.root_motion import in_place_model, root_travel
+from app.pose import pose_from_world, posed_positions
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -31,21 +44,10 @@ if TYPE_CHECKING:
 
 #: How ``info`` says where the up axis came from.
 UP_SOURCES = {"file": "from the file", "guessed": "guessed from the model", "option": "from --up"}
-EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
 
 #: Half precision keeps about three significant digits of each vertex coordinate (docs/cli.md).
 POSITION_TYPES = {"full": np.float32, "half": np.float16}
-#: ``--time`` may overshoot the clip's ends by this much (seconds) for rounding.
-TIME_SLACK = 1e-6
-
-
-class UsageError(Exception):
-    """A bad argument found after parsing (exit 2)."""
-
-
-class OutputError(Exception):
-    """An output that cannot be written (exit 3, like an unreadable input)."""
 
 
 def run(args: Namespace) -> int:
@@ -63,141 +65,6 @@ def _fail(args: Namespace, message: str, status: int) -> int:
         traceback.print_exc()
     print(message, file=sys.stderr)
     return status
-
-
-def output_path(text: str) -> Path:
-    """``-o``'s value as a path; an empty one is a usage error (it would name the current folder)."""
-    if not text:
-        raise UsageError("-o needs a file name, got ''")
-    return Path(text)
-
-
-def check_output(path: Path, inputs: Iterable[str | Path] = ()) -> None:
-    """Fail before the work when ``path`` cannot or must not be written: a folder, a FIFO or device
-    by that name, a folder that does not exist (exit 3), or one of ``inputs`` (exit 2: outputs are
-    never written over inputs). A write that fails later is reported by ``writing``."""
-    folder = path.parent
-    with writing(path):  # a name the file system refuses (too long, …) fails here, not in a traceback
-        kind = special_kind(path)
-        if kind is not None:
-            plain = "" if kind == "a folder" else " (outputs are written as regular files)"
-            raise OutputError(f"cannot write {path}: it is {kind}{plain}")
-        if not folder.exists():
-            raise OutputError(f"cannot write {path}: no folder {folder}")
-        if not folder.is_dir():
-            raise OutputError(f"cannot write {path}: {folder} is not a folder")
-    refuse_inputs(path, inputs)
-
-
-def refuse_inputs(path: Path, inputs: Iterable[str | Path]) -> None:
-    """UsageError when ``path`` is the same file as one of ``inputs`` (links and other names of it
-    included)."""
-    for source in inputs:
-        if same_file(path, source):
-            raise UsageError(f"{path} is the input file {source}: outputs are never written over inputs; "
-                             "choose another name")
-
-
-def named_inputs(args: Namespace) -> list[str]:
-    """Every file the arguments name to read: the model's files (or the demo's), ``--clips-from``,
-    ``--map``, ``--profile`` and ``--texture`` images."""
-    named = list(demo_paths() if getattr(args, "demo", False) else getattr(args, "files", []))
-    named += list(getattr(args, "clips_from", None) or [])
-    named += [value for value in (getattr(args, "map", None), getattr(args, "profile", None)) if value]
-    named += [image for _mesh, image in getattr(args, "texture", None) or []]
-    return [str(path) for path in named]
-
-
-def model_inputs(model: Model) -> list[str]:
-    """Every file a loaded model was read from: its files, the supermodels found for it, its textures."""
-    found = [file for _name, file in model.supermodels if file]
-    textures = [mesh.material.texture_path for mesh in model.meshes if mesh.material.texture_path]
-    return [*model.files, *found, *textures]
-
-
-@contextmanager
-def writing(path: Path):
-    """Turn a failed write of ``path`` into the one-line exit-3 error."""
-    try:
-        yield
-    except OSError as error:
-        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def load_model(args: Namespace, announce: bool = True) -> Model:
-    """The model the arguments name, mixed and placed as they ask; its reading's warnings go to stderr
-    as ``warning:`` lines unless ``announce`` is off (``info`` lists them itself)."""
-    if args.demo and args.files:
-        raise UsageError("give FILEs or --demo, not both")
-    paths = demo_paths() if args.demo else args.files
-    if not paths:
-        raise UsageError("no FILE given (or use --demo for the built-in character)")
-    model = loading.load(paths, formats.LoadOptions.from_arguments(args))
-    if announce:
-        _warn(model.warnings)
-    try:
-        model = mixed_model(model, args)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    return in_place_model(model) if getattr(args, "in_place", False) else model
-
-
-def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
-    """The pose ``--clip``/``--frame``/``--time`` select. With neither --frame nor --time: the bind
-    pose (``pose``) or frame 0 of the clip (``render``)."""
-    wants_instant = args.frame is not None or args.time is not None
-    if not model.clips and args.clip is None and not wants_instant:
-        return evaluate(model, None, 0.0)
-    if model.clips and not wants_instant and not default_first_clip:
-        return evaluate(model, None, 0.0)
-    return evaluate(model, *selected_instant(model, args))
-
-
-def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
-    """The clip ``--clip`` names (default the first) and the time ``--frame``/``--time`` pick on it
-    (default its first frame); a clip that cannot play is warned about."""
-    if not model.clips:
-        raise UsageError("the model has no clips; only the bind pose exists")
-    try:
-        clip = model.clips[model.clip_index(args.clip)]
-        time = args.time if args.time is not None else frame_time(clip, args.frame or 0)
-    except (KeyError, IndexError) as error:
-        raise UsageError(error.args[0]) from None
-    end = clip.start + clip.duration
-    if not clip.start - TIME_SLACK <= time <= end + TIME_SLACK:
-        raise UsageError(f"time {time:g} s outside {clip.start:g}..{end:g} s of clip {clip.name!r}")
-    if clip.note:
-        print(f"warning: clip {clip.name!r}: {clip.note}", file=sys.stderr)
-    return clip, time
-
-
-def describe(model: Model) -> dict:
-    skeleton = model.skeleton
-    return {
-        "files": model.files,
-        "format": model.format,
-        "warnings": model.warnings,
-        "bones": len(skeleton),
-        "vertices": model.vertex_count,
-        "triangles": model.triangle_count,
-        "meshes": len(model.meshes),
-        "helpers": len(model.helpers),
-        "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
-                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
-                   **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
-                  for clip in model.clips],
-        "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],
-        "bone_names": skeleton.names,
-        "parents": skeleton.parents.tolist(),
-        "derived_tails": [name for name, derived in zip(skeleton.names, skeleton.derived_tails) if derived],
-        "up": model.up_axis,
-        "up_source": model.up_source,
-        "forward": facing(model.up_axis, model.forward),
-        "mesh_list": [{"name": mesh.name, "vertices": mesh.vertex_count, "triangles": mesh.triangle_count,
-                       "visible": mesh.visible, "texture": mesh.material.texture,
-                       "texture_path": mesh.material.texture_path, "colors": mesh.colors is not None}
-                      for mesh in model.meshes],
-    }
 
 
 def _texture_state(mesh) -> str:
@@ -254,7 +121,7 @@ def pose(args: Namespace) -> int:
     current = pose_at(model, args, default_first_clip=False)
     with writing(output):
         warnings = write(output, model, pose_arrays(model, current))
-    _warn(warnings)
+    warn(warnings)
     return EXIT_OK
 
 
@@ -266,13 +133,8 @@ def _writer(output: Path, table: dict):
         raise UsageError(f"-o {error}") from None
 
 
-def _warn(warnings: list[str]) -> None:
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-
-
 def render(args: Namespace) -> int:
-    from app import animation_output
+    from app.cli import animation_output
 
     if animation_output.wants_animation(args):
         return animation_output.render(args)
@@ -297,17 +159,8 @@ def render(args: Namespace) -> int:
             except (NotEnoughMemory, PictureTooLarge) as error:
                 raise OutputError(f"cannot render {output}: {error}") from None
             warnings = renderer.renderer.take_warnings()
-    _warn(warnings)
+    warn(warnings)
     return EXIT_OK
-
-
-def render_settings(model: Model, args: Namespace):
-    """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations)."""
-    from app.state.display import DisplayOptions, draw_settings
-
-    display = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             show_hidden=args.show_hidden, wireframe=args.wireframe)
-    return draw_settings(display, transparent=args.transparent)
 
 
 def convert(args: Namespace) -> int:
@@ -322,7 +175,7 @@ def convert(args: Namespace) -> int:
         raise UsageError(error.args[0]) from None
     with Progress("convert") as progress, writing(output):
         progress.update(None, f"writing {output.name}")
-        _warn(write(output, model, clips, args.show_hidden))
+        warn(write(output, model, clips, args.show_hidden))
     if args.check:
         from app.export.check import check_export
 
@@ -390,7 +243,7 @@ def ragdoll(args: Namespace) -> int:
     shots = [Shot(origin, direction, DEFAULT_SHOT_TIME if time is None else time, args.impulse)
              for origin, direction, time in args.shoot]
     with Ragdoll(model, profile) as world, Progress("ragdoll") as progress:
-        _warn(world.warnings)
+        warn(world.warnings)
         if args.save_profile:  # only a profile that fits the model: a bad one leaves the file as it was
             with writing(Path(args.save_profile)):
                 save_profile(profile, args.save_profile)
@@ -407,7 +260,7 @@ def ragdoll(args: Namespace) -> int:
               f"{ray}: {'after the end of the run' if shot.time > args.seconds else 'hit nothing'}")
     with writing(output):
         warnings = write(output, model, run, world.rig, args)
-    _warn(warnings)
+    warn(warnings)
     return EXIT_OK
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app import json_text
 from app.atomic_files import special_kind
-from app.batch.names import shown
+from app.cli.batch.names import shown
 from app.errors import InputError
 from app.formats import registry
 

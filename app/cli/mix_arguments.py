@@ -8,12 +8,18 @@ import dataclasses
 from argparse import Namespace
 
 from app import formats, loading
-from app.clip_mix import Mix, baked_clip, subtree_mask
+from app.animation.clip_mix import Mix, baked_clip, subtree_mask
+from app.animation.retarget import (
+    check_map,
+    hierarchy_difference,
+    name_key,
+    numbered_loose,
+    retarget_clips,
+    suggested_map,
+)
 from app.errors import InputError, regular_size
 from app.json_text import JsonError, loads
 from app.model import Model
-from app.retarget import (check_map, hierarchy_difference, name_key, numbered_loose, retarget_clips,
-                          suggested_map)
 
 #: A bone map file larger than this is refused before it is read.
 MAP_LIMIT = 1 << 20

@@ -20,7 +20,7 @@ from argparse import Namespace
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
-from app.batch.jobs import Job, Worker
+from app.cli.batch.jobs import Job, Worker
 from app.interrupts import default_signals
 
 #: Longest wait between checks on the workers (seconds): the progress line's redraw interval.

@@ -8,7 +8,8 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from app.commands import (
+from app.cli.progress import Progress
+from app.cli.shared import (
     EXIT_OK,
     OutputError,
     UsageError,
@@ -22,7 +23,6 @@ from app.commands import (
     writing,
 )
 from app.model import Clip, Model
-from app.progress import Progress
 from app.render import video
 
 #: Most frames one animation renders (each is encoded as it is drawn; none is kept).

@@ -19,8 +19,8 @@ import numpy as np
 
 from app import formats, loading
 from app.atomic_files import write_atomically
-from app.batch.names import shown, shown_all
-from app.commands import OutputError, UsageError, describe, pose_at, render_settings
+from app.cli.batch.names import shown, shown_all
+from app.cli.shared import OutputError, UsageError, describe, pose_at, render_settings
 from app.errors import InputError
 from app.model import Model
 from app.pose import evaluate, posed_positions

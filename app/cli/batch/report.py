@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app import json_text
 from app.atomic_files import replacing, write_atomically
-from app.batch.names import shown, shown_all
+from app.cli.batch.names import shown, shown_all
 
 #: The report's keys in order (docs/cli.md); ``clip_names`` and ``messages`` (the warnings' text)
 #: follow for the index page and for a resumed batch.

@@ -5,8 +5,8 @@ A mapped target bone turns, in the world, as its source bone turns from its own 
 rest alike move alike whatever their bones' local axes); every target bone keeps its own rest length,
 and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
 of the two skeletons' hip heights. A skeleton of loose bones (C3DE's) is carried through the hierarchy
-and rest pose inferred for it (app.inferred_hierarchy); its numbered bones pair by index when both
-skeletons' inferred hierarchies agree, else by where they rest (app.geometric_map).
+and rest pose inferred for it (app.animation.inferred_hierarchy); its numbered bones pair by index when both
+skeletons' inferred hierarchies agree, else by where they rest (app.animation.geometric_map).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
-from app.clip_mix import subtree_mask
-from app.geometric_map import placed_map
-from app.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
+from app.animation.clip_mix import subtree_mask
+from app.animation.geometric_map import placed_map
+from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
+from app.animation.root_motion import frame_worlds, motion_root
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
 from app.pose import floor_height, posed_bounds, rest_pose
-from app.root_motion import frame_worlds, motion_root
 
 #: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
 _PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")

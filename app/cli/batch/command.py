@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.atomic_files import special_kind
-from app.batch import report
-from app.batch.grouping import Found, Group, find_files, group_files
-from app.batch.jobs import Job
-from app.batch.locks import InUse, holding
-from app.batch.names import shown
-from app.batch.pool import run_jobs
+from app.cli.batch import report
+from app.cli.batch.grouping import Found, Group, find_files, group_files
+from app.cli.batch.jobs import Job
+from app.cli.batch.locks import InUse, holding
+from app.cli.batch.names import shown
+from app.cli.batch.pool import run_jobs
+from app.cli.progress import Progress
 from app.interrupts import exit_status, stop_on_signals
-from app.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
 #: The output file's extension per command.

@@ -1,6 +1,6 @@
 """A hierarchy and a rest pose for a skeleton of loose bones, inferred so that clips can be carried to
-and from it (app.retarget). C3DE's files store every bone as a root whose bind frame is the identity:
-nothing says which bone hangs from which, or where their joints are.
+and from it (app.animation.retarget). C3DE's files store every bone as a root whose bind frame is the
+identity: nothing says which bone hangs from which, or where their joints are.
 
 - Joints: for two bones, the point their skinning matrices move alike over every frame of the
   model's clips, the least-squares solution of ``S_a(f) x = S_b(f) x``. Along directions the clips do
@@ -22,8 +22,8 @@ import dataclasses
 
 import numpy as np
 
+from app.animation.root_motion import frame_worlds
 from app.model import Clip, Model, Skeleton, derive_tails
-from app.root_motion import frame_worlds
 
 #: A direction of a joint is pinned by the clips where the two bones turn apart at least this much
 #: about it (radians, root mean square over the frames); the meeting of the skins gives the rest.
