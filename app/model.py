@@ -502,7 +502,6 @@ class Model:
     warnings: list[str] = field(default_factory=list)
     supermodels: list[tuple[str, str | None]] = field(default_factory=list)
     pending: list[PendingStep] = field(default_factory=list)
-    _extent: float | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         bones = len(self.skeleton)
@@ -578,17 +577,6 @@ class Model:
         if not 0 <= index < len(self.clips):
             raise KeyError(f"clip index {index} outside 0..{len(self.clips) - 1}")
         return index
-
-    def extent(self) -> float:
-        """The diagonal of the rest pose's bounds of vertices and joints (1 when empty), measured
-        where they are drawn: a glTF skin may bind in units or axes its nodes scale and turn."""
-        if self._extent is None:
-            from app.pose import posed_bounds, rest_pose  # pose builds on this module
-
-            low, high = posed_bounds(self, rest_pose(self), skeleton=True)
-            size = float(np.linalg.norm(high - low))
-            self._extent = size if size > 0 else 1.0
-        return self._extent
 
 
 def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh],

@@ -391,6 +391,21 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
                            for mesh in model.meshes])
 
 
+#: Each model's rest extent, worked out once (a model does not change after it is loaded).
+_rest_extents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def rest_extent(model: Model) -> float:
+    """The diagonal of the rest pose's bounds of vertices and joints (1 when empty), measured where
+    they are drawn: a glTF skin may bind in units or axes its nodes scale and turn. The model's size,
+    the scale of every tolerance and handle."""
+    if model not in _rest_extents:
+        low, high = posed_bounds(model, rest_pose(model), skeleton=True)
+        size = float(np.linalg.norm(high - low))
+        _rest_extents[model] = size if size > 0 else 1.0
+    return _rest_extents[model]
+
+
 def posed_bounds(model: Model, pose: Pose, skeleton: bool = False,
                  show_hidden: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Min and max corners (3,) of what is drawn: the posed vertices of the visible meshes (every mesh

@@ -18,6 +18,7 @@ from app.render.offscreen import ImageTargets
 from app.render.renderer import Renderer
 from app.scene.draw_settings import DrawSettings
 from app.resources import demo_paths
+from app.pose import rest_extent
 
 
 def turned(axis: str, degrees: float, at=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -121,7 +122,7 @@ def demo_rig():
 
 def demo_scene(model, rig, **options) -> GizmoScene:
     frames = rig.part_bind
-    return ragdoll_scene(frames @ rig.box_rotations, rig.half_extents, extent=model.extent(),
+    return ragdoll_scene(frames @ rig.box_rotations, rig.half_extents, extent=rest_extent(model),
                          joint_world=rig.joint_world(frames), hinge=rig.hinge, joint_limits=rig.joint_limits,
                          **options)
 
@@ -161,7 +162,7 @@ def test_copies_draw_plain_boxes_only(demo_rig):
     model, rig = demo_rig
     copies = (rig.part_bind @ rig.box_rotations)[None].repeat(2, axis=0)
     copies[:, :, 0, 3] += np.array([1.0, 2.0])[:, None]
-    scene = ragdoll_scene(None, rig.half_extents, extent=model.extent(),
+    scene = ragdoll_scene(None, rig.half_extents, extent=rest_extent(model),
                           copy_box_world=copies.reshape(-1, 4, 4), show_joints=False)
     assert scene.line_count == 2 * 12 * len(rig.part_bones)
     assert np.allclose(scene.line_colors, gizmo_scene.COPY_BOX_COLOR)
@@ -182,7 +183,7 @@ def test_gizmo_lines_draw_over_the_model(gl_context, demo_rig):
         camera.frame(*renderer.bounds(), aspect=size[0] / size[1])
         options = DrawSettings(grid=False)
         scene = ragdoll_scene((rig.part_bind @ rig.box_rotations)[:1], rig.half_extents[:1],
-                              extent=model.extent(), show_joints=False)
+                              extent=rest_extent(model), show_joints=False)
         with ImageTargets.create(gl_context, size) as targets:
             plain = targets.render(renderer, camera, options)
             renderer.draw(targets.draw_target, camera, options)

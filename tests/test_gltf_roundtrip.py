@@ -32,7 +32,7 @@ import pytest
 from app import loading, maths, resources
 from app.export.gltf import export_gltf
 from app.model import Clip, Model, Track
-from app.pose import evaluate, posed_positions
+from app.pose import evaluate, posed_positions, rest_extent
 from tests.helpers import world_from_relative
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_bones_2010, write_mesh
@@ -160,7 +160,7 @@ def round_trip(original: Model, path: Path) -> tuple[Model, Errors, list[str]]:
     assert loaded.format == "gltf" and loaded.up_axis == "Y"
     assert [clip.name for clip in loaded.clips] == [clip.name for clip in original.clips]
     conversion = conversion_of(path, original)
-    size = original.extent()
+    size = rest_extent(original)
     errors = Errors()
     bones = [loaded.skeleton.index(name) for name in original.skeleton.names]
     # Helpers come back as helpers (the exporter marks their nodes), in their order.
@@ -462,8 +462,8 @@ def test_more_than_four_influences_are_cut_with_a_warning(tmp_path):
     full = posed_positions(original, evaluate(original, clip, clip.times[-1]))[11]
     cut = posed_positions(original, evaluate(original, clip, clip.times[-1]), influences=INFLUENCES)[11]
     actual = posed_positions(loaded, evaluate(loaded, loaded_clip, clip.times[-1]))[11]
-    np.testing.assert_allclose(actual, Z_UP_TO_Y_UP[:3, :3] @ cut, atol=TOLERANCE * original.extent())
-    assert np.linalg.norm(full - cut) > 10 * TOLERANCE * original.extent()
+    np.testing.assert_allclose(actual, Z_UP_TO_Y_UP[:3, :3] @ cut, atol=TOLERANCE * rest_extent(original))
+    assert np.linalg.norm(full - cut) > 10 * TOLERANCE * rest_extent(original)
 
 
 def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
@@ -505,7 +505,7 @@ def test_step_key_takes_effect_at_its_own_time(tmp_path):
     assert 0.6 - 1e-7 < track.scale[0][1] <= 0.6  # the float32 at or before 0.6
     world = evaluate(loaded, loaded.clips[0], 0.6).world[loaded.skeleton.index("hand")]
     expected = Z_UP_TO_Y_UP @ evaluate(original, original.clips[0], 0.6).world[hand]
-    np.testing.assert_allclose(world, expected, atol=1e-5 * original.extent())
+    np.testing.assert_allclose(world, expected, atol=1e-5 * rest_extent(original))
 
 
 def test_empty_triangle_list_is_written_as_points(tmp_path):
@@ -603,7 +603,7 @@ def stored_frame_error(original: Model, loaded: Model, conversion: np.ndarray) -
             else:
                 expected, actual = pose.world[:, :3, 3], loaded_pose.world[bones, :3, 3]
             worst = max(worst, float(np.abs(actual - maths.transform_points(conversion, expected)).max()))
-    return worst / original.extent()
+    return worst / rest_extent(original)
 
 
 @pytest.mark.parametrize("build", [bonespro_sheared_model, c3de_sheared_model])
@@ -663,5 +663,5 @@ def test_keyed_clip_keeps_its_keys_beside_factored_bones(tmp_path):
         clip, loaded_clip = (None, None) if time is None else (original.clips[-1], loaded.clips[-1])
         expected = posed_positions(original, evaluate(original, clip, time or 0.0), influences=INFLUENCES)
         actual = posed_positions(loaded, evaluate(loaded, loaded_clip, time or 0.0))
-        error = np.abs(actual - maths.transform_points(conversion, expected)).max() / original.extent()
+        error = np.abs(actual - maths.transform_points(conversion, expected)).max() / rest_extent(original)
         assert error <= 1e-5, (time, error)

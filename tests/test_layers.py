@@ -135,3 +135,44 @@ def test_importing_the_readers_loads_no_pose_code():
     assert done.returncode == 0, done.stderr
     assert {"app.formats.gltf", "app.formats.c3de", "app.formats.nwn_model"} <= set(READERS)
     assert done.stdout.split() == ["False", "False"]
+
+
+def _type_only_lines(path: Path) -> set[int]:
+    """The lines of imports under ``if TYPE_CHECKING:`` (for annotations; never run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            imports = (inner for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom)))
+            lines |= {inner.lineno for inner in imports}
+    return lines
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each app module and the app modules it imports when it runs (function-level imports included)."""
+    modules = {_module_name(path) for path in SOURCES}
+    graph = {}
+    for path in SOURCES:
+        importer, skipped = _module_name(path), _type_only_lines(path)
+        targets = set()
+        for module, names, line in _imports(path):
+            if line in skipped:
+                continue
+            targets |= {module} & modules
+            targets |= {f"{module}.{name}" for name in names} & modules
+        graph[importer] = targets - {importer}
+    return graph
+
+
+def test_no_module_imports_itself_through_others():
+    """No import cycle among app's modules: each one's imports, followed, never lead back to it."""
+    graph = _import_graph()
+    assert graph["app.cli.commands"] >= {"app.cli.shared"}  # the graph sees real imports
+    for start in graph:
+        seen, frontier = set(), list(graph[start])
+        while frontier:
+            module = frontier.pop()
+            assert module != start, f"{start} imports itself through {sorted(seen)}"
+            if module not in seen:
+                seen.add(module)
+                frontier.extend(graph.get(module, ()))

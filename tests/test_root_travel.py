@@ -9,6 +9,7 @@ import pytest
 from app.animation.root_motion import frame_worlds, in_place, motion_root, root_travel
 from app.cli.main import main
 from app.model import Clip, Track
+from app.pose import rest_extent
 from tests.helpers import chain_model, translation
 
 
@@ -114,7 +115,7 @@ def test_root_path_lines_follow_the_ground_with_a_facing_tick_each_second():
     # frames at 0, 0.5, 1, 2 s; the height is left out (Z up).
     assert np.allclose(segments, [[[0, 0, 0], [1.5, 2, 0]], [[1.5, 2, 0], [3, 4, 0]], [[3, 4, 0], [3, 4, 0]]])
     # ticks at 0, 1 and 2 s, facing the front of a Z-up model (−Y) as the root has not turned.
-    reach = TICK_SHARE * model.extent()
+    reach = TICK_SHARE * rest_extent(model)
     assert np.allclose(ticks[:, 0], [[0, 0, 0], [3, 4, 0], [3, 4, 0]])
     assert np.allclose(ticks[:, 1] - ticks[:, 0], [[0, -reach, 0]] * 3)
 

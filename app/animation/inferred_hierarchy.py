@@ -24,6 +24,7 @@ import numpy as np
 
 from app.animation.root_motion import frame_worlds
 from app.model import Clip, Model, Skeleton, derive_tails
+from app.pose import rest_extent
 
 #: A direction of a joint is pinned by the clips where the two bones turn apart at least this much
 #: about it (radians, root mean square over the frames); the meeting of the skins gives the rest.
@@ -69,7 +70,7 @@ def inferred_skeleton(model: Model) -> Skeleton:
     count = len(skeleton)
     samples, skin = _skin_samples(model)
     skinning = _skinning_frames(model)
-    pairs, costs, pivots = _joint_candidates(samples, skinning, model.extent())
+    pairs, costs, pivots = _joint_candidates(samples, skinning, rest_extent(model))
     parents = _tree(count, pairs, costs, skin)
     joints = {(int(a), int(b)): pivot for (a, b), pivot in zip(pairs, pivots)}
     root = int(np.flatnonzero(parents < 0)[0])

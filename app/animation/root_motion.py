@@ -9,7 +9,7 @@ import numpy as np
 
 from app.model import Clip, Model, hierarchy_levels, world_from_local
 from app.orientation import facing
-from app.pose import Pose, animated_bones, compose_world, keyed_local_frames, pose_from_world
+from app.pose import animated_bones, compose_world, keyed_local_frames, Pose, pose_from_world, rest_extent
 
 #: A clip has root motion when its motion root strays over the ground from where it starts by more
 #: than this share of the model's size (a walk in place sways by a few per cent).
@@ -52,7 +52,7 @@ def motion_root(model: Model, worlds: np.ndarray, bones: np.ndarray | None = Non
         return -1
     moving = np.zeros(len(model.skeleton), bool)
     moving[slice(None) if bones is None else bones] = \
-        np.ptp(worlds[:, :, :3, 3], axis=0).max(axis=1, initial=0.0) > 1e-9 * max(model.extent(), 1e-9)
+        np.ptp(worlds[:, :, :3, 3], axis=0).max(axis=1, initial=0.0) > 1e-9 * max(rest_extent(model), 1e-9)
     for level in model.skeleton.levels:
         moved = level[moving[level]]
         if len(moved):
@@ -112,7 +112,7 @@ def movable_bones(skeleton, animated: np.ndarray) -> np.ndarray:
 def has_root_motion(model: Model, clip: Clip) -> bool:
     """The clip carries the model away (``ROOT_MOTION_SHARE``): the view follows it while it plays."""
     path = root_path(model, clip)
-    return float(np.linalg.norm(path - path[0], axis=1).max()) > ROOT_MOTION_SHARE * model.extent()
+    return float(np.linalg.norm(path - path[0], axis=1).max()) > ROOT_MOTION_SHARE * rest_extent(model)
 
 
 def root_travel(model: Model, clip: Clip) -> tuple[float, float]:
@@ -221,5 +221,5 @@ def root_path_lines(model: Model, clip: Clip) -> tuple[np.ndarray, np.ndarray]:
     directions = over_ground(turns @ front, model.up_axis)
     lengths = np.linalg.norm(directions, axis=1, keepdims=True)
     directions = np.divide(directions, lengths, out=np.zeros_like(directions), where=lengths > 0)
-    ticks = np.stack([places, places + TICK_SHARE * model.extent() * directions], axis=1)
+    ticks = np.stack([places, places + TICK_SHARE * rest_extent(model) * directions], axis=1)
     return segments, ticks

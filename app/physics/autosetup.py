@@ -35,6 +35,7 @@ from app.physics.joint_kinds import KINDS
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
 from app.physics.symmetry import AXIS_SNAP, FUSED_SIDE, SIDE_WORDS, mirror_bones
+from app.pose import rest_extent
 
 #: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
 MIN_BONE_FRACTION = 0.07
@@ -495,7 +496,7 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
     """Parts on long bones, cone-twists to the nearest ancestor's part."""
     skeleton = model.skeleton
     skinned = bool(shape.owned)
-    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * model.extent()
+    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * rest_extent(model)
                      and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
                      for b in range(len(skeleton))])
     ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
@@ -638,7 +639,7 @@ def _fit_part(model: Model, shape: _Shape, name: str, bone: int, hub: np.ndarray
         eighth = (span[1] - span[0]) / 8
         low[across], high[across] = head[across] - eighth, head[across] + eighth
     size = high - low
-    size = np.maximum(size, max(0.15 * size.max(), 1e-3 * model.extent()))
+    size = np.maximum(size, max(0.15 * size.max(), 1e-3 * rest_extent(model)))
     centre = box_frame[:3, :3] @ ((low + high) / 2)
     quantum = _quantum(model)
     return Part(name=name, bone=skeleton.names[bone], size=_rounded(size, quantum),
@@ -717,7 +718,7 @@ def _shortest_arc(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 def _quantum(model: Model) -> float:
     """The step lengths are rounded to: a millionth of the model's size, as a power of ten."""
-    return 10.0 ** (np.floor(np.log10(model.extent())) - 6)
+    return 10.0 ** (np.floor(np.log10(rest_extent(model))) - 6)
 
 
 def _rounded(values, quantum: float = 1e-7) -> tuple[float, ...]:

@@ -19,7 +19,7 @@ from app.physics.multibody import gimbal_angles
 from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, UP_AXES, Ragdoll
 from app.physics.rig import Rig
-from app.pose import rest_pose
+from app.pose import rest_extent, rest_pose
 
 #: The verdict's thresholds (reported with it). Overshoot: degrees past a limit at any step;
 #: penetration: a part's deepest point below the ground (cm); mass ratio: heavier over lighter part
@@ -85,7 +85,7 @@ def _trial(world: Ragdoll) -> tuple[np.ndarray, np.ndarray, bool]:
 
     run(SETTLE_SECONDS)
     up = np.eye(3)[UP_AXES[world.model.up_axis]]
-    reach = 2.0 * world.model.extent()
+    reach = 2.0 * rest_extent(world.model)
     for shot in range(SHOTS):
         if not finite:
             break
@@ -113,12 +113,12 @@ def _pull(world: Ragdoll, up: np.ndarray, run) -> None:
     """Drag the heaviest part up by half the model's height over PULL_SECONDS, then let go."""
     part = int(np.argmax(world.rig.masses))
     centre = world.part_world()[part, :3, 3]
-    hit = world.begin_drag(centre + up * 2.0 * world.model.extent(), -up)
+    hit = world.begin_drag(centre + up * 2.0 * rest_extent(world.model), -up)
     if hit is None:
         return
     steps = 10
     for index in range(1, steps + 1):
-        world.drag_to(hit.point + up * 0.5 * world.model.extent() * index / steps)
+        world.drag_to(hit.point + up * 0.5 * rest_extent(world.model) * index / steps)
         run(PULL_SECONDS / steps)
     world.end_drag()
 
@@ -196,7 +196,7 @@ def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     owners, positions = dominant_owners(model)
     if not len(owners):
         return []
-    outside = ~covered_by_boxes(rig, positions, THRESHOLDS["cover_margin"] * model.extent())
+    outside = ~covered_by_boxes(rig, positions, THRESHOLDS["cover_margin"] * rest_extent(model))
     loose = owners[(owners >= 0) & outside]
     counts = np.bincount(loose, minlength=len(model.skeleton))
     enough = counts >= THRESHOLDS["uncovered_vertex_share"] * len(owners)

@@ -30,7 +30,7 @@ from app.physics.multibody import (MAX_LINKS, Body, build_layout, gimbal_angles,
                                    link_frames_bind)
 from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.rig import Rig, bind_rig, rigid_inverse
-from app.pose import Pose, evaluate, pose_from_world, posed_bounds, rest_pose
+from app.pose import evaluate, Pose, pose_from_world, posed_bounds, rest_extent, rest_pose
 
 
 def _import_pybullet():
@@ -779,7 +779,7 @@ class Ragdoll:
         unit, valid = maths.normalize(np.asarray(direction, dtype=np.float64))
         if not valid:
             raise ValueError("the ray's direction is zero")
-        reach = 100.0 * self.model.extent() + float(np.linalg.norm(origin))
+        reach = 100.0 * rest_extent(self.model) + float(np.linalg.norm(origin))
         start, end = origin * self.scale, (origin + unit * reach) * self.scale
         result = RayResult._make(pb.rayTest(list(start), list(end), physicsClientId=self.client)[0])
         owner = self._owners.get((result.objectUniqueId, result.linkIndex))

@@ -23,7 +23,15 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, floor_height, palette_offset, posed_bounds, rest_pose, skinning_palette
+from app.pose import (
+    Pose,
+    floor_height,
+    palette_offset,
+    posed_bounds,
+    rest_extent,
+    rest_pose,
+    skinning_palette,
+)
 from app.render.camera import Camera
 from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
 from app.render.shaders import load_program, set_uniform
@@ -159,7 +167,7 @@ def bone_octahedra(model: Model) -> Mesh:
     y_axes, valid = maths.normalize(along)
     bind_y, _ = maths.normalize(skeleton.bind_world[:, :3, 1])
     y_axes = np.where(valid[:, None], y_axes, bind_y)
-    lengths = np.where(valid, lengths, BONE_STUB * model.extent())
+    lengths = np.where(valid, lengths, BONE_STUB * rest_extent(model))
     bind_x = skeleton.bind_world[:, :3, 0]
     x_axes = bind_x - np.sum(bind_x * y_axes, axis=1)[:, None] * y_axes
     x_axes, x_valid = maths.normalize(x_axes)
@@ -248,7 +256,7 @@ class Renderer:
         previous = {id(gpu_mesh.mesh): gpu_mesh for gpu_mesh in self.meshes}
         self._release_vertex_arrays()
         self.model = model
-        self.extent = model.extent()
+        self.extent = rest_extent(model)
         self.meshes = [self._gpu_mesh(model, mesh, previous) for mesh in model.meshes]
         for gpu_mesh in previous.values():
             gpu_mesh.release()

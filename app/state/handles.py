@@ -29,6 +29,7 @@ from app import maths
 from app.physics.rig import rigid_inverse
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
+from app.pose import rest_extent
 
 #: Handle sizes as fractions of the model's extent: arrow length, knob half size, ring radius.
 ARROW_LENGTH = 0.14
@@ -65,7 +66,7 @@ def handles(document: RagdollDocument, simulation: Simulation) -> list[Handle]:
     part, joint = document.selected_part, document.selected_joint
     if rig is None or simulation.running or (part is None and joint is None):
         return []  # (asked on every pointer move over the view: nothing to work out)
-    extent = document.model.extent()
+    extent = rest_extent(document.model)
     frames = simulation.part_frames()[0]
     found = []
     if part is not None and part < len(frames):
@@ -147,7 +148,7 @@ class HandleDrag:
             part = profile.parts[handle.target]
             self.name = part.name
             self.start = part.offset if handle.kind == "move" else part.size
-        self.extent = document.model.extent()
+        self.extent = rest_extent(document.model)
         self.grab = self._reading(origin, direction)
         document.begin_gesture()
 

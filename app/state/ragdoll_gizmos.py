@@ -11,6 +11,7 @@ from app.scene.gizmo_scene import (ACTIVE_HANDLE_COLOR, AXIS_COLORS, GizmoScene,
 from app.state.handles import Handle, handles
 from app.state.ragdoll_document import RagdollDocument
 from app.state.simulation import Simulation
+from app.pose import rest_extent
 
 #: How each kind of handle is drawn (app.scene.gizmo_scene.handle_scene).
 HANDLE_SHAPES = {"move": "arrow", "size": "knob", "rotate": "ring", "pivot": "arrow"}
@@ -26,7 +27,7 @@ def ragdoll_gizmos(document: RagdollDocument, simulation: Simulation, editing: b
     frames = simulation.part_frames()
     boxes = frames @ rig.box_rotations
     scene = ragdoll_scene(
-        boxes[0] if editing else None, rig.half_extents, extent=document.model.extent(),
+        boxes[0] if editing else None, rig.half_extents, extent=rest_extent(document.model),
         joint_world=rig.joint_world(frames[0]), hinge=rig.hinge, joint_limits=rig.joint_limits,
         selected_part=document.selected_part, selected_joint=document.selected_joint,
         copy_box_world=boxes[1:].reshape(-1, 4, 4) if len(boxes) > 1 else None, show_joints=editing,

@@ -22,7 +22,7 @@ import numpy as np
 from app.events import Events
 from app.model import Clip
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
-from app.pose import Pose
+from app.pose import Pose, rest_extent
 from app.scene.gizmo_scene import pick_box
 from app.state.ragdoll_document import RagdollDocument
 
@@ -377,7 +377,7 @@ class Simulation:
         hit = self.ragdoll.shoot(origin, direction, self.impulse)
         self.last_hit = hit
         origin = np.asarray(origin, np.float64)
-        extent = self.document.model.extent()
+        extent = rest_extent(self.document.model)
         end = hit.point if hit else origin + np.asarray(direction, np.float64) * 3.0 * extent
         self.last_shot = (origin, np.asarray(end, np.float64), hit is not None, _time.monotonic())
         self.message = f"Shot {hit.name} ({self.impulse:g} N·s)" if hit else "Missed"

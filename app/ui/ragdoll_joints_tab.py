@@ -13,6 +13,7 @@ from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll_document import RagdollDocument
 from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
                                     show_selected_row, spin, warn_on_error, with_buttons)
+from app.pose import rest_extent
 
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
 KIND_LABELS = {kind.name: kind.label for kind in KINDS.values()}
@@ -103,8 +104,8 @@ class JointsTab(QSplitter):
                     box.clear()
                     box.addItems(names)
         if document.model is not None:
-            step, decimals = length_step(document.model.extent())
-            reach = OFFSET_REACH * document.model.extent()
+            step, decimals = length_step(rest_extent(document.model))
+            reach = OFFSET_REACH * rest_extent(document.model)
             for box in self.offset_a_boxes + self.offset_b_boxes:
                 box.setDecimals(decimals)
                 box.setSingleStep(step)

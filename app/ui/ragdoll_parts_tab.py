@@ -11,6 +11,7 @@ from app.physics.profile import SHAPES
 from app.state.ragdoll_document import RagdollDocument
 from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, row_table,
                                     show_selected_row, spin, warn_on_error, with_buttons)
+from app.pose import rest_extent
 
 PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
                 "Mass kg")
@@ -39,8 +40,8 @@ class _PartDelegate(QStyledItemDelegate):
             return combo
         if index.column() == MASS:
             return spin(parent, 0.001, 1e6, 0.1, 3)
-        step, decimals = length_step(model.extent())
-        reach = OFFSET_REACH * model.extent()
+        step, decimals = length_step(rest_extent(model))
+        reach = OFFSET_REACH * rest_extent(model)
         low = 10.0 ** -decimals if index.column() <= SIZE_Z else -reach
         return spin(parent, low, reach, step, decimals)
 
