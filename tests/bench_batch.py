@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.cli.batch.command import default_jobs
+from app.cli.batch.run import default_jobs
 from app.loading import load
 from app.resources import demo_paths
 from tests.bench import F3D_RENDER, best_interleaved, installed_env, wall

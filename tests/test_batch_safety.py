@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.batch import command, jobs, report
+from app.cli.batch import jobs, report, run
 from app.cli.batch.grouping import find_files, group_files
 from app.cli.batch.locks import holding
 from app.export.writers import MODEL_WRITERS
@@ -423,7 +423,7 @@ def test_workers_that_cannot_be_started_are_one_line(tmp_path, monkeypatch, caps
     def no_fork(*_args, **_kwargs):
         raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
 
-    monkeypatch.setattr(command, "run_jobs", no_fork)
+    monkeypatch.setattr(run, "run_jobs", no_fork)
     assert exit_status(["batch", "info", str(fox), "-o", str(tmp_path / "out")]) == 3
     assert one_error_line(capsys) == f"error: {os.strerror(errno.EAGAIN)}"
 

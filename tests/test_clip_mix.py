@@ -1,9 +1,9 @@
-"""Two clips at once (app.animation.clip_mix) against poses worked out by hand on the two-bone chain."""
+"""Two clips at once (app.animation.mix) against poses worked out by hand on the two-bone chain."""
 
 import numpy as np
 import pytest
 
-from app.animation.clip_mix import Mix, baked_clip, fade_weight, mixed_world, subtree_mask
+from app.animation.mix import Mix, baked_clip, fade_weight, mixed_world, subtree_mask
 from app.model import Clip, Track
 from app.pose import evaluate
 from tests.helpers import chain_model, skeleton, translation

@@ -1,4 +1,4 @@
-"""Numbered loose bones (C3DE) paired by where they rest (app.animation.geometric_map), when their inferred
+"""Numbered loose bones (C3DE) paired by where they rest (app.animation.placed_map), when their inferred
 hierarchies differ: characters built by hand (tests/loose_rigs.py) with their bones in shuffled file
 orders, other proportions, sizes and axes; the true pairing comes from how the test built them."""
 
@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.animation.geometric_map import PAIR_DISTANCE, placement_costs, rooted_at, side
+from app.animation.placed_map import PAIR_DISTANCE, placement_costs, rooted_at, side
 from app.animation.inferred_hierarchy import inferred_skeleton
 from app.animation.retarget import suggested_map
 from tests.loose_rigs import PARTS, Z_UP_FACING_X, figure, loose_model, posed_frames, skinning, walk_turns

@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
-from app import loading, maths, textures
+from app import loading, maths
+from app.formats import textures
 from app.formats import bnf
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.model import Clip, Mesh, Track

@@ -225,7 +225,7 @@ def test_texture_of_12000_pixels_a_side_is_downscaled_with_a_warning(tmp_path, c
     assert any("12000×12000 is larger than 8192 on a side: downscaled to 6000×6000" in warning
                for warning in facts["warnings"])
     assert facts["mesh_list"][0]["texture_path"] == str(picture)
-    from app import textures
+    from app.formats import textures
 
     image, _ = textures.read_image(picture)
     # Halved by averaging 2×2 blocks: the edge at column 6000 falls between blocks, so it stays sharp.

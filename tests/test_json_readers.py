@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import loading
-from app.cli.mix_arguments import read_map
+from app.cli.clip_options import read_map
 from app.errors import InputError
 from app.formats.gltf_container import parse_json
 from app.formats.registry import ReadError

@@ -2,7 +2,7 @@
 
 Every module of app/ is in one layer, and each layer imports only itself and the layers its rule
 names (``RULES``); a module in no layer fails. The core (model, maths, pose, skin weights, the posing
-steps, errors, textures, orientation, events) imports nothing above it; the plumbing (resources, user
+steps, errors, orientation, events) imports nothing above it; the plumbing (resources, user
 files, atomic files, bounded JSON, signals) only the core; formats, render, physics and export never
 import one another; readers import no pose code (what needs the model posed they leave in
 ``Model.pending`` for loading, which imports only formats and the core); scene (what is drawn, as
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.textures", "app.orientation", "app.events",
+CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.orientation", "app.events",
         "app.skin_weights", "app.pending"}
 PLUMBING = {"app.resources", "app.user_files", "app.atomic_files", "app.json_text", "app.interrupts"}
 BELOW_STATE = {"core", "plumbing", "formats", "loading", "scene", "physics", "export", "animation"}
@@ -158,8 +158,8 @@ def _import_graph() -> dict[str, set[str]]:
         for module, names, line in _imports(path):
             if line in skipped:
                 continue
-            targets |= {module} & modules
-            targets |= {f"{module}.{name}" for name in names} & modules
+            submodules = {f"{module}.{name}" for name in names} & modules
+            targets |= submodules or ({module} & modules)  # ``from app.formats import textures``
         graph[importer] = targets - {importer}
     return graph
 

@@ -1,4 +1,4 @@
-"""Finding and decoding texture images (app/textures.py): lookup rules, each image type, bad images,
+"""Finding and decoding texture images (app/formats/textures.py): lookup rules, each image type, bad images,
 assigned images, and the textures each reader names, on files the tests write."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app import loading, textures
+from app import loading
+from app.formats import textures
 from app.formats import LoadOptions
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_mesh

@@ -12,7 +12,7 @@ from app import formats, loading
 from app.model import Clip, Mesh, Track
 from app.state.display import DisplayOptions
 from app.state.viewer import ViewerState, with_suffix
-from app.textures import TextureError
+from app.formats.textures import TextureError
 from tests.helpers import chain_model
 
 #: The turn clip: bone0 turns from 0 to 90 degrees about Z over one second.

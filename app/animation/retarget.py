@@ -6,7 +6,7 @@ rest alike move alike whatever their bones' local axes); every target bone keeps
 and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
 of the two skeletons' hip heights. A skeleton of loose bones (C3DE's) is carried through the hierarchy
 and rest pose inferred for it (app.animation.inferred_hierarchy); its numbered bones pair by index when both
-skeletons' inferred hierarchies agree, else by where they rest (app.animation.geometric_map).
+skeletons' inferred hierarchies agree, else by where they rest (app.animation.placed_map).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
-from app.animation.clip_mix import subtree_mask
-from app.animation.geometric_map import placed_map
+from app.animation.mix import subtree_mask
+from app.animation.placed_map import placed_map
 from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.animation.root_motion import frame_worlds, motion_root
 from app.model import Clip, Model, Skeleton
@@ -97,7 +97,7 @@ def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
 def suggested_map(source: Model, target: Model) -> dict[str, str]:
     """``suggest_map`` of the two skeletons; when no names agree and both are of loose numbered bones
     (C3DE), bone by bone in file order where their inferred hierarchies are the same, else by where
-    the bones rest (``geometric_map.placed_map``: it may pair few bones, or none)."""
+    the bones rest (``placed_map.placed_map``: it may pair few bones, or none)."""
     mapping = suggest_map(source.skeleton, target.skeleton)
     if mapping or not numbered_loose(source.skeleton) or not numbered_loose(target.skeleton):
         return mapping

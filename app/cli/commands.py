@@ -134,15 +134,15 @@ def _writer(output: Path, table: dict):
 
 
 def render(args: Namespace) -> int:
-    from app.cli import animation_output
+    from app.cli import render_animation
 
-    if animation_output.wants_animation(args):
-        return animation_output.render(args)
+    if render_animation.wants_animation(args):
+        return render_animation.render(args)
     output = output_path(args.output)
     if output.suffix.lower() != ".png":
         raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
                          f"got {output.name!r}")
-    args.size = args.size or animation_output.DEFAULT_SIZE
+    args.size = args.size or render_animation.DEFAULT_SIZE
     check_output(output, named_inputs(args))
     model = load_model(args)
     refuse_inputs(output, model_inputs(model))

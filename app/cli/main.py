@@ -267,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="run the profile through the standard trial and print a JSON report "
                          "(exit 1 when it fails)")
 
-    from app.cli.batch.cli import add_batch_parser
+    from app.cli.batch.arguments import add_batch_parser
 
     add_batch_parser(commands, _add_load_options, _add_render_options, _add_instant, TIMEOUT)
     return parser
@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
         args = build_parser().parse_args(argv)
         if args.command == "batch":
-            from app.cli.batch.command import run
+            from app.cli.batch.run import run
 
             return run(args)
         from app.cli import commands

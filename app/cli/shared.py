@@ -14,7 +14,7 @@ from pathlib import Path
 from app import formats, loading
 from app.animation.root_motion import in_place_model, root_travel
 from app.atomic_files import same_file, special_kind
-from app.cli.mix_arguments import mixed_model
+from app.cli.clip_options import mixed_model
 from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time

@@ -34,7 +34,7 @@ Interpretation (docs/formats/README.md conventions):
   A material gives the base colour factor, alpha mode and cutoff, double-sidedness, and its base-colour
   texture: the sampler's wrap modes, a KHR_texture_transform matrix, the TEXCOORD set it names, and
   the image — decoded here when embedded (GLB bufferView or data URI), else its URI, which the texture
-  lookup finds beside the file (app/textures.py). Without a texture, ``extras.texture`` names one
+  lookup finds beside the file (app/formats/textures.py). Without a texture, ``extras.texture`` names one
   (Boneyard's exporter keeps there the names glTF cannot reference as images).
 
 Every malformed input raises ``ReadError`` naming the file and the JSON path (and, inside a GLB, the
@@ -90,7 +90,7 @@ from app.model import (
 )
 from app.pending import BakeVertexClip, DeriveTailsAtRest
 from app.skin_weights import GPU_INFLUENCES, top_influences
-from app.textures import decode_embedded
+from app.formats.textures import decode_embedded
 
 if TYPE_CHECKING:
     from pygltflib import GLTF2

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
 
-from app import errors, textures
+from app import errors
+from app.formats import textures
 from app.errors import InputError
 from app.model import Model
 

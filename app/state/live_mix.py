@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.animation.clip_mix import Mix, MixMode, subtree_mask
+from app.animation.mix import Mix, MixMode, subtree_mask
 from app.model import Model
 
 #: The modes in the order the timeline offers them.

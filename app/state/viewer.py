@@ -35,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from app import formats, loading
-from app.animation.clip_mix import baked_clip
+from app.animation.mix import baked_clip
 from app.animation.retarget import check_map, retarget_clips
 from app.animation.root_motion import (
     PATH_COLOR,
@@ -58,7 +58,7 @@ from app.state.playback import Playback
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
 from app.state.simulation import Simulation
-from app.textures import IMAGE_SUFFIXES, TextureError, read_image
+from app.formats.textures import IMAGE_SUFFIXES, TextureError, read_image
 
 
 class ActionError(Exception):

@@ -34,7 +34,7 @@ from app.state.display import draw_settings
 from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
 from app.state.playback import Playback
 from app.state.viewer import ActionError, Exported, ViewerState
-from app.textures import IMAGE_SUFFIXES, TextureError
+from app.formats.textures import IMAGE_SUFFIXES, TextureError
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.elided_text import ElidedLabel
 from app.ui.image_files import save_image

@@ -8,7 +8,7 @@ import dataclasses
 from argparse import Namespace
 
 from app import formats, loading
-from app.animation.clip_mix import Mix, baked_clip, subtree_mask
+from app.animation.mix import Mix, baked_clip, subtree_mask
 from app.animation.retarget import (
     check_map,
     hierarchy_difference,
