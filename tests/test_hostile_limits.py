@@ -218,9 +218,9 @@ def test_texture_of_12000_pixels_a_side_is_downscaled_with_a_warning(tmp_path, c
     Image.fromarray(pixels).save(picture, compress_level=1)
     del pixels
     assert picture.stat().st_size < 3_000_000
-    started = time.perf_counter()
+    started = time.process_time()  # CPU seconds: other jobs on a busy machine do not stretch them
     assert exit_status(["info", "--json", "--demo", "--texture", str(picture)]) == 0
-    assert time.perf_counter() - started < QUICK
+    assert time.process_time() - started < QUICK
     facts = json.loads(capsys.readouterr().out)
     assert any("12000×12000 is larger than 8192 on a side: downscaled to 6000×6000" in warning
                for warning in facts["warnings"])
