@@ -60,8 +60,7 @@ def with_clips_from(model: Model, args: Namespace) -> Model:
         if args.map:
             raise ValueError("--map needs --clips-from")
         return model
-    # the model options (--up, --texture) are for the model itself, not the clips' files
-    options = dataclasses.replace(formats.LoadOptions.from_arguments(args), up=None, textures=[])
+    options = loading.other_skeleton_options(formats.LoadOptions.from_arguments(args))
     source = loading.load(args.clips_from, options)
     _check_clips(args.clips_from[0], source)
     if args.map:
