@@ -50,6 +50,7 @@ from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_
 from app.model import Clip, Model
 from app.pose import Pose
 from app.resources import demo_paths
+from app.scene.draw_settings import DrawSettings
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.live_mix import MixSettings, carried, checked, first_settings
@@ -117,7 +118,7 @@ class ViewerState:
         self._given_texture_dirs = list(self.load_options.texture_dirs)
         self.model: Model | None = None
         self.playback: Playback | None = None
-        self.display = DisplayOptions(show_hidden=self.load_options.show_hidden)
+        self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
         self.document = self.simulation = self.ragdoll_tool = None

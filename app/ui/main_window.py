@@ -28,8 +28,8 @@ from app.atomic_files import same_file
 from app.errors import InputError
 from app.model import Model
 from app.render.offscreen import max_image_side
+from app.scene.draw_settings import draw_settings
 from app.scene.gizmo_scene import joined_scenes
-from app.state.display import draw_settings
 from app.state.load_requests import ClipsRequest, LoadRequest, OtherSkeletonRequest, TextureDrop
 from app.state.playback import Playback
 from app.state.viewer import ActionError, Exported, ViewerState
@@ -335,7 +335,8 @@ class MainWindow(QMainWindow):
 
     def _show_view_options(self) -> None:
         """The viewport draws what the display options and the selected bone say."""
-        self.viewport.show_settings(draw_settings(self.state.display, self.state.selected_bone))
+        display = self.state.display
+        self.viewport.show_settings(draw_settings(display.drawn, self.state.selected_bone, display.heatmap))
 
     def _show_display(self, name: str, value) -> None:
         for key, _, option, _ in DISPLAY_ACTIONS:
