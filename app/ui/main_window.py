@@ -796,12 +796,16 @@ class MainWindow(QMainWindow):
     def export_animation(self, path: str | Path, choice) -> bool:
         """Write ``choice`` (an ``AnimationChoice``) to ``path``, reported; False when it failed or was
         cancelled."""
-        from app.ui.export_animation import Cancelled, export_animation
+        from app.ui.export_animation import Cancelled, OverLimit, export_animation
 
         try:
             line = export_animation(self, choice, Path(path))
         except Cancelled:
             self.statusBar().showMessage("Export Animation cancelled", 5000)
+            return False
+        except OverLimit as error:
+            QMessageBox.warning(self, "Export Animation", f"{Path(path).name} was not written: {error}. "
+                                "Choose fewer frames (a shorter span or a lower rate) or a smaller size.")
             return False
         except (OSError, ValueError, RuntimeError) as error:
             QMessageBox.warning(self, "Export Animation", f"Could not write {path}: {error}")
