@@ -33,6 +33,7 @@ from app.render.offscreen import (
     check_memory,
     check_sides,
     max_image_side,
+    save_png,
 )
 from app.ui.size_fields import SizeFields
 
@@ -213,9 +214,6 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
 
     try:
         if choice.kind == "sheet":
-            from app.render import sheet
-            from app.render.offscreen import save_png
-
             image = sheet.render_sheet(renderer, model, choice.frames, choice.size, options, "iso",
                                        progress=step)
             save_png(image, path)
