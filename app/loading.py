@@ -30,6 +30,13 @@ def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
     return finish(registry.load(paths, options))
 
 
+def other_skeleton_options(options: LoadOptions) -> LoadOptions:
+    """The model's reader options for files of another skeleton whose clips it is to play: the up axis
+    and the assigned images are the model's own, not those files'. The window's attach and the
+    command line's ``--clips-from`` read with these."""
+    return replace(options, up=None, textures=[])
+
+
 def load_written(path: str | Path) -> Model:
     """A file this program just wrote, read back for a check: a glTF is first held to the Khronos
     validator's key-time rules (app/formats/gltf_rules.py; ReadError where it would be rejected)."""

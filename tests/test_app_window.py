@@ -563,3 +563,29 @@ def test_attach_animation_of_another_skeleton_opens_the_bone_map(window, qtbot, 
         window.attach_action.trigger()
     assert window.model.files == [str(demo_paths()[0]), copy] and len(maps) == 1
     assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk (2)", "idle (2)"]
+
+
+def test_attach_clips_of_another_skeleton_reads_in_the_background(window, qtbot, tmp_path, monkeypatch):
+    """File › Attach Clips of Another Skeleton: the files are read on the load thread, then the bone
+    map opens; a file that cannot be read is a warning and the model stays."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.resources import demo_paths
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.tool_exports import mixamo_character
+
+    soldier = str(mixamo_character(tmp_path))
+    maps, warned = [], []
+    monkeypatch.setattr(BoneMapDialog, "exec",
+                        lambda dialog: maps.append(dialog.mapping()) or dialog.accept())
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text: warned.append((title, text)))
+    open_and_wait(window, qtbot, [soldier])
+    window.attach_other([str(demo_paths()[0])])
+    assert window.loader.waiting
+    qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
+                    timeout=LOAD_TIMEOUT_MS)
+    assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
+    window.attach_other([str(tmp_path / "missing.glb")])
+    qtbot.waitUntil(lambda: bool(warned), timeout=LOAD_TIMEOUT_MS)
+    assert warned[0][0] == "Attach Clips of Another Skeleton" and "missing.glb" in warned[0][1]
+    assert window.model.files == [soldier] and len(maps) == 1

@@ -29,9 +29,9 @@ def test_the_window_takes_the_model_options():
 
 
 def test_window_load_options_come_from_the_command_line():
-    from app.formats import LoadOptions
+    from app.cli.shared import load_options
 
-    options = LoadOptions.from_arguments(build_app_parser().parse_args(["x.mdl", *OPTIONS]))
+    options = load_options(build_app_parser().parse_args(["x.mdl", *OPTIONS]))
     assert options.up == "Y" and options.show_hidden
     assert options.textures == [("body", "a.png"), (None, "b.png")] and options.texture_dirs == ["t1", "t2"]
 

@@ -104,3 +104,14 @@ def test_animation_files_and_files_that_cannot_be_read_attach_as_before(on_scree
     for paths in ([animation], [str(tmp_path / "missing.glb")]):
         assert on_screen.attach_request(paths) == LoadRequest(
             (str(tmp_path / "hero.glb"), *paths), on_screen.load_options, True)
+
+
+def test_clips_of_another_skeleton_are_read_alone_with_the_models_options_less_its_own(on_screen):
+    """File › Attach Clips of Another Skeleton: the files alone, without the model's up axis and
+    images (the rule ``--clips-from`` reads with too), whatever they hold."""
+    from app.state.load_requests import OtherSkeletonRequest
+
+    on_screen.load_options = formats.LoadOptions(fps=5.0, up="Z", textures=[(None, "skin.png")])
+    request = on_screen.other_skeleton_request([Path("walk.glb")])
+    assert request == OtherSkeletonRequest(("walk.glb",), formats.LoadOptions(fps=5.0))
+    assert loading.other_skeleton_options(on_screen.load_options) == request.options

@@ -75,3 +75,28 @@ def test_the_mix_on_screen_is_offered_and_exported(qtbot, tmp_path):
     assert window.export_animation(tmp_path / "mix_%02d.png", choice)
     assert len(list(tmp_path.glob("mix_*.png"))) == 19  # 0 to 3.6 s, 5 a second
     assert [clip.name for clip in window.model.clips] == ["walk", "idle"]  # the mix was not kept
+
+
+def test_exports_keep_to_the_command_lines_limits(qtbot, tmp_path, monkeypatch):
+    """Too many frames, a sheet too large, or frames memory cannot hold: a warning before any drawing,
+    and no file (``boneyard render``'s limits, app/render/video.py and sheet.py)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.render import offscreen, sheet, video
+    from app.ui.export_animation import AnimationChoice
+
+    window = show_demo_window(qtbot)
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: warned.append(text))
+    monkeypatch.setattr(video, "MAX_FRAMES", 10)
+    walk = dict(clip=0, start=0.0, end=1.0, fps=10.0, size=(96, 72), turntable=False, frames=3)
+    assert not window.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
+    assert "walk.gif was not written: 11 frames at 10 per second; at most 10 are rendered" in warned[-1]
+    monkeypatch.setattr(sheet, "MAX_SIDE", 200)
+    assert not window.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
+    assert "the sheet would be 288×172 pixels, over 200 on a side" in warned[-1]
+    monkeypatch.setattr(offscreen, "available_memory", lambda: 1 << 20)
+    walk["end"] = 0.5
+    assert not window.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
+    assert "a 96×72 picture needs about" in warned[-1] and len(warned) == 3
+    assert list(tmp_path.iterdir()) == []

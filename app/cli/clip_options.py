@@ -53,16 +53,15 @@ def _json_error(path: str, error: JsonError) -> InputError:
     return InputError(path, f"not JSON: {error.message} (column {error.column})", line=error.line)
 
 
-def with_clips_from(model: Model, args: Namespace) -> Model:
-    """``model`` playing the clips of the ``--clips-from`` files (unchanged without the option).
-    ValueError for a suggested map that cannot be used; InputError naming the map file for its own."""
+def with_clips_from(model: Model, args: Namespace, options: formats.LoadOptions) -> Model:
+    """``model`` playing the clips of the ``--clips-from`` files, read with the model's reader
+    ``options`` as the other skeleton's (unchanged without the option). ValueError for a suggested map
+    that cannot be used; InputError naming the map file for its own."""
     if not args.clips_from:
         if args.map:
             raise ValueError("--map needs --clips-from")
         return model
-    # the model options (--up, --texture) are for the model itself, not the clips' files
-    options = dataclasses.replace(formats.LoadOptions.from_arguments(args), up=None, textures=[])
-    source = loading.load(args.clips_from, options)
+    source = loading.load(args.clips_from, loading.other_skeleton_options(options))
     _check_clips(args.clips_from[0], source)
     if args.map:
         try:
@@ -136,11 +135,11 @@ def requested_mix(model: Model, args: Namespace) -> Mix:
     return Mix(mode, second, amount, subtree_mask(model.skeleton, [names.index(b) for b in args.mask]))
 
 
-def mixed_model(model: Model, args: Namespace) -> Model:
-    """``model`` with its clips replaced by the mix the options ask for (unchanged without them);
-    ``--clip`` then means the mix. ValueError for a mix that cannot be made."""
+def mixed_model(model: Model, args: Namespace, options: formats.LoadOptions) -> Model:
+    """``model``, read with ``options``, with its clips replaced by the mix the options ask for
+    (unchanged without them); ``--clip`` then means the mix. ValueError for a mix that cannot be made."""
     if getattr(args, "clips_from", None) is not None:
-        model = with_clips_from(model, args)
+        model = with_clips_from(model, args, options)
     if not wants_mix(args):
         if getattr(args, "mask", None):
             raise ValueError("--mask needs --blend, --add or --crossfade")

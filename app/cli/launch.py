@@ -20,6 +20,7 @@ def launch_app(args: Namespace) -> int:
     if not display_available():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 1
+    from app.cli.shared import load_options
     from app.ui.application import run_app
 
-    return run_app(args)
+    return run_app(args, load_options(args))

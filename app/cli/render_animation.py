@@ -23,19 +23,12 @@ from app.cli.shared import (
     writing,
 )
 from app.model import Clip, Model
-from app.render import video
+from app.render import sheet, video
+from app.render.sheet import MAX_SHEET_FRAMES, MAX_SIDE
 
-#: Most frames one animation renders (each is encoded as it is drawn; none is kept).
-MAX_FRAMES = 36_000
-#: Finished frames an encoder may hold at once (x264's look-ahead), counted in the memory check.
-ENCODER_FRAMES_HELD = 64
-#: Most frames per clip on a contact sheet.
-MAX_SHEET_FRAMES = 64
 #: The size of a sheet's frames when --size is not given, and of a still or animation.
 SHEET_CELL = (320, 240)
 DEFAULT_SIZE = (1280, 720)
-#: Largest side of a contact sheet (render's own limit).
-MAX_SIDE = 16384
 
 
 def wants_animation(args: Namespace) -> bool:
@@ -85,17 +78,16 @@ def _check_sheet_request(output: Path, kind: str | None, args: Namespace) -> Non
 
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
-    from app.render import sheet
     from app.render.offscreen import save_png
 
     if not model.clips:
         raise UsageError("the model has no clips to put on a sheet")
     cell = args.size or SHEET_CELL
-    width, height = sheet.sheet_size(model, args.frames, cell)
-    if max(width, height) > MAX_SIDE:
-        raise UsageError(f"the sheet would be {width}×{height} pixels, over {MAX_SIDE} on a side: use a "
-                         "smaller --size or fewer --frames")
-    offscreen.check_fits(cell, frames_held=args.frames * len(model.clips) * 2)  # the sheet, and its PNG
+    try:
+        sheet.check_sheet_size(*sheet.sheet_size(model, args.frames, cell))
+    except ValueError as error:
+        raise UsageError(f"{error}: use a smaller --size or fewer --frames") from None
+    offscreen.check_fits(cell, frames_held=sheet.frames_held(model, args.frames))
     image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view,
                                progress=lambda share: progress.update(share, "contact sheet"))
     with writing(output):
@@ -108,12 +100,14 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
     start, end = _span(clip, args)
     fps = args.fps or video.clip_rate(clip)
     times = video.run_times(start, end, fps)
-    if len(times) > MAX_FRAMES:
-        raise UsageError(f"{len(times)} frames at {fps:g} per second; at most {MAX_FRAMES} are rendered")
+    try:
+        video.check_frame_count(len(times), fps)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     size = args.size or DEFAULT_SIZE
     if kind in video.VIDEO_SUFFIXES.values():
         size = video.even_size(size)
-    offscreen.check_fits(size, frames_held=ENCODER_FRAMES_HELD)
+    offscreen.check_fits(size, frames_held=video.ENCODER_FRAMES_HELD)
     frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable)
     with writing(output):
         try:

@@ -1,7 +1,8 @@
 """What the commands share: exit codes, the usage and output errors, the checks every output passes
-before any work (never over an input, never into a FIFO or device), the model the arguments name, the
-instant they pick, the draw settings ``render``'s options ask for and the facts ``info`` reports
-(docs/cli.md). Imported by the commands, ``render``'s animated outputs and ``batch``."""
+before any work (never over an input, never into a FIFO or device), the reader options and the model
+the arguments name, the instant they pick, the draw settings ``render``'s options ask for and the
+facts ``info`` reports (docs/cli.md). Imported by the commands, ``render``'s animated outputs,
+``batch`` and the window's launch."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time
 from app.resources import demo_paths
+from app.scene.draw_settings import DrawSettings, draw_settings
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
@@ -93,6 +95,14 @@ def writing(path: Path):
         raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+def load_options(args: Namespace) -> formats.LoadOptions:
+    """The reader options the command line sets (``--fps``, ``--texture``, …; every command and the
+    window parse them alike)."""
+    return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
+                               textures=list(args.texture), texture_dirs=list(args.texture_dir),
+                               show_hidden=args.show_hidden)
+
+
 def load_model(args: Namespace, announce: bool = True) -> Model:
     """The model the arguments name, mixed and placed as they ask; its reading's warnings go to stderr
     as ``warning:`` lines unless ``announce`` is off (``info`` lists them itself)."""
@@ -101,11 +111,12 @@ def load_model(args: Namespace, announce: bool = True) -> Model:
     paths = demo_paths() if args.demo else args.files
     if not paths:
         raise UsageError("no FILE given (or use --demo for the built-in character)")
-    model = loading.load(paths, formats.LoadOptions.from_arguments(args))
+    options = load_options(args)
+    model = loading.load(paths, options)
     if announce:
         warn(model.warnings)
     try:
-        model = mixed_model(model, args)
+        model = mixed_model(model, args, options)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return in_place_model(model) if getattr(args, "in_place", False) else model
@@ -174,10 +185,9 @@ def warn(warnings: list[str]) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
-def render_settings(model: Model, args: Namespace):
-    """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations)."""
-    from app.state.display import DisplayOptions, draw_settings
-
-    display = DisplayOptions(skinning=args.skinning, bones=args.bones or not model.meshes,
-                             show_hidden=args.show_hidden, wireframe=args.wireframe)
-    return draw_settings(display, transparent=args.transparent)
+def render_settings(model: Model, args: Namespace) -> DrawSettings:
+    """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations); a model
+    without meshes shows its skeleton, as in the window."""
+    drawn = DrawSettings(skinning=args.skinning, bones=args.bones or not model.meshes,
+                         show_hidden=args.show_hidden, wireframe=args.wireframe)
+    return draw_settings(drawn, transparent=args.transparent)

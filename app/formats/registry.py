@@ -56,14 +56,6 @@ class LoadOptions:
     texture_dirs: list[str] = field(default_factory=list)
     show_hidden: bool = False
 
-    @classmethod
-    def from_arguments(cls, args) -> LoadOptions:
-        """The reader options the command line sets (``--fps``, ``--texture``, …; every command and
-        the window parse them alike)."""
-        return cls(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
-                   textures=list(args.texture), texture_dirs=list(args.texture_dir),
-                   show_hidden=args.show_hidden)
-
 
 @dataclass(frozen=True)
 class SniffedFile:

@@ -277,11 +277,7 @@ class OffscreenRenderer:
         the memory available holds its drawing and ``frames_held`` finished RGBA frames of that size
         (an encoder's look-ahead, a contact sheet)."""
         self.check_size(size)
-        needed = self.memory_needed(size) + frames_held * size[0] * size[1] * 4
-        available = available_memory()
-        if needed > available:
-            raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
-                                  f"to draw; {available >> 20} MiB are available")
+        check_memory(size, self.memory_needed(size), frames_held)
 
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
                  options: DrawSettings | None = None, view: str = "iso") -> None:
@@ -331,6 +327,16 @@ def encode_png(image: np.ndarray, path: str | Path) -> None:
     from PIL import Image
 
     Image.fromarray(np.ascontiguousarray(image)).save(Path(path), format="PNG", compress_type=zlib.Z_RLE)
+
+
+def check_memory(size: tuple[int, int], drawing: int, frames_held: int = 0) -> None:
+    """NotEnoughMemory unless the memory available holds ``drawing`` bytes (what drawing a picture of
+    ``size`` takes) and ``frames_held`` finished RGBA frames of that size."""
+    needed = drawing + frames_held * size[0] * size[1] * 4
+    available = available_memory()
+    if needed > available:
+        raise NotEnoughMemory(f"a {size[0]}×{size[1]} picture needs about {needed >> 20} MiB of memory "
+                              f"to draw; {available >> 20} MiB are available")
 
 
 def available_memory() -> int:

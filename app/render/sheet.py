@@ -1,5 +1,6 @@
 """Contact sheets: one row per clip of K evenly spaced frames, each labelled with the clip's name
-and the frame's time (``render --sheet``)."""
+and the frame's time (``render --sheet``, the window's Export Animation), within the limits both
+keep to."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from app.render.video import framing_camera
 
 #: Height of the label strip under each frame, as a share of the frame's height (at least 14 px).
 LABEL_SHARE = 0.1
+#: Most frames per clip on a contact sheet.
+MAX_SHEET_FRAMES = 64
+#: Largest side of a contact sheet.
+MAX_SIDE = 16384
 
 
 def sheet_times(start: float, end: float, frames: int) -> np.ndarray:
@@ -27,6 +32,17 @@ def label_height(cell_height: int) -> int:
 def sheet_size(model: Model, frames: int, cell: tuple[int, int]) -> tuple[int, int]:
     """The whole sheet's width and height for ``model``'s clips."""
     return cell[0] * frames, (cell[1] + label_height(cell[1])) * len(model.clips)
+
+
+def check_sheet_size(width: int, height: int) -> None:
+    """ValueError for a sheet of ``width`` × ``height`` pixels over MAX_SIDE on a side."""
+    if max(width, height) > MAX_SIDE:
+        raise ValueError(f"the sheet would be {width}×{height} pixels, over {MAX_SIDE} on a side")
+
+
+def frames_held(model: Model, frames: int) -> int:
+    """Frames of a cell's size a sheet of ``frames`` per clip holds in memory: the sheet, and its PNG."""
+    return frames * len(model.clips) * 2
 
 
 def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], options, view: str,

@@ -35,6 +35,11 @@ DEFAULT_FPS = 30.0
 FRAMING_SAMPLES = 24
 #: Seconds a turntable of a model with no clip lasts.
 TURNTABLE_SECONDS = 4.0
+#: Most frames one animation renders (each is encoded as it is drawn; none is kept): ``render`` and
+#: the window's Export Animation alike.
+MAX_FRAMES = 36_000
+#: Finished frames an encoder may hold at once (x264's look-ahead), counted in the memory check.
+ENCODER_FRAMES_HELD = 64
 #: Encoders PyAV streams frames to, by kind: container format, codec, pixel format, codec options,
 #: container options and the frames' layout. H.264 at constant quality 20 (visually clean for
 #: flat-shaded models), "veryfast" preset, fast start (plays in browsers); VP9 at constant quality 32;
@@ -85,6 +90,12 @@ def run_times(start: float, end: float, fps: float) -> np.ndarray:
     """(F,) the frames' times: ``start``, ``start + 1/fps``, … up to ``end`` (at least one)."""
     count = int(math.floor((end - start) * fps + 1e-6)) + 1
     return start + np.arange(max(count, 1)) / fps
+
+
+def check_frame_count(count: int, fps: float) -> None:
+    """ValueError for a run of more than MAX_FRAMES frames (``count`` at ``fps`` per second)."""
+    if count > MAX_FRAMES:
+        raise ValueError(f"{count} frames at {fps:g} per second; at most {MAX_FRAMES} are rendered")
 
 
 def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],

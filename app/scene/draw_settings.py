@@ -1,13 +1,16 @@
-"""What the renderer draws, as one frozen value: made from the state's display options and the
-selection (``app.state.display.draw_settings``) by the window and by ``boneyard render`` alike."""
+"""What the renderer draws, as one frozen value: each field and its default declared once, here. The
+window's display options (``app.state.display.DisplayOptions``) hold one, ``boneyard render`` makes
+one from its arguments, and both draw what ``draw_settings`` makes of it with the selection."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Literal
 
-#: Skinning modes: "none" draws the bind pose (and serves as the static baseline in benchmarks).
-SKINNING_MODES = ("none", "lbs", "dqs")
+#: The skinning methods a user chooses between (the View menu, ``render --skinning``).
+SKINNING_METHODS = ("lbs", "dqs")
+#: Skinning modes: a method, or "none", which draws the bind pose (the static baseline in benchmarks).
+SKINNING_MODES = ("none", *SKINNING_METHODS)
 
 
 @dataclass(frozen=True)
@@ -44,3 +47,12 @@ class DrawSettings:
         """These settings for a saved picture: a transparent one is for compositing, so the floor
         grid, which would only get in the way, is left out."""
         return replace(self, transparent=transparent, grid=self.grid and not transparent)
+
+
+def draw_settings(drawn: DrawSettings, selected_bone: int | None = None, heatmap: bool = False,
+                  transparent: bool = False) -> DrawSettings:
+    """What the renderer draws for ``drawn`` with ``selected_bone`` selected (``heatmap``: colour that
+    bone's weights); ``transparent``: for a picture with a clear background. The window and
+    ``boneyard render`` both draw what this says."""
+    selected = replace(drawn, selected_bone=selected_bone, heatmap_bone=selected_bone if heatmap else None)
+    return selected.for_picture(transparent)

@@ -2,60 +2,65 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from app.events import Events
-from app.scene.draw_settings import DrawSettings
+from app.scene.draw_settings import SKINNING_METHODS, DrawSettings
 
-SKINNING_METHODS = ("lbs", "dqs")
+#: The DrawSettings fields the View menu toggles; the others (the selection, the heat map's bone,
+#: transparency, point size) are set per picture by ``draw_settings`` or by the renderer.
+DRAWN = ("shaded", "wireframe", "bones", "bone_names", "normals", "grid", "bounds", "skinning", "textures",
+         "vertex_colors", "show_hidden", "background")
 
 
 @dataclass(eq=False)
 class DisplayOptions:
     """The display switches of the View menu, each with its own event (napari's evented model).
 
-    Assigning a field checks the value and, when it changed, emits the field's event with the new
-    value, then ``changed(name, value)``; views subscribe to what they draw. ``heatmap`` colours the
-    selected bone's weights; ``bone_names`` labels the bones; ``bounds`` outlines the box that
-    frames what is drawn; ``show_hidden`` also draws the meshes a
-    file marks as not rendered; ``vertex_colors`` tints meshes by their vertex colours; ``follow`` keeps
-    a clip that travels (root motion) in view while it plays; ``in_place`` takes the root's travel over
-    the ground off the clip on screen (a preview: exports keep it); ``root_path`` draws the root's
-    path on the ground with a tick per second showing its facing; ``background`` is an sRGB (r, g, b, a)
-    in 0..1.
+    ``drawn`` holds the options the renderer takes as they are (``DRAWN``, read and set by name like
+    the others: ``display.wireframe``); the fields here are the window's own: ``heatmap`` colours the
+    selected bone's weights; ``follow`` keeps a clip that travels (root motion) in view while it
+    plays; ``in_place`` takes the root's travel over the ground off the clip on screen (a preview:
+    exports keep it); ``root_path`` draws the root's path on the ground with a tick per second
+    showing its facing. Skinning is one of the methods a user chooses (``SKINNING_METHODS``), never
+    the benchmarks' "none"; ``background`` is an sRGB (r, g, b, a) in 0..1.
+
+    Assigning an option checks the value and, when it changed, emits the option's event with the new
+    value, then ``changed(name, value)``; views subscribe to what they draw.
     """
 
-    shaded: bool = True
-    wireframe: bool = False
-    bones: bool = False
-    bone_names: bool = False
+    drawn: DrawSettings = field(default_factory=DrawSettings)
     heatmap: bool = False
-    normals: bool = False
-    grid: bool = True
-    bounds: bool = False
-    skinning: str = "lbs"
-    textures: bool = True
-    vertex_colors: bool = True
-    show_hidden: bool = False
     follow: bool = True
     in_place: bool = False
     root_path: bool = False
-    background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
     events: Events = field(init=False, repr=False)
 
     def __post_init__(self):
+        checked = {name: _checked(name, getattr(self.drawn, name)) for name in DRAWN}
+        object.__setattr__(self, "drawn", replace(self.drawn, **checked))
         object.__setattr__(self, "events", Events(*OPTIONS, "changed"))
 
+    def __getattr__(self, name: str):
+        if name in DRAWN and "drawn" in self.__dict__:
+            return getattr(self.drawn, name)
+        raise AttributeError(f"DisplayOptions has no option {name!r}")
+
     def __setattr__(self, name: str, value) -> None:
+        if "events" not in self.__dict__:  # the dataclass's __init__; __post_init__ checks
+            object.__setattr__(self, name, value if name == "drawn" else _checked(name, value))
+            return
         if name not in OPTIONS:
             raise AttributeError(f"DisplayOptions has no option {name!r}")
         value = _checked(name, value)
-        if "events" in self.__dict__ and getattr(self, name) == value:
+        if getattr(self, name) == value:
             return
-        object.__setattr__(self, name, value)
-        if "events" in self.__dict__:
-            self.events.emit(name, value)
-            self.events.emit("changed", name, value)
+        if name in DRAWN:
+            object.__setattr__(self, "drawn", replace(self.drawn, **{name: value}))
+        else:
+            object.__setattr__(self, name, value)
+        self.events.emit(name, value)
+        self.events.emit("changed", name, value)
 
     def set(self, **changes) -> None:
         """Set several options (each emits as an assignment would)."""
@@ -63,20 +68,8 @@ class DisplayOptions:
             setattr(self, name, value)
 
 
-#: The options' names, in menu order.
-OPTIONS = tuple(f.name for f in fields(DisplayOptions) if f.init)
-#: The options the renderer takes as they are: those both types name.
-DRAWN = tuple(name for name in OPTIONS if name in {f.name for f in fields(DrawSettings)})
-
-
-def draw_settings(display: DisplayOptions, selected_bone: int | None = None,
-                  transparent: bool = False) -> DrawSettings:
-    """What the renderer draws for ``display`` with ``selected_bone`` selected (the heat map shows that
-    bone's weights when it is on); ``transparent``: for a picture with a clear background. The window
-    and ``boneyard render`` both draw what this says."""
-    settings = DrawSettings(**{name: getattr(display, name) for name in DRAWN}, selected_bone=selected_bone,
-                            heatmap_bone=selected_bone if display.heatmap else None)
-    return settings.for_picture(transparent)
+#: The options' names: the drawn ones, then the window's own.
+OPTIONS = DRAWN + tuple(f.name for f in fields(DisplayOptions) if f.init and f.name != "drawn")
 
 
 def _checked(name: str, value):

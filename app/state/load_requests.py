@@ -1,6 +1,9 @@
 """What a user's open, attach, reload, frame-rate change or drop asks to read: the state decides, the
 window only runs the read in the background and asks the user when it must.
 
+File › Attach Clips of Another Skeleton reads its files alone (``OtherSkeletonRequest``), in the
+background like every read, and then the window opens the bone map for them.
+
 Attaching files that bring a skeleton of their own (a glTF or NWN model, not an animation file of
 the model's) is decided in two steps: they are read alone (``ClipsRequest``), then ``fits`` says
 whether they animate the model's own bones (read again together with the model, as animation files
@@ -38,6 +41,15 @@ class TextureDrop:
 class ClipsRequest:
     """Files attached to the model that bring a skeleton of their own: ``paths`` read alone with
     ``options`` (the model's, less its up axis and images), then ``ViewerState.attach_read``."""
+
+    paths: tuple[str, ...]
+    options: formats.LoadOptions
+
+
+@dataclass(frozen=True)
+class OtherSkeletonRequest:
+    """File › Attach Clips of Another Skeleton: ``paths`` read alone with ``options`` (the model's, for
+    another skeleton: ``loading.other_skeleton_options``), then the bone map for their clips."""
 
     paths: tuple[str, ...]
     options: formats.LoadOptions

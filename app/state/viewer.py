@@ -50,10 +50,18 @@ from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_
 from app.model import Clip, Model
 from app.pose import Pose
 from app.resources import demo_paths
+from app.scene.draw_settings import DrawSettings
 from app.scene.gizmo_scene import GizmoScene, path_scene
 from app.state.display import DisplayOptions
 from app.state.live_mix import MixSettings, carried, checked, first_settings
-from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop, brings_skeleton, fits
+from app.state.load_requests import (
+    ClipsRequest,
+    LoadRequest,
+    OtherSkeletonRequest,
+    TextureDrop,
+    brings_skeleton,
+    fits,
+)
 from app.state.playback import Playback
 from app.state.ragdoll_document import RagdollDocument
 from app.state.ragdoll_tool import RagdollTool
@@ -110,7 +118,7 @@ class ViewerState:
         self._given_texture_dirs = list(self.load_options.texture_dirs)
         self.model: Model | None = None
         self.playback: Playback | None = None
-        self.display = DisplayOptions(show_hidden=self.load_options.show_hidden)
+        self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
         self.document = self.simulation = self.ragdoll_tool = None
@@ -209,8 +217,13 @@ class ViewerState:
             return self.open_request(paths)
         files = [str(Path(path)) for path in paths]
         if not only_adds_animations(self.model, files) and brings_skeleton(files):
-            return ClipsRequest(tuple(files), replace(self.load_options, up=None, textures=[]))
+            return ClipsRequest(tuple(files), loading.other_skeleton_options(self.load_options))
         return self.together_request(paths)
+
+    def other_skeleton_request(self, paths: list[str | Path]) -> OtherSkeletonRequest:
+        """File › Attach Clips of Another Skeleton: ``paths`` read alone, for the bone map."""
+        return OtherSkeletonRequest(tuple(str(Path(p)) for p in paths),
+                                    loading.other_skeleton_options(self.load_options))
 
     def together_request(self, paths: list[str | Path]) -> LoadRequest:
         """The model's files read again together with ``paths``, keeping the clip and time."""

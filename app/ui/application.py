@@ -29,7 +29,9 @@ def _surface_format() -> QSurfaceFormat:
     return surface
 
 
-def run_app(args: Namespace) -> int:
+def run_app(args: Namespace, options: formats.LoadOptions) -> int:
+    """The window on the files ``args`` name (the demo without any), read with ``options`` (the
+    command line's), or ``--screenshot`` of it."""
     QSurfaceFormat.setDefaultFormat(_surface_format())
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Boneyard")
@@ -39,7 +41,6 @@ def run_app(args: Namespace) -> int:
     app.setWindowIcon(QIcon(str(asset_path("boneyard.png"))))
     from app.ui.main_window import MainWindow
 
-    options = formats.LoadOptions.from_arguments(args)
     paths = [Path(p) for p in args.files] or demo_paths()
     try:
         model = loading.load(paths, options)

@@ -1,7 +1,8 @@
 """File › Export Animation…: the chosen clip (or the mix on screen) as MP4, WebM, GIF, WebP, numbered
 PNGs or a contact sheet, drawn in the view's OpenGL context with the view's camera and display
 options, behind a progress dialog that can cancel (docs/cli.md, "Animation out of ``render``", for
-the formats)."""
+the formats). It keeps to ``render``'s limits: the frames of a run, the sheet's frames and size, and
+the memory the drawing and the frames held take."""
 
 from __future__ import annotations
 
@@ -24,8 +25,16 @@ from PySide6.QtWidgets import (
 
 from app.animation.root_motion import in_place_model
 from app.model import Model
-from app.render import video
-from app.render.offscreen import ImageTargets
+from app.render import sheet, video
+from app.render.offscreen import (
+    TILE_BYTES_PER_PIXEL,
+    ImageTargets,
+    NotEnoughMemory,
+    check_memory,
+    check_sides,
+    max_image_side,
+    save_png,
+)
 from app.ui.size_fields import SizeFields
 
 #: Format label → (file suffix offered, the save dialog's filter, the animation kind).
@@ -41,6 +50,10 @@ FORMATS = {
 
 class Cancelled(Exception):
     """The user pressed Cancel in the progress dialog."""
+
+
+class OverLimit(Exception):
+    """An export over ``render``'s limits (frames, a sheet's size, memory): nothing is written."""
 
 
 @dataclass
@@ -85,7 +98,7 @@ class ExportAnimationDialog(QDialog):
         self.in_place.setToolTip("As View › In Place shows the clip; left off, the model travels as "
                                  "the clip carries it")
         self.sheet_frames = QSpinBox(self)
-        self.sheet_frames.setRange(1, 64)
+        self.sheet_frames.setRange(1, sheet.MAX_SHEET_FRAMES)
         self.sheet_frames.setValue(6)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
@@ -160,6 +173,15 @@ class ViewRenderer:
         finally:
             self.viewport.doneCurrent()
 
+    def check_fits(self, size: tuple[int, int], frames_held: int = 0) -> None:
+        """``OffscreenRenderer.check_fits`` for the view's context, which draws a picture whole."""
+        self.viewport.makeCurrent()
+        try:
+            check_sides(size, max_image_side(self.viewport.ctx))
+        finally:
+            self.viewport.doneCurrent()
+        check_memory(size, size[0] * size[1] * TILE_BYTES_PER_PIXEL, frames_held)
+
     def release(self) -> None:
         if self.targets is not None:
             self.viewport.makeCurrent()
@@ -169,7 +191,8 @@ class ViewRenderer:
 
 def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     """Write ``choice`` to ``path`` from ``window``'s view; returns the status bar's line. Raises
-    Cancelled when the user cancels (a partial file is removed) and OSError/ValueError on failure."""
+    OverLimit before any drawing for an export over ``render``'s limits, Cancelled when the user
+    cancels (a partial file is removed) and OSError/ValueError on failure."""
     viewport, model = window.viewport, window.state.animation_model()[0]
     if choice.in_place:
         model = in_place_model(model)
@@ -177,6 +200,7 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
         raise RuntimeError(viewport.gl_problem or "the view has not been shown yet")
     options = viewport.options
     renderer = ViewRenderer(viewport)
+    check_limits(renderer, model, choice)
     progress = QProgressDialog("Rendering…", "Cancel", 0, 1000, window)
     progress.setWindowTitle("Export Animation")
     progress.setWindowModality(Qt.WindowModality.WindowModal)
@@ -190,16 +214,13 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
 
     try:
         if choice.kind == "sheet":
-            from app.render import sheet
-            from app.render.offscreen import save_png
-
             image = sheet.render_sheet(renderer, model, choice.frames, choice.size, options, "iso",
                                        progress=step)
             save_png(image, path)
             return f"Saved {path} ({len(model.clips)} clips × {choice.frames} frames)"
         clip = model.clips[choice.clip] if choice.clip is not None else None
         times = video.run_times(choice.start, choice.end, choice.fps)
-        size = video.even_size(choice.size) if choice.kind in video.VIDEO_SUFFIXES.values() else choice.size
+        size = _frame_size(choice)
         frames = video.render_frames(renderer, model, clip, times, size, options, "iso", choice.turntable,
                                      camera=viewport.camera)
         video.write_animation(path, choice.kind, frames, choice.fps, len(times),
@@ -214,3 +235,23 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
         progress.close()
         viewport.doneCurrent()
         viewport.update()
+
+
+def check_limits(renderer: ViewRenderer, model: Model, choice: AnimationChoice) -> None:
+    """OverLimit for ``choice`` past the limits ``boneyard render`` keeps to: a run of more than
+    ``video.MAX_FRAMES`` frames, a sheet over ``sheet.MAX_SIDE`` on a side, or frames the view cannot
+    draw or memory cannot hold with the frames the encoder or the sheet keeps."""
+    try:
+        if choice.kind == "sheet":
+            sheet.check_sheet_size(*sheet.sheet_size(model, choice.frames, choice.size))
+            renderer.check_fits(choice.size, frames_held=sheet.frames_held(model, choice.frames))
+        else:
+            video.check_frame_count(len(video.run_times(choice.start, choice.end, choice.fps)), choice.fps)
+            renderer.check_fits(_frame_size(choice), frames_held=video.ENCODER_FRAMES_HELD)
+    except (ValueError, NotEnoughMemory) as error:
+        raise OverLimit(str(error)) from None
+
+
+def _frame_size(choice: AnimationChoice) -> tuple[int, int]:
+    """The frames' size: the chosen one, made even for a video."""
+    return video.even_size(choice.size) if choice.kind in video.VIDEO_SUFFIXES.values() else choice.size

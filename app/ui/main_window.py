@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,9 +28,9 @@ from app.atomic_files import same_file
 from app.errors import InputError
 from app.model import Model
 from app.render.offscreen import max_image_side
+from app.scene.draw_settings import draw_settings
 from app.scene.gizmo_scene import joined_scenes
-from app.state.display import draw_settings
-from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
+from app.state.load_requests import ClipsRequest, LoadRequest, OtherSkeletonRequest, TextureDrop
 from app.state.playback import Playback
 from app.state.viewer import ActionError, Exported, ViewerState
 from app.formats.textures import IMAGE_SUFFIXES, TextureError
@@ -336,7 +335,8 @@ class MainWindow(QMainWindow):
 
     def _show_view_options(self) -> None:
         """The viewport draws what the display options and the selected bone say."""
-        self.viewport.show_settings(draw_settings(self.state.display, self.state.selected_bone))
+        display = self.state.display
+        self.viewport.show_settings(draw_settings(display.drawn, self.state.selected_bone, display.heatmap))
 
     def _show_display(self, name: str, value) -> None:
         for key, _, option, _ in DISPLAY_ACTIONS:
@@ -453,13 +453,13 @@ class MainWindow(QMainWindow):
         if request is not None:
             self._start_load(request)
 
-    def _start_load(self, load: LoadRequest | ClipsRequest) -> int:
+    def _start_load(self, load: LoadRequest | ClipsRequest | OtherSkeletonRequest) -> int:
         """Read what ``load`` asks in the background; a LoadRequest's options become the state's
-        when the read succeeds, a ClipsRequest's files go to ``_clips_read``."""
+        when the read succeeds, a ClipsRequest's files go to ``_clips_read`` and an
+        OtherSkeletonRequest's to ``_other_skeleton_read``."""
         paths, options = load.paths, load.options
         request = self.loader.start(lambda: loading.load([Path(p) for p in paths], options))
-        self._pending = {"keep_state": getattr(load, "keep_state", True), "request": request,
-                         "options": options, "clips": isinstance(load, ClipsRequest)}
+        self._pending = {"load": load, "request": request}
         self._show_progress(list(paths), request)
         return request
 
@@ -487,22 +487,30 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Loading cancelled; the current model stays", 5000)
 
     def _loaded(self, model: Model, request: int) -> None:
-        pending, self._pending = self._pending, {}
+        load, self._pending = self._pending.get("load"), {}
         self._close_progress()
-        if pending.get("clips"):
+        if isinstance(load, OtherSkeletonRequest):
+            self._other_skeleton_read(model)
+            return
+        if isinstance(load, ClipsRequest):
             self._clips_read(model)
             return
-        if not pending.get("keep_state", False) and not ask_to_save(self, self.ragdoll_panel):
+        keep_state = getattr(load, "keep_state", False)
+        if not keep_state and not ask_to_save(self, self.ragdoll_panel):
             self.statusBar().showMessage("Kept the current model and its unsaved ragdoll profile", 5000)
             return
-        self.state.set_model(model, pending.get("keep_state", False), pending.get("options"))
+        self.state.set_model(model, keep_state, getattr(load, "options", None))
         self.recent.add(list(model.files))
+
+    def _other_skeleton_read(self, source: Model) -> None:
+        """Files of another skeleton read alone: the bone map for their clips."""
+        from app.ui.bone_map_dialog import BoneMapDialog
+
+        BoneMapDialog(source, self.state, self).exec()
 
     def _clips_read(self, source: Model) -> None:
         """Attached files read alone: read again with the model when they animate its bones, else
         the bone map for their skeleton."""
-        from app.ui.bone_map_dialog import BoneMapDialog
-
         try:
             together = self.state.attach_read(source)
         except ActionError as error:
@@ -511,11 +519,14 @@ class MainWindow(QMainWindow):
         if together is not None:
             self._start_load(together)
         else:
-            BoneMapDialog(source, self.state, self).exec()
+            self._other_skeleton_read(source)
 
     def _load_error(self, error: Exception, request: int) -> None:
-        self._pending = {}
+        load, self._pending = self._pending.get("load"), {}
         self._close_progress()
+        if isinstance(load, OtherSkeletonRequest) and isinstance(error, InputError):
+            QMessageBox.warning(self, "Attach Clips of Another Skeleton", str(error))
+            return
         if isinstance(error, formats.ReadError):
             message = str(error)
         else:
@@ -543,15 +554,10 @@ class MainWindow(QMainWindow):
         if paths:
             self.attach_other(paths)
 
-    def attach_other(self, paths: list[str]) -> None:
-        from app.ui.bone_map_dialog import BoneMapDialog
-
-        try:
-            source = loading.load(paths, replace(self.state.load_options, up=None, textures=[]))
-        except InputError as error:
-            QMessageBox.warning(self, "Attach Clips of Another Skeleton", str(error))
-            return
-        BoneMapDialog(source, self.state, self).exec()
+    def attach_other(self, paths: list[str | Path]) -> int:
+        """Read ``paths`` alone in the background (``ViewerState.other_skeleton_request``), then open
+        the bone map for their clips (``_other_skeleton_read``)."""
+        return self._start_load(self.state.other_skeleton_request(paths))
 
     def _ask_open(self, title: str) -> list[str]:
         paths, _ = QFileDialog.getOpenFileNames(self, title, self.settings.value("last_folder", ""),
@@ -790,12 +796,16 @@ class MainWindow(QMainWindow):
     def export_animation(self, path: str | Path, choice) -> bool:
         """Write ``choice`` (an ``AnimationChoice``) to ``path``, reported; False when it failed or was
         cancelled."""
-        from app.ui.export_animation import Cancelled, export_animation
+        from app.ui.export_animation import Cancelled, OverLimit, export_animation
 
         try:
             line = export_animation(self, choice, Path(path))
         except Cancelled:
             self.statusBar().showMessage("Export Animation cancelled", 5000)
+            return False
+        except OverLimit as error:
+            QMessageBox.warning(self, "Export Animation", f"{Path(path).name} was not written: {error}. "
+                                "Choose fewer frames (a shorter span or a lower rate) or a smaller size.")
             return False
         except (OSError, ValueError, RuntimeError) as error:
             QMessageBox.warning(self, "Export Animation", f"Could not write {path}: {error}")

@@ -166,7 +166,7 @@ class Viewport(QWidget):
         self.update()
 
     def show_settings(self, settings: DrawSettings) -> None:
-        """Draw as ``settings`` say from now on (``app.state.display.draw_settings``)."""
+        """Draw as ``settings`` say from now on (``app.scene.draw_settings.draw_settings``)."""
         self.options = settings
         self.update()
 

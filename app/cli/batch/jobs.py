@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from app import formats, loading
+from app import loading
 from app.atomic_files import write_atomically
 from app.cli.batch.names import shown, shown_all
-from app.cli.shared import OutputError, UsageError, describe, pose_at, render_settings
+from app.cli.shared import OutputError, UsageError, describe, load_options, pose_at, render_settings
 from app.errors import InputError
 from app.model import Model
 from app.pose import evaluate, posed_positions
@@ -61,7 +61,7 @@ class Worker:
         try:
             if job.error:
                 raise InputError(job.paths[0], job.error)
-            model = loading.load(job.paths, formats.LoadOptions.from_arguments(self.args))
+            model = loading.load(job.paths, load_options(self.args))
             result.update(files=list(model.files) + [file for _, file in model.supermodels
                                                       if file and file not in model.files],
                           vertices=model.vertex_count, bones=len(model.skeleton), clips=len(model.clips),
