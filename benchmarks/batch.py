@@ -23,10 +23,10 @@ from pathlib import Path
 from app.cli.batch.run import default_jobs
 from app.loading import load
 from app.resources import demo_paths
-from tests.bench import F3D_RENDER, best_interleaved, installed_env, wall
+from benchmarks.bench import F3D_RENDER, best_interleaved, installed_env, wall
 from tests.demo_formats import WRITERS
+from tests.paths import CORPUS
 
-CORPUS = Path(__file__).parent / "corpus"
 #: Models in the benchmark's library.
 LIBRARY_SIZE = 104
 

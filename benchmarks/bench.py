@@ -1,7 +1,7 @@
 """``make bench``: every benchmark, printed as figures and as ratios against a baseline measured in
 the same process (these machines are noisy, so absolute times alone mean little).
 
-Run as ``python -m tests.bench`` (or ``python -m tests.bench pose render`` for some of them).
+Run as ``python -m benchmarks.bench`` (or ``python -m benchmarks.bench pose render`` for some of them).
 """
 
 from __future__ import annotations
@@ -167,21 +167,21 @@ def _optional(module: str, function: str):
 
 
 BENCHES = {
-    "gpu": _optional("tests.bench_render", "bench_skinned_vs_static"),
-    "scrub": _optional("tests.bench_render", "bench_scrub"),
+    "gpu": _optional("benchmarks.render", "bench_skinned_vs_static"),
+    "scrub": _optional("benchmarks.render", "bench_scrub"),
     "pose": bench_pose,
     "render": bench_render_process,
     "f3d": bench_render_vs_f3d,
-    "text": _optional("tests.bench_text", "run"),
-    "binary": _optional("tests.bench_binary", "run"),
-    "nwn_ascii": _optional("tests.bench_nwn_ascii", "run"),
-    "convert": _optional("tests.bench_convert", "run"),
-    "ragdoll": _optional("tests.bench_ragdoll", "run"),
-    "window": _optional("tests.bench_window", "run"),
-    "batch": _optional("tests.bench_batch", "bench_batch_vs_f3d"),
-    "batch_worker": _optional("tests.bench_batch", "bench_per_model"),
-    "video": _optional("tests.bench_batch", "bench_video"),
-    "floor": _optional("tests.bench_batch", "bench_floor"),
+    "text": _optional("benchmarks.text", "run"),
+    "binary": _optional("benchmarks.binary", "run"),
+    "nwn_ascii": _optional("benchmarks.nwn_ascii", "run"),
+    "convert": _optional("benchmarks.convert", "run"),
+    "ragdoll": _optional("benchmarks.ragdoll", "run"),
+    "window": _optional("benchmarks.window", "run"),
+    "batch": _optional("benchmarks.batch", "bench_batch_vs_f3d"),
+    "batch_worker": _optional("benchmarks.batch", "bench_per_model"),
+    "video": _optional("benchmarks.batch", "bench_video"),
+    "floor": _optional("benchmarks.batch", "bench_floor"),
 }
 
 

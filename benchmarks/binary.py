@@ -1,6 +1,6 @@
 """Loading throughput of the binary readers on large synthetic files (goal ≥ 200 MB/s).
 
-``python -m tests.bench_binary`` prints the figures; ``run()`` returns them as a dict.
+``python -m benchmarks.binary`` prints the figures; ``run()`` returns them as a dict.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""glTF export throughput on a large model: ``python -m tests.bench_convert``; ``run()`` returns the figures.
+"""glTF export throughput on a large model: ``python -m benchmarks.convert``; ``run()`` returns the figures.
 
 The model: 120 000 vertices (4 influences, normals, uvs, 40 000 triangles), 64 bones, a keyed clip
 and a 'matrices' clip of 300 frames each. ``export_gltf`` to .glb is timed (best of three) and shown

@@ -1,7 +1,7 @@
 """Loading a ~3 MB NWN ASCII model (a creature: a skin, rigid parts and tens of keyed animations);
 goal well under a second.
 
-``python -m tests.bench_nwn_ascii`` prints the figures; ``run()`` returns them as a dict.
+``python -m benchmarks.nwn_ascii`` prints the figures; ``run()`` returns them as a dict.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ragdoll benchmark: ``python -m tests.bench_ragdoll`` (or ``python -m tests.bench ragdoll``).
+"""Ragdoll benchmark: ``python -m benchmarks.ragdoll`` (or ``python -m benchmarks.bench ragdoll``).
 
 (a) How many demo ragdolls one world simulates in real time at 240 Hz (goal ≥ 20). N copies start
     standing at the bind pose and run for 6 s: they fall (0–1 s), lie awake (2–3 s: the dearest
@@ -35,7 +35,7 @@ from app.physics.ragdoll import TIME_STEP, Ragdoll
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests import synthetic
-from tests.bench import best_of
+from benchmarks.bench import best_of
 
 COPIES = (1, 5, 10, 15, 20, 25, 30, 35, 40, 50, 60)
 

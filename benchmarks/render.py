@@ -1,4 +1,4 @@
-"""Rendering benchmarks, called by the lead's benchmark runner or run as ``python -m tests.bench_render``.
+"""Rendering benchmarks, called by the lead's benchmark runner or run as ``python -m benchmarks.render``.
 
 ``bench_skinned_vs_static`` times frames of a 100k-vertex, 64-bone tube drawn with GPU skinning against
 the same picture drawn from static buffers, offscreen at 1280×720. The goal is a ratio ≤ 1.3.

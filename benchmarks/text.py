@@ -1,4 +1,4 @@
-"""Load benchmark for the BonesPro structure reader: `python -m tests.bench_text [vertices]`.
+"""Load benchmark for the BonesPro structure reader: `python -m benchmarks.text [vertices]`.
 
 A structure file with ``vertices`` vertices and 4 weights each is written once; then
 - the reader's load time is compared with ``numpy.fromstring(text, sep=" ")`` over the file's

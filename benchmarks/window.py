@@ -1,4 +1,5 @@
-"""The real window's speed: ``python -m tests.bench_window [MODEL…]`` (or ``python -m tests.bench window``).
+"""The real window's speed: ``python -m benchmarks.window [MODEL…]`` (or
+``python -m benchmarks.bench window``).
 
 Child processes, because Mesa cannot hold Qt's GLX context and a headless EGL one in the same process:
 
@@ -145,7 +146,7 @@ def _offscreen(paths: list[str], view: dict) -> dict:
 
 
 def _command(mode: str, paths: list[str], view: dict | None = None) -> list[str]:
-    command = [sys.executable, "-m", "tests.bench_window", "--child", mode, *paths]
+    command = [sys.executable, "-m", "benchmarks.window", "--child", mode, *paths]
     if view:
         command[5:5] = ["--view", json.dumps(view)]
     if mode.startswith("window") and not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
@@ -203,7 +204,7 @@ def window_vs_offscreen(paths: list[str], ragdoll: bool = True) -> dict:
 def _large_model(folder: Path) -> str:
     """The 100k-vertex tube with its waving clip, written as a glTF in ``folder``."""
     from app.export.gltf import export_gltf
-    from tests.bench_render import skinned_tube, waving_clip
+    from benchmarks.render import skinned_tube, waving_clip
 
     tube = skinned_tube()
     tube.clips.append(waving_clip(tube))

@@ -162,7 +162,7 @@ def test_onto_a_copy_twice_as_large_joints_land_twice_as_far_from_the_origin():
 
 def test_numbered_bones_pair_by_index_only_when_the_inferred_hierarchies_agree():
     source, target = source_model(), other_model()
-    # else by where they rest (tests/test_geometric_map.py): the figures' own pairing, not the index
+    # else by where they rest (tests/animation/test_geometric_map.py): the figures' own pairing, not the index
     assert suggested_map(source, target) == canonical_map(tuple(range(9)), OTHER_ORDER)
     # file bone 0 of the other character is its left foot, under its left shin (file bone 8)
     assert hierarchy_difference(source, target) == "'bone 0' is the root there and hangs from 'bone 8' here"

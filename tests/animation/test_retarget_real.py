@@ -22,11 +22,11 @@ from app.animation.retarget import check_map, retarget_clip, suggest_map
 from app.cli.main import main
 from app.pose import evaluate
 from tests.helpers import exit_status
-from tests.test_nwn_mdl import axis_quaternion
+from tests.formats.test_nwn_mdl import axis_quaternion
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WAnimation, WNode
+from tests.paths import CORPUS
 
-CORPUS = Path(__file__).parent / "corpus"
 CESIUM_MAN = CORPUS / "CesiumManDraco" / "CesiumMan.gltf"
 RIGGED_FIGURE = CORPUS / "RiggedFigure" / "RiggedFigure.gltf"
 FOX = CORPUS / "Fox" / "Fox.glb"

@@ -11,6 +11,7 @@ from app.cli.main import main
 from app.model import Clip, Track
 from app.pose import rest_extent
 from tests.helpers import chain_model, translation
+from tests.paths import CORPUS
 
 
 def walk(bone=0):
@@ -170,7 +171,7 @@ def test_in_place_leaves_the_bones_above_the_root_and_clips_that_do_not_travel_a
     assert in_place_clip(model, still) is still and in_place_clip(model, vertex) is vertex
 
 
-FOX = str(__import__("pathlib").Path(__file__).parent / "corpus" / "Fox" / "Fox.glb")
+FOX = str(CORPUS / "Fox" / "Fox.glb")
 
 
 def hips_over_frames(model, clip):

@@ -12,9 +12,9 @@ from app.cli.batch.grouping import find_files, group_files
 from app.loading import load
 from app.resources import demo_paths
 from tests.demo_formats import WRITERS
-from tests.test_gltf_sets import animation_file, model_file
-from tests.test_nwn_mdl import model_tree, save, walk_animation
-from tests.test_nwn_sets import lender_tree
+from tests.formats.test_gltf_sets import animation_file, model_file
+from tests.formats.test_nwn_mdl import model_tree, save, walk_animation
+from tests.formats.test_nwn_sets import lender_tree
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import write_mdl
 

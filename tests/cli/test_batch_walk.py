@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import pytest
 
 from app.cli.batch.grouping import find_files, group_files
-from tests.test_batch_safety import tiny_models
+from tests.cli.test_batch_safety import tiny_models
 
 
 @contextmanager

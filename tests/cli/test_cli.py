@@ -187,7 +187,7 @@ def test_convert_check_compares_only_the_meshes_written(tmp_path, capsys, show_h
     the same meshes (it used to fail on real NWN creatures whose shadow meshes have render 0)."""
     import re
 
-    from tests.test_nwn_mdl import model_tree, walk_animation
+    from tests.formats.test_nwn_mdl import model_tree, walk_animation
     from tests.writers.nwn_ascii_writer import write_ascii_mdl
 
     tree = model_tree()

@@ -9,7 +9,7 @@ import pytest
 
 from app.physics.profile_json import to_dict
 from tests.helpers import exit_status
-from tests.test_physics_profile import three_bone_profile
+from tests.physics.test_physics_profile import three_bone_profile
 
 
 @pytest.mark.parametrize("args, option", [

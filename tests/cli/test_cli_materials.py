@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.cli.main import SUBCOMMANDS, build_app_parser, build_parser, main
-from tests.test_textures import nwn_model, save_image
+from tests.formats.test_textures import nwn_model, save_image
 
 OPTIONS = ["--up", "y", "--texture", "body=a.png", "--texture", "b.png", "--texture-dir", "t1",
            "--texture-dir", "t2", "--show-hidden"]

@@ -1,7 +1,6 @@
 """``--clips-from FILE... [--map MAP.json]`` on pose, render and convert (docs/cli.md)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ from app.resources import demo_paths
 from app.pose import rest_extent
 from tests.helpers import exit_status
 from tests.tool_exports import mixamo_character
+from tests.paths import CORPUS
 
 DEMO = str(demo_paths()[0])
 
@@ -95,7 +95,7 @@ def test_map_without_clips_from_is_a_usage_error(tmp_path, capsys):
 
 
 def test_clips_from_a_skeleton_whose_names_match_nothing_asks_for_a_map(tmp_path, capsys):
-    fox = str(Path(__file__).parent / "corpus" / "Fox" / "Fox.glb")
+    fox = str(CORPUS / "Fox" / "Fox.glb")
     assert exit_status(["pose", "--demo", "--clips-from", fox, "-o", str(tmp_path / "x.npz")]) == 2
     error = capsys.readouterr().err
     assert "no bone names of" in error and "Fox.glb" in error and "give --map" in error

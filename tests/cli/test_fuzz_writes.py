@@ -25,10 +25,11 @@ import pytest
 
 from app.resources import demo_paths
 
+from tests.paths import CORPUS
+
 KILLS = int(os.environ.get("BONEYARD_FUZZ_WRITES", "2"))
 REPORT = os.environ.get("BONEYARD_FUZZ_REPORT")
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
-CORPUS = Path(__file__).parent / "corpus"
 #: Each command: its arguments after ``boneyard`` for the earlier run and for the run that is killed.
 COMMANDS = {
     "convert": (["convert", str(CORPUS / "Fox" / "Fox.glb"), "--clip", "0", "-o", "{out}/fox.glb"],

@@ -22,8 +22,9 @@ from PIL import Image
 from app.cli.main import main
 from app.resources import demo_paths
 from tests.helpers import exit_status
+from tests.paths import CORPUS
 
-FOX = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
+FOX = CORPUS / "Fox" / "Fox.glb"
 
 
 def digest(path: Path) -> str:

@@ -13,10 +13,11 @@ from PIL import Image
 
 from app.cli.main import main
 from tests.helpers import exit_status
+from tests.paths import CORPUS
 
 pytestmark = pytest.mark.gl
-FOX = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
-BOX = Path(__file__).parent / "corpus" / "Box" / "Box.glb"
+FOX = CORPUS / "Fox" / "Fox.glb"
+BOX = CORPUS / "Box" / "Box.glb"
 
 
 def video_facts(path: Path) -> tuple[int, int, int, float, str, str]:

@@ -23,7 +23,8 @@ from PIL import Image
 
 from app import __version__
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
+
 #: The folders whose files the distributions carry, and where they go in the wheel.
 WHEEL_HOMES = {"app": "app", "shaders": "app/shaders", "assets": "app/assets"}
 #: Files of the checkout's top the sdist must carry besides those folders.

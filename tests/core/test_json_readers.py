@@ -17,7 +17,7 @@ from app.physics.profile import ProfileError
 from app.physics.profile_json import load_profile, save_profile, to_dict
 from app.resources import demo_paths
 from tests.helpers import chain_model, exit_status
-from tests.test_physics_profile import three_bone_profile
+from tests.physics.test_physics_profile import three_bone_profile
 
 DEMO = str(demo_paths()[0])
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parent.parent / "app"
+from tests.paths import ROOT
+
+APP = ROOT / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.orientation", "app.events",
         "app.skin_weights", "app.pending"}
 PLUMBING = {"app.resources", "app.user_files", "app.atomic_files", "app.json_text", "app.interrupts"}
@@ -96,7 +98,7 @@ def _layer(module: str) -> str:
 def test_imports_follow_the_layers(path):
     importer = _module_name(path)
     layer = _layer(importer)
-    assert layer in RULES, f"{importer} is in no layer: add it to one (tests/test_layers.py, RULES)"
+    assert layer in RULES, f"{importer} is in no layer: add it to one (tests/core/test_layers.py, RULES)"
     for module, names, line in _imports(path):
         where = f"{path.relative_to(APP.parent)}:{line} imports {module}"
         if module.split(".")[0] in QT:

@@ -25,7 +25,8 @@ from PIL import Image
 from app import __version__, formats, loading
 from app.resources import demo_paths
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
+
 PACKAGING = ROOT / "packaging"
 MIME_NS = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
 GLTF_TYPES = {"model/gltf-binary", "model/gltf+json"}

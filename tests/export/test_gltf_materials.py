@@ -15,8 +15,8 @@ from app import loading
 from app.export.gltf import export_gltf
 from app.export.gltf_materials import texture_transform
 from app.formats import LoadOptions
-from tests.test_gltf_roundtrip import VALIDATOR, validate
-from tests.test_textures import PICTURE, nwn_model, save_image
+from tests.export.test_gltf_roundtrip import VALIDATOR, validate
+from tests.formats.test_textures import PICTURE, nwn_model, save_image
 from tests.writers.gltf_writer import write_gltf
 
 

@@ -19,7 +19,7 @@ from app.formats.registry import ReadError
 from app.model import Clip
 from app.resources import demo_paths
 from tests.helpers import chain_model, translation
-from tests.test_gltf_roundtrip import VALIDATOR, validate
+from tests.export.test_gltf_roundtrip import VALIDATOR, validate
 
 
 def glb_parts(path) -> tuple[dict, bytes]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app import loading
-from tests.test_c3de import save, translate
+from tests.formats.test_c3de import save, translate
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 
 #: A ladder of three quads up +Z: rows 0-1 on bone 0, rows 2-3 on bone 1 (rigid), so the middle quad

@@ -22,7 +22,8 @@ from app.export.gltf import export_gltf
 from app.loading import load
 from app.pose import evaluate, posed_positions
 
-CORPUS = Path(__file__).parent / "corpus"
+from tests.paths import CORPUS
+
 FILES = sorted(path for path in CORPUS.rglob("*") if path.suffix.lower() in (".gltf", ".glb"))
 #: Picture size: small, for speed.
 SIZE = (160, 120)

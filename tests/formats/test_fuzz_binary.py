@@ -12,8 +12,8 @@ from app import loading
 from app.formats import c3de, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
-from tests.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, UVS, WEIGHT0, skinning_frames
-from tests.test_nwn_mdl import cast_animation, model_tree, walk_animation
+from tests.formats.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, UVS, WEIGHT0, skinning_frames
+from tests.formats.test_nwn_mdl import cast_animation, model_tree, walk_animation
 from tests.writers.c3de_writer import write_bones_2009, write_bones_2010, write_mesh
 from tests.writers.nwn_writer import write_mdl
 

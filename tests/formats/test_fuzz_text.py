@@ -18,8 +18,8 @@ from app import loading
 from app.formats import bnf, bonespro, lgw, nwn_model
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
-from tests.test_nwn_ascii import every_kind_tree
-from tests.test_nwn_mdl import cast_animation, model_tree, walk_animation
+from tests.formats.test_nwn_ascii import every_kind_tree
+from tests.formats.test_nwn_mdl import cast_animation, model_tree, walk_animation
 from tests.writers import text_formats as write
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 

@@ -327,7 +327,7 @@ def test_two_skins_with_rest_apart_from_bind_export_exactly(tmp_path):
 
     document, arrays, meshes, ibms = two_skin_case(np.random.default_rng(6))
     model = read(write_gltf(tmp_path, document, arrays))
-    from tests.test_gltf_roundtrip import VALIDATOR, validate
+    from tests.export.test_gltf_roundtrip import VALIDATOR, validate
 
     assert export_gltf(model, tmp_path / "again.glb") == []
     if VALIDATOR:

@@ -286,7 +286,7 @@ def test_texture_names_leading_out_of_the_folder_find_nothing(tmp_path):
 
 def test_nwn_ascii_weight_that_is_no_number(tmp_path):
     """A weight the '#' of MSVC's NaN spellings starts (once a StopIteration out of the reader)."""
-    from tests.test_nwn_ascii import every_kind_tree
+    from tests.formats.test_nwn_ascii import every_kind_tree
     from tests.writers.nwn_ascii_writer import write_ascii_mdl
 
     text = write_ascii_mdl("k", every_kind_tree(), [])

@@ -18,8 +18,8 @@ from PIL import Image
 
 from app.physics.profile_json import save_profile
 from tests.helpers import exit_status
-from tests.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, WEIGHT0, skinning_frames
-from tests.test_physics_profile import three_bone_profile
+from tests.formats.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, WEIGHT0, skinning_frames
+from tests.physics.test_physics_profile import three_bone_profile
 from tests.writers.c3de_writer import write_bones_2010, write_mesh
 
 #: Longest a command may take on a file under 3 MB, seconds.

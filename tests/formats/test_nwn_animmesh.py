@@ -9,7 +9,7 @@ import pytest
 
 from app import formats, loading
 from app.pose import evaluate, posed_positions
-from tests.test_nwn_mdl import save
+from tests.formats.test_nwn_mdl import save
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WNode, write_mdl
 

@@ -10,7 +10,8 @@ from app import formats, loading
 from app.formats import nwn_ascii
 from app.formats.registry import ReadError
 from app.pose import evaluate, posed_positions
-from tests.test_nwn_mdl import cast_animation, expected_positions, model_tree, rotation, save, walk_animation
+from tests.formats.test_nwn_mdl import (cast_animation, expected_positions, model_tree, rotation, save,
+                                        walk_animation)
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
 

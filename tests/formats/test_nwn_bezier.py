@@ -10,7 +10,7 @@ import pytest
 
 from app import formats, loading
 from app.pose import evaluate
-from tests.test_nwn_mdl import save
+from tests.formats.test_nwn_mdl import save
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
 
 #: Bernstein weights at u = 1/2 and u = 1/4.

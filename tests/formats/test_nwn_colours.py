@@ -11,7 +11,7 @@ import pytest
 
 from app import loading
 from app.cli.main import main
-from tests.test_nwn_mdl import save
+from tests.formats.test_nwn_mdl import save
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WNode, write_mdl
 

@@ -13,7 +13,7 @@ from app.cli.main import main
 from app.formats import nwn_model
 from app.formats.registry import ReadError
 from app.pose import evaluate
-from tests.test_nwn_mdl import cast_animation, model_tree, save, walk_animation
+from tests.formats.test_nwn_mdl import cast_animation, model_tree, save, walk_animation
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
 

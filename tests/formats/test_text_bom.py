@@ -10,7 +10,7 @@ import pytest
 
 from app import loading
 from app.pose import evaluate, posed_positions
-from tests.test_nwn_mdl import model_tree, save, walk_animation
+from tests.formats.test_nwn_mdl import model_tree, save, walk_animation
 from tests.writers import text_formats as write
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 

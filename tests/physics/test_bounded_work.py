@@ -22,8 +22,9 @@ from app.physics.bone_tree import BoneTree
 from app.physics.multibody import MAX_LINKS, build_layout
 from app.physics.rig import bind_rig
 from tests.helpers import exit_status, read_gltf
+from tests.paths import CORPUS
 
-CESIUM = Path(__file__).parent / "corpus" / "CesiumManDraco"
+CESIUM = CORPUS / "CesiumManDraco"
 
 
 def skinned_chain(count: int, length: float = 0.1) -> Model:

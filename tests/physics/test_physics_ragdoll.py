@@ -399,7 +399,7 @@ def test_record_fires_shots_at_their_times(ragdoll):
 
 
 def test_timing_of_one_ragdoll_step(ragdoll):
-    """Not a benchmark (tests/bench_ragdoll.py is): a guard against a pathological slowdown."""
+    """Not a benchmark (benchmarks/ragdoll.py is): a guard against a pathological slowdown."""
     started = time.perf_counter()
     ragdoll.step(240)
     assert time.perf_counter() - started < 2.0

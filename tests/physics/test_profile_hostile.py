@@ -14,7 +14,7 @@ import pytest
 
 from app.physics.profile import ProfileError
 from app.physics.profile_json import load_profile, save_profile, to_dict
-from tests.test_physics_profile import three_bone_profile
+from tests.physics.test_physics_profile import three_bone_profile
 
 
 def written(tmp_path, change=None, text=None):
@@ -105,7 +105,7 @@ def test_a_save_killed_midway_keeps_the_old_file_and_the_next_save_cleans_up(tmp
     # The child is killed (SIGKILL: no cleanup runs) once the new bytes are written, before the rename.
     script = ("import os, signal, sys\n"
               "from app.physics import profile_json\n"
-              "from tests.test_physics_profile import three_bone_profile\n"
+              "from tests.physics.test_physics_profile import three_bone_profile\n"
               "os.fsync = lambda handle: os.kill(os.getpid(), signal.SIGKILL)\n"
               "profile_json.save_profile(three_bone_profile(), sys.argv[1])\n")
     for _ in range(3):

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from app.cli.main import main
-from tests.test_gltf_roundtrip import validate, validator_available
+from tests.export.test_gltf_roundtrip import validate, validator_available
 from tests.writers import text_formats as write
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 from tests.writers.gltf_writer import write_gltf

@@ -9,7 +9,7 @@ import pytest
 from app import loading
 from app.formats import LoadOptions
 from tests.gui_helpers import needs_display
-from tests.test_textures import PICTURE, nwn_model, save_image
+from tests.formats.test_textures import PICTURE, nwn_model, save_image
 
 pytestmark = [pytest.mark.gui, needs_display]
 
