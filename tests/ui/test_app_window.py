@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from tests.demo_formats import WRITERS
-from tests.gui_helpers import SharedWindow, image_array, needs_display, view_image
+from tests.gui_helpers import image_array, needs_display, view_image
+from tests.paths import CORPUS
 
 pytestmark = [pytest.mark.gui, needs_display]
 
@@ -39,20 +40,11 @@ def assert_in_frame(image, coverage=0.02):
     assert not mask[:, 0].all() and not mask[0, :].all()
 
 
-@pytest.fixture(scope="module")
-def shared_window():
-    """One window for the module (SharedWindow puts it back before each test)."""
-    shared = SharedWindow()
-    yield shared
-    shared.close()
-
-
 @pytest.fixture
-def window(qtbot, shared_window):
-    win = shared_window.get(qtbot)
-    win.timer.stop()  # the tests move time with state.tick
-    win.playback.set_playing(False)
-    return win
+def window(window):
+    """Paused: the tests move time with state.tick."""
+    window.playback.set_playing(False)
+    return window
 
 
 def open_and_wait(window, qtbot, paths):
@@ -472,9 +464,8 @@ def test_vertex_colours_toggle_and_a_scaled_armature_in_frame(window, qtbot, tmp
 
 
 def test_root_path_and_in_place_on_a_travelling_clip(window, qtbot):
-    from pathlib import Path
 
-    fox = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
+    fox = CORPUS / "Fox" / "Fox.glb"
     open_and_wait(window, qtbot, [str(fox)])
     playback = window.state.playback
     playback.set_clip([clip.name for clip in window.model.clips].index("Run"))
@@ -493,7 +484,6 @@ def test_root_path_and_in_place_on_a_travelling_clip(window, qtbot):
 def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_path, monkeypatch):
     """View › In Place is a preview: File › Export glTF keeps the Fox's run; Export glTF In Place
     and Export Animation's In Place box take it off (the hips stay over their start)."""
-    from pathlib import Path
 
     from PIL import Image
     from PySide6.QtWidgets import QFileDialog
@@ -502,7 +492,7 @@ def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_pa
     from app.animation.root_motion import root_travel
     from app.ui.export_animation import AnimationChoice
 
-    fox = Path(__file__).parent / "corpus" / "Fox" / "Fox.glb"
+    fox = CORPUS / "Fox" / "Fox.glb"
     open_and_wait(window, qtbot, [str(fox)])
     window.display_actions["inplace"].setChecked(True)
     chosen = iter([str(tmp_path / "kept.glb"), str(tmp_path / "placed.glb")])

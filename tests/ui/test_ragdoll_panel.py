@@ -20,36 +20,22 @@ from app.physics.symmetry import quaternion_to_euler
 from app.scene import gizmo_scene
 from app.scene.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
 from app.resources import demo_paths
-from tests.gui_helpers import SharedWindow, needs_display, part_centre, pixel_of, view_image
+from tests.gui_helpers import needs_display, part_centre, pixel_of, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
 
 # --- the window ----------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def shared_window():
-    """One window for the module (SharedWindow puts it back before each test)."""
-    shared = SharedWindow()
-    yield shared
-    shared.close()
-
-
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, shared_window):
-    from PySide6.QtWidgets import QMessageBox
-
-    # A profile a failed test left edited (or an editor committing on close) must not block the run
-    # with a real question.
-    monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = shared_window.get(qtbot)
-    win.playback.set_playing(False)
-    win.playback.set_time(0.35)
-    win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
-    win.timer.stop()  # the tests drive the simulation with tick(dt)
-    win.ragdoll_panel.raise_()
-    qtbot.waitUntil(lambda: win.ragdoll.editing, timeout=5_000)
-    return win
+def window(qtbot, window):
+    """Paused at 0.35 s of the walk, the ragdoll panel raised and editing; the tests drive the
+    simulation with tick(dt)."""
+    window.playback.set_playing(False)
+    window.playback.set_time(0.35)
+    window.ragdoll_panel.raise_()
+    qtbot.waitUntil(lambda: window.ragdoll.editing, timeout=5_000)
+    return window
 
 
 def run_for(simulation, seconds: float, dt: float = 1 / 60) -> None:

@@ -6,30 +6,11 @@ when a test calls ``state.tick(dt)``."""
 import numpy as np
 import pytest
 
-from tests.gui_helpers import SharedWindow, image_array, needs_display
+from tests.gui_helpers import image_array, needs_display
 
 pytestmark = [pytest.mark.gui, needs_display]
 
 WALK_KEY_TIMES = np.arange(13) / 12
-
-
-@pytest.fixture(scope="module")
-def shared_window():
-    """One window for the module (SharedWindow puts it back before each test)."""
-    shared = SharedWindow()
-    yield shared
-    shared.close()
-
-
-@pytest.fixture
-def window(qtbot, shared_window):
-    from PySide6.QtWidgets import QApplication
-
-    win = shared_window.get(qtbot)
-    win.timer.stop()
-    win.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
-    return win
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from PIL import Image
 
 from app.model import Material
 from app.render.camera import project
-from tests.gui_helpers import SharedWindow, image_array, needs_display, view_image
+from tests.gui_helpers import image_array, needs_display, view_image
 from tests.quads import GREEN, RED, front_camera, quad, quadrants, scene
 
 pytestmark = [pytest.mark.gui, needs_display]
@@ -21,23 +21,11 @@ LOAD_TIMEOUT_MS = 60_000
 WHITE = (1.0, 1.0, 1.0, 1.0)
 
 
-@pytest.fixture(scope="module")
-def shared_window():
-    """One window for the module (SharedWindow puts it back before each test)."""
-    shared = SharedWindow()
-    yield shared
-    shared.close()
-
-
 @pytest.fixture
-def window(qtbot, shared_window):
-    from PySide6.QtWidgets import QApplication
-
-    win = shared_window.get(qtbot)
-    win.playback.set_playing(False)
-    win.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
-    return win
+def window(window):
+    """Paused: the tests move time with state.tick."""
+    window.playback.set_playing(False)
+    return window
 
 
 def show_quads(window, qtbot, *meshes):

@@ -19,29 +19,16 @@ from app.render.camera import project
 from app.resources import demo_paths
 from app.ui.shortcuts_dialog import MOUSE
 from app.ui.view_overlay import AXIS_COLORS, GIZMO_MARGIN, MARKER_RADIUS, SHOT_COLOR, SPRING_COLOR
-from tests.gui_helpers import SharedWindow, image_array, needs_display, part_centre, pixel_of
+from tests.gui_helpers import image_array, needs_display, part_centre, pixel_of
 
 pytestmark = [pytest.mark.gui, needs_display]
 
 
-@pytest.fixture(scope="module")
-def shared_window():
-    """One window for the module (SharedWindow puts it back before each test)."""
-    shared = SharedWindow()
-    yield shared
-    shared.close()
-
-
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, shared_window):
-    monkeypatch.setattr(QMessageBox, "warning", lambda *args: QMessageBox.StandardButton.Discard)
-    win = shared_window.get(qtbot)
-    win.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=5_000)
-    win.timer.stop()  # time passes only through state.tick, but for the frame rate test
-    win.playback.set_playing(False)
-    win.ragdoll.document.path = tmp_path / "demo.glb.ragdoll.json"  # never write beside the built-in demo
-    return win
+def window(window):
+    """Paused: time passes only through state.tick, but for the frame rate test."""
+    window.playback.set_playing(False)
+    return window
 
 
 def press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
