@@ -10,8 +10,9 @@ from app import maths
 from app.model import Material, Mesh, Model, Skeleton
 from app.pose import pose_from_world, rest_pose, skin_mesh
 from app.render import shaders
-from app.render.offscreen import OffscreenRenderer
+from app.render.offscreen import DEFAULT_SAMPLES, OffscreenRenderer
 from app.render.renderer import Renderer
+from app.resources import shader_path
 from app.scene.draw_settings import DrawSettings
 from tests.synthetic import humanoid, wave_pose
 
@@ -141,8 +142,12 @@ def test_compile_error_names_the_file_and_line(gl_context, tmp_path, monkeypatch
 
 @pytest.mark.gl
 def test_every_shader_compiles(gl_context):
-    for name in ("mesh.glsl", "grid.glsl", "normals.glsl"):
-        shaders.load_program(gl_context, name).release()
+    """Every file in shaders/, so a new one is checked without being named here; each with the
+    SAMPLES the resolve pass is compiled with (a define the others ignore)."""
+    names = sorted(path.name for path in shader_path("mesh.glsl").parent.glob("*.glsl"))
+    assert {"mesh.glsl", "grid.glsl", "normals.glsl", "gizmo.glsl", "resolve.glsl"} <= set(names)
+    for name in names:
+        shaders.load_program(gl_context, name, defines={"SAMPLES": DEFAULT_SAMPLES}).release()
 
 
 # --- pixels -------------------------------------------------------------------------------------
