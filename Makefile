@@ -38,7 +38,7 @@ node-deps:
 ON_DISPLAY = if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then $(1); else $(XVFB) $(1); fi
 
 test: $(STAMP) system-deps node-deps
-	$(PY) -m ruff check app tests
+	$(PY) -m ruff check app tests benchmarks
 	@$(call ON_DISPLAY,$(PY) -m pytest $(PYTEST_ARGS))
 
 # Builds the wheel and the sdist, installs each into a fresh venv outside the checkout and runs the
