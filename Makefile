@@ -38,29 +38,29 @@ node-deps:
 ON_DISPLAY = if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then $(1); else $(XVFB) $(1); fi
 
 test: $(STAMP) system-deps node-deps
-	$(PY) -m ruff check app tests
+	$(PY) -m ruff check app tests benchmarks
 	@$(call ON_DISPLAY,$(PY) -m pytest $(PYTEST_ARGS))
 
 # Builds the wheel and the sdist, installs each into a fresh venv outside the checkout and runs the
-# commands and the window from there (tests/test_installed.py).
+# commands and the window from there (tests/core/test_installed.py).
 install-test: $(STAMP) system-deps
-	@$(call ON_DISPLAY,env BONEYARD_INSTALL_TEST=1 $(PY) -m pytest tests/test_installed.py $(PYTEST_ARGS))
+	@$(call ON_DISPLAY,env BONEYARD_INSTALL_TEST=1 $(PY) -m pytest tests/core/test_installed.py $(PYTEST_ARGS))
 
 $(BENCH_STAMP): $(STAMP)
 	@if $(PY) -m pip install -q -e ".[test,bench]"; then touch $(BENCH_STAMP); \
 	else echo "bench: could not install f3d; render_vs_f3d will be skipped" >&2; fi
 
 bench: $(BENCH_STAMP)
-	$(PY) -m tests.bench
+	$(PY) -m benchmarks.bench
 
 # 20,000 mutated inputs per reader, each under a CPU limit (tests/fuzzing.py), and the writes mode:
-# convert, render -o .mp4 and batch killed 200 times each while they write (tests/test_fuzz_writes.py);
+# convert, render -o .mp4 and batch killed 200 times each while they write (tests/cli/test_fuzz_writes.py);
 # the result is the tables of docs/fuzzing.md. The soak tests (random ragdoll runs) run long too.
 # `make fuzz FUZZ_MODE=writes` runs the writes mode alone (its table: build/fuzz-writes.md).
 FUZZ_EXAMPLES ?= 20000
 FUZZ_WRITES ?= 200
 FUZZ_MODE ?= all
-FUZZ_MARKS := $(if $(filter writes,$(FUZZ_MODE)),tests/test_fuzz_writes.py,-m "fuzz or soak")
+FUZZ_MARKS := $(if $(filter writes,$(FUZZ_MODE)),tests/cli/test_fuzz_writes.py,-m "fuzz or soak")
 FUZZ_TABLE := $(if $(filter writes,$(FUZZ_MODE)),build/fuzz-writes.md,docs/fuzzing.md)
 FUZZ_REPORT := build/fuzz-report.jsonl
 
@@ -84,7 +84,7 @@ package: $(PACKAGE_STAMP)
 
 # Builds the bundle afresh in a temporary folder and runs it with a clean environment.
 package-test: $(PACKAGE_STAMP) system-deps
-	BONEYARD_PACKAGE_TEST=1 $(PY) -m pytest tests/test_package.py $(PYTEST_ARGS)
+	BONEYARD_PACKAGE_TEST=1 $(PY) -m pytest tests/core/test_package.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(NODE_DIR) build *.egg-info .pytest_cache

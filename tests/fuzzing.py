@@ -46,10 +46,10 @@ HANG_LIMIT = 60.0
 
 #: reader name → the test module holding its ``originals(reader, folder)`` (sets of files opened
 #: together, as name → bytes), ``mutate(data, rng)`` and ``load(reader, paths)``.
-READERS = {"bonespro": "tests.test_fuzz_text", "lgw": "tests.test_fuzz_text", "bnf": "tests.test_fuzz_text",
-           "nwn_ascii": "tests.test_fuzz_text",
-           "nwn_mdl": "tests.test_fuzz_binary", "c3de": "tests.test_fuzz_binary",
-           "gltf": "tests.test_fuzz_gltf"}
+READERS = {"bonespro": "tests.formats.test_fuzz_text", "lgw": "tests.formats.test_fuzz_text",
+           "bnf": "tests.formats.test_fuzz_text", "nwn_ascii": "tests.formats.test_fuzz_text",
+           "nwn_mdl": "tests.formats.test_fuzz_binary", "c3de": "tests.formats.test_fuzz_binary",
+           "gltf": "tests.formats.test_fuzz_gltf"}
 
 
 def run(reader: str, seed: int, tmp_path: Path, examples: int = EXAMPLES) -> None:

@@ -19,7 +19,8 @@ WRITES_TARGET = 200
 INTRODUCTION = f"""# Fuzzing the readers
 
 `make fuzz` runs every reader on {TARGET:,} mutated inputs (tests/fuzzing.py; the mutations are in
-tests/test_fuzz_text.py, tests/test_fuzz_binary.py and tests/test_fuzz_gltf.py). Each input is loaded
+tests/formats/test_fuzz_text.py, tests/formats/test_fuzz_binary.py and
+tests/formats/test_fuzz_gltf.py). Each input is loaded
 (half of them through the format registry, which sniffs them) and every loaded model posed: bind
 pose and each clip at its start, middle and end (vertices skinned for the bind pose and the first
 {SKINNED_CLIPS} clips). An input passes when it ends in the reader's own
@@ -56,7 +57,7 @@ WRITES = f"""## Killed writes
 
 `make fuzz` also kills `convert`, `render -o .mp4` and `batch convert` {WRITES_TARGET} times each, at random
 points of the second half of their run (where they write), with SIGKILL, SIGTERM or SIGINT, each over
-the output of an earlier run (tests/test_fuzz_writes.py; `make fuzz FUZZ_MODE=writes` runs only these).
+the output of an earlier run (tests/cli/test_fuzz_writes.py; `make fuzz FUZZ_MODE=writes` runs only these).
 A kill fails when an output path then holds neither the earlier file nor the whole new one (a batch's
 report must be whole JSON lines and its index a whole page), when an earlier output is gone, or when a
 process of the run is left behind.

@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks.bench [NAME…]`` (``make bench`` runs them all)."""
