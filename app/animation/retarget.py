@@ -16,7 +16,6 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
-from app.animation.mix import subtree_mask
 from app.animation.placed_map import placed_map
 from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.animation.root_motion import frame_worlds, motion_root
@@ -122,27 +121,14 @@ def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np
     if not (follows >= 0).any():
         raise ValueError("the map pairs no bones")
     mapped_by_source = {int(s): t for t, s in enumerate(follows) if s >= 0}
+    nearest = source.tree.nearest_marked_ancestor(np.isin(np.arange(len(source)), list(mapped_by_source)))
     for source_bone, target_bone in mapped_by_source.items():
-        parent = _nearest_mapped_ancestor(source.parents, source_bone, mapped_by_source)
-        if parent is not None and _is_ancestor(target.parents, target_bone, mapped_by_source[parent]):
+        parent = int(nearest[source_bone])
+        if parent >= 0 and target.tree.is_above(target_bone, mapped_by_source[parent]):
             raise ValueError(f"the map puts {source.names[source_bone]!r} on {target.names[target_bone]!r}, "
                              f"above {target.names[mapped_by_source[parent]]!r} where its parent "
                              f"{source.names[parent]!r} goes (a cycle through the hierarchy)")
     return follows
-
-
-def _nearest_mapped_ancestor(parents: np.ndarray, bone: int, mapped: dict[int, int]) -> int | None:
-    bone = parents[bone]
-    while bone >= 0 and bone not in mapped:
-        bone = parents[bone]
-    return int(bone) if bone >= 0 else None
-
-
-def _is_ancestor(parents: np.ndarray, ancestor: int, bone: int) -> bool:
-    bone = parents[bone]
-    while bone >= 0 and bone != ancestor:
-        bone = parents[bone]
-    return bone == ancestor
 
 
 def facing_turn(source: Model, target: Model) -> np.ndarray:
@@ -249,7 +235,7 @@ def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.
         travel = (worlds[:, source_bone, :3, 3] - source.skeleton.rest_world[source_bone, :3, 3]) @ turn.T
         wanted = target.skeleton.rest_world[bone, :3, 3] + scale * travel
         shift = wanted - target_world[:, bone, :3, 3]
-        target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
+        target_world[..., :3, 3] += shift[:, None, :] * target.skeleton.subtree_mask([bone])[None, :, None]
 
 
 def _keep_ground(rigs: _Rigs, follows: np.ndarray, worlds: np.ndarray, scale: float,

@@ -30,13 +30,14 @@ import numpy as np
 
 from app import maths
 from app.bone_names import bone_role, is_helper, words
+from app.bone_tree import BoneTree
 from app.model import Model
-from app.physics.bone_tree import BoneTree
 from app.physics.joint_kinds import KINDS
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
 from app.physics.symmetry import mirror_bones, reflection_between
 from app.pose import rest_extent
+from app.skin_weights import dominant_bones
 
 #: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
 MIN_BONE_FRACTION = 0.07
@@ -206,7 +207,7 @@ class _Shape:
         lengths = np.where(skeleton.derived_tails & moving & ~fed, 0.0, lengths)
         bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
         shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
-                    bone_spans=bone_spans, tree=BoneTree(parents))
+                    bone_spans=bone_spans, tree=BoneTree(parents) if flat else skeleton.tree)
         for bone, points in owned.items():
             shape.spans[bone] = shape.reach(skeleton.heads[bone], bone, points)
         return shape
@@ -227,16 +228,9 @@ class _Shape:
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
     """Bind positions of the drawn vertices that give one bone at least half their weight, by bone
     (a mesh the file does not render, as an NWN shadow mesh, moves no part)."""
-    positions, owners = [], []
-    for mesh in model.meshes:
-        if not mesh.vertex_count or not mesh.weights.size or not mesh.visible:
-            continue
-        lane = np.argmax(mesh.weights, axis=1)
-        owner = mesh.joints[np.arange(mesh.vertex_count), lane]
-        mostly = mesh.weights.max(axis=1) >= 0.5
-        positions.append(mesh.positions[mostly].astype(np.float64))
-        owners.append(owner[mostly])
-    return _by_bone(positions, owners)
+    owners, positions = dominant_bones(model.meshes, drawn_only=True)
+    owned = owners >= 0
+    return _by_bone([positions[owned]], [owners[owned]])
 
 
 def _weighted_vertices(model: Model, share: float) -> dict[int, np.ndarray]:
@@ -346,7 +340,7 @@ def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str,
     ``upperarm_l`` … ``shin_r``, and any ``hand``/``foot``/``neck`` found), or None when the names
     and the hierarchy (``parents``, default the skeleton's) do not make a humanoid."""
     skeleton = model.skeleton
-    tree = BoneTree(skeleton.parents if parents is None else parents)
+    tree = skeleton.tree if parents is None else BoneTree(parents)
     above = tree.is_above
     found: dict[str, int] = {}
     spines = []
