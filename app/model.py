@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from app import maths
+from app.bone_tree import BoneTree
+from app.skin_weights import dominant_bones
 
 if TYPE_CHECKING:
     from app.pending import PendingStep
@@ -163,6 +165,19 @@ class Skeleton:
     @cached_property
     def levels(self) -> list[np.ndarray]:
         return hierarchy_levels(self.parents)
+
+    @cached_property
+    def tree(self) -> BoneTree:
+        """The hierarchy's ancestry (``bone_tree.BoneTree``): who is above whom, subtrees."""
+        return BoneTree(self.parents)
+
+    def ancestors(self, bone: int) -> list[int]:
+        """The bone's ancestors, nearest first."""
+        return self.tree.ancestors(bone)
+
+    def subtree_mask(self, roots) -> np.ndarray:
+        """(B,) bool: the bones in the subtrees of ``roots`` (bone indices), the roots included."""
+        return self.tree.subtree_mask(roots)
 
     @cached_property
     def bind_inverse(self) -> np.ndarray:
@@ -599,7 +614,9 @@ def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh]
     single = children[child_counts[parents[children]] == 1]
     only_child[parents[single]] = single
 
-    positions, owners = _mostly_owned_vertices(meshes, count)
+    owners, positions = dominant_bones(meshes)
+    mostly = (owners >= 0) & (owners < count)
+    positions, owners = positions[mostly], owners[mostly]
     extent = _bounds_diagonal([positions, heads])
     stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
 
@@ -636,23 +653,6 @@ def _bounds_diagonal(point_sets: list[np.ndarray]) -> float:
     lows = np.min([points.min(axis=0) for points in point_sets], axis=0)
     highs = np.max([points.max(axis=0) for points in point_sets], axis=0)
     return float(np.linalg.norm(highs - lows))
-
-
-def _mostly_owned_vertices(meshes: list[Mesh], bones: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bind positions (N, 3) of the vertices that give one bone at least half their weight, and
-    that bone's index (N,)."""
-    positions, owners = [], []
-    for mesh in meshes:
-        if not mesh.vertex_count or not mesh.weights.size:
-            continue
-        lane = np.argmax(mesh.weights, axis=1)
-        owner = mesh.joints[np.arange(mesh.vertex_count), lane]
-        mostly = (mesh.weights.max(axis=1) >= 0.5) & (owner >= 0) & (owner < bones)
-        positions.append(mesh.positions[mostly].astype(np.float64))
-        owners.append(owner[mostly])
-    if not positions:
-        return np.zeros((0, 3)), np.zeros(0, np.intp)
-    return np.concatenate(positions), np.concatenate(owners).astype(np.intp)
 
 
 def _bone_directions(bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:

@@ -1,15 +1,44 @@
-"""Skin-weight data: how many influences a vertex keeps on the GPU, and keeping its strongest.
+"""Skin-weight data: how many influences a vertex keeps on the GPU, and keeping its strongest; the
+bone each vertex belongs to.
 
 Readers trim a file's influences to what the GPU holds, the exporters to what glTF writes, and the
-CPU skinning (``pose.skin_mesh``) to either, so this lives below all of them.
+CPU skinning (``pose.skin_mesh``) to either, so this lives below all of them. Derived tails, the
+automatic ragdoll and its check all ask which vertices a bone owns (``dominant_bones``).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from app.model import Mesh
 
 #: Influences per vertex on the GPU; extra influences are dropped (smallest first) and renormalised.
 GPU_INFLUENCES = 4
+#: A bone owns the vertices it gives at least this share of their weight.
+DOMINANT_SHARE = 0.5
+
+
+def dominant_bones(meshes: Iterable[Mesh], share: float = DOMINANT_SHARE,
+                   drawn_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(V,) for every vertex of the skinned ``meshes`` (with ``drawn_only``, of those the file renders:
+    not an NWN shadow mesh) the bone of its strongest influence where that gives it at least ``share``
+    of its weight, −1 elsewhere; and (V, 3) their bind positions."""
+    owners, positions = [], []
+    for mesh in meshes:
+        if not mesh.vertex_count or not mesh.weights.size or (drawn_only and not mesh.visible):
+            continue
+        lane = np.argmax(mesh.weights, axis=1)
+        owner = mesh.joints[np.arange(mesh.vertex_count), lane].astype(np.intp)
+        owners.append(np.where(mesh.weights.max(axis=1) >= share, owner, -1))
+        positions.append(mesh.positions.astype(np.float64))
+    if not owners:
+        return np.zeros(0, np.intp), np.zeros((0, 3))
+    return np.concatenate(owners), np.concatenate(positions)
 
 
 def top_influences(joints: np.ndarray, weights: np.ndarray,

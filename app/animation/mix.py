@@ -38,11 +38,7 @@ def subtree_mask(skeleton: Skeleton, roots: list[int]) -> np.ndarray:
     """(B,) 1.0 for the bones in the subtrees of ``roots`` (every bone when ``roots`` is empty)."""
     if not roots:
         return np.ones(len(skeleton.parents))
-    inside = np.isin(np.arange(len(skeleton.parents)), roots)
-    for level in skeleton.levels:
-        parents = skeleton.parents[level]
-        inside[level] |= (parents >= 0) & inside[np.maximum(parents, 0)]
-    return inside.astype(np.float64)
+    return skeleton.subtree_mask(roots).astype(np.float64)
 
 
 def check_skeletal(model: Model, clip: Clip) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.bone_tree import BoneTree
 from app.model import Mesh, Model, Skeleton
 from app.orientation import facing
 
@@ -131,11 +132,12 @@ def _bound_meshes(model: Model) -> list[Mesh]:
 
 
 class _Hierarchies:
-    """The two hierarchies as ancestor tables, to keep a growing map consistent with both."""
+    """The two hierarchies (the target's ancestry as a ``BoneTree``), to keep a growing map consistent
+    with both."""
 
     def __init__(self, source_parents: np.ndarray, target_parents: np.ndarray):
         self.source_parents, self.target_parents = source_parents, target_parents
-        self.target_above = _ancestors(target_parents)
+        self.target_tree = BoneTree(target_parents)
 
     def children(self, bone: int, source: bool) -> list[int]:
         parents = self.source_parents if source else self.target_parents
@@ -149,7 +151,7 @@ class _Hierarchies:
         trial = {**pairs, bone: other}
         for paired, partner in trial.items():
             above = self._nearest_paired_ancestor(paired, trial)
-            if above is not None and not self.target_above[trial[above], partner]:
+            if above is not None and not self.target_tree.is_above(trial[above], partner):
                 return False
         pairs[bone] = other
         return True
@@ -169,14 +171,3 @@ def rooted_at(parents: np.ndarray, root: int) -> np.ndarray:
     while bone >= 0:
         rerooted[bone], bone, above = above, parents[bone], bone
     return rerooted
-
-
-def _ancestors(parents: np.ndarray) -> np.ndarray:
-    """(B, B) whether bone a is a proper ancestor of bone b, at [a, b]."""
-    above = np.zeros((len(parents), len(parents)), bool)
-    for bone in range(len(parents)):
-        parent = parents[bone]
-        while parent >= 0:
-            above[parent, bone] = True
-            parent = parents[parent]
-    return above

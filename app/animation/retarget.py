@@ -11,59 +11,24 @@ skeletons' inferred hierarchies agree, else by where they rest (app.animation.pl
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 import numpy as np
 
 from app import maths
-from app.animation.mix import subtree_mask
 from app.animation.placed_map import placed_map
 from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.animation.root_motion import frame_worlds, motion_root
+from app.bone_names import name_key
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
 from app.pose import floor_height, posed_bounds, rest_pose
 
-#: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
-_PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")
-#: Sides written as a word or a letter at either end of a name.
-_LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
-_RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
-#: Names that only number a bone.
-_GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
 #: The mapped target bones resting within this share of the skeleton's height above its lowest mapped
 #: joint are its feet, kept on the ground where the source's are.
 FOOT_SHARE = 0.1
 #: Each up axis as a vector.
 UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
-#: Words that name the same part in different rigs.
-_SYNONYMS = {"hips": "pelvis", "hip": "pelvis", "upleg": "thigh", "upperleg": "thigh", "leg": "calf",
-             "lowerleg": "calf", "shin": "calf", "forearm": "lowerarm", "arm": "upperarm",
-             "shoulder": "clavicle", "collar": "clavicle", "toebase": "toe", "toes": "toe",
-             "torso": "spine", "chest": "spine", "ankle": "foot", "bicep": "upperarm"}
-#: Parts that come in pairs: NWN writes their side as a bare leading letter (``lthigh_g``).
-_PAIRED = {"thigh", "calf", "foot", "toe", "upperarm", "lowerarm", "hand", "clavicle", "eye"}
-
-
-def name_key(name: str) -> str:
-    """A bone's name reduced to what rigs agree on: lower case, no rig prefix or NWN ``_g``
-    suffix, the side as a trailing ``.l``/``.r``, synonyms unified (``mixamorig:LeftUpLeg`` and
-    ``Bip01 L Thigh`` both become ``thigh.l``). Empty for a name that says nothing of the part,
-    such as the ``bone 7`` given to C3DE's unnamed bones."""
-    key = name.strip().lower()
-    if _GENERIC.fullmatch(key):
-        return ""
-    key = _PREFIXES.sub("", key)
-    key = re.sub(r"_g$", "", key)
-    side = ".l" if _LEFT.search(key) else ".r" if _RIGHT.search(key) else ""
-    if side:
-        key = (_LEFT if side == ".l" else _RIGHT).sub(" ", key, count=1)
-    key = re.sub(r"[\s_.:|-]+", "", key)
-    key = _SYNONYMS.get(key, key)
-    if not side and key[:1] in ("l", "r") and _SYNONYMS.get(key[1:], key[1:]) in _PAIRED:
-        side, key = "." + key[0], _SYNONYMS.get(key[1:], key[1:])
-    return key + side
 
 
 def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
@@ -156,27 +121,14 @@ def check_map(mapping: dict[str, str], source: Skeleton, target: Skeleton) -> np
     if not (follows >= 0).any():
         raise ValueError("the map pairs no bones")
     mapped_by_source = {int(s): t for t, s in enumerate(follows) if s >= 0}
+    nearest = source.tree.nearest_marked_ancestor(np.isin(np.arange(len(source)), list(mapped_by_source)))
     for source_bone, target_bone in mapped_by_source.items():
-        parent = _nearest_mapped_ancestor(source.parents, source_bone, mapped_by_source)
-        if parent is not None and _is_ancestor(target.parents, target_bone, mapped_by_source[parent]):
+        parent = int(nearest[source_bone])
+        if parent >= 0 and target.tree.is_above(target_bone, mapped_by_source[parent]):
             raise ValueError(f"the map puts {source.names[source_bone]!r} on {target.names[target_bone]!r}, "
                              f"above {target.names[mapped_by_source[parent]]!r} where its parent "
                              f"{source.names[parent]!r} goes (a cycle through the hierarchy)")
     return follows
-
-
-def _nearest_mapped_ancestor(parents: np.ndarray, bone: int, mapped: dict[int, int]) -> int | None:
-    bone = parents[bone]
-    while bone >= 0 and bone not in mapped:
-        bone = parents[bone]
-    return int(bone) if bone >= 0 else None
-
-
-def _is_ancestor(parents: np.ndarray, ancestor: int, bone: int) -> bool:
-    bone = parents[bone]
-    while bone >= 0 and bone != ancestor:
-        bone = parents[bone]
-    return bone == ancestor
 
 
 def facing_turn(source: Model, target: Model) -> np.ndarray:
@@ -283,7 +235,7 @@ def _carry_travel(source: Model, target: Model, follows: np.ndarray, worlds: np.
         travel = (worlds[:, source_bone, :3, 3] - source.skeleton.rest_world[source_bone, :3, 3]) @ turn.T
         wanted = target.skeleton.rest_world[bone, :3, 3] + scale * travel
         shift = wanted - target_world[:, bone, :3, 3]
-        target_world[..., :3, 3] += shift[:, None, :] * subtree_mask(target.skeleton, [bone])[None, :, None]
+        target_world[..., :3, 3] += shift[:, None, :] * target.skeleton.subtree_mask([bone])[None, :, None]
 
 
 def _keep_ground(rigs: _Rigs, follows: np.ndarray, worlds: np.ndarray, scale: float,

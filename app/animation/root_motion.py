@@ -98,15 +98,8 @@ def root_frames(model: Model, clip: Clip) -> tuple[int, np.ndarray | None]:
 def movable_bones(skeleton, animated: np.ndarray) -> np.ndarray:
     """(S,) ascending: the ``animated`` bones, the bones below them (the only ones a clip can move)
     and the bones above those (their worlds are composed from them)."""
-    below = np.zeros(len(skeleton), bool)
-    below[animated] = True
-    levels = skeleton.levels
-    for level in levels[1:]:
-        below[level] |= below[skeleton.parents[level]]
-    needed = below.copy()
-    for level in reversed(levels[1:]):
-        needed[skeleton.parents[level[needed[level]]]] = True
-    return np.flatnonzero(needed)
+    below = skeleton.subtree_mask(animated)
+    return np.flatnonzero(below | skeleton.tree.marked_below(below))
 
 
 def has_root_motion(model: Model, clip: Clip) -> bool:
@@ -131,19 +124,10 @@ def travel_taken_off(model: Model, worlds: np.ndarray, root: int,
     ``in_place`` and ``--in-place`` all do."""
     drift = over_ground(worlds[..., root, :3, 3] - start, model.up_axis)
     placed = np.array(worlds, dtype=np.float64)
-    moved = ~above(model.skeleton.parents, root)
+    moved = np.ones(len(model.skeleton), bool)
+    moved[model.skeleton.ancestors(root)] = False
     placed[..., :3, 3] -= drift[..., None, :] * moved[:, None]
     return placed, drift
-
-
-def above(parents: np.ndarray, bone: int) -> np.ndarray:
-    """(B,) True for the bones above ``bone`` in the hierarchy (its parent, the parent's, …)."""
-    found = np.zeros(len(parents), bool)
-    parent = parents[bone]
-    while parent >= 0:
-        found[parent] = True
-        parent = parents[parent]
-    return found
 
 
 def in_place(model: Model, worlds: np.ndarray) -> np.ndarray:

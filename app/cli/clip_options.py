@@ -12,11 +12,11 @@ from app.animation.mix import Mix, baked_clip, subtree_mask
 from app.animation.retarget import (
     check_map,
     hierarchy_difference,
-    name_key,
     numbered_loose,
     retarget_clips,
     suggested_map,
 )
+from app.bone_names import name_key
 from app.errors import InputError, regular_size
 from app.json_text import JsonError, loads
 from app.model import Model

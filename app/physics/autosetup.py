@@ -29,13 +29,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app import maths
+from app.bone_names import bone_role, is_helper, words
+from app.bone_tree import BoneTree
 from app.model import Model
-from app.physics.bone_tree import BoneTree
 from app.physics.joint_kinds import KINDS
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import bind_rig, rigid, rigid_inverse
-from app.physics.symmetry import AXIS_SNAP, FUSED_SIDE, SIDE_WORDS, mirror_bones
+from app.physics.symmetry import mirror_bones, reflection_between
 from app.pose import rest_extent
+from app.skin_weights import dominant_bones
 
 #: Shortest bone (fraction of the model's bind-pose diagonal) that gets a part in the generic setup.
 MIN_BONE_FRACTION = 0.07
@@ -92,22 +94,6 @@ ROLE_LIMITS = (
     (re.compile(r"upperarm|thigh|upperleg|upleg|leg|arm|shoulder"), (70.0, 35.0, 20.0)),
 )
 
-ROLE_WORDS = {
-    "pelvis": "pelvis", "hips": "pelvis", "hip": "pelvis",
-    "spine": "spine", "chest": "spine", "upperchest": "spine", "torso": "spine", "abdomen": "spine",
-    "waist": "spine", "ribcage": "spine", "lowerback": "spine", "upperback": "spine",
-    "neck": "neck", "head": "head",
-    "upperarm": "upperarm", "arm": "upperarm", "bicep": "upperarm", "uparm": "upperarm",
-    "humerus": "upperarm",
-    "forearm": "forearm", "lowerarm": "forearm", "elbow": "forearm", "lowarm": "forearm",
-    "hand": "hand", "wrist": "hand",
-    "thigh": "thigh", "upleg": "thigh", "upperleg": "thigh", "femur": "thigh",
-    "shin": "shin", "calf": "shin", "leg": "shin", "lowerleg": "shin", "knee": "shin", "lowleg": "shin",
-    "foot": "foot", "ankle": "foot",
-}
-NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mixamorig", "sk", "b"}
-HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
-                "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
 LIMB_SLOTS = ("upperarm", "forearm", "thigh", "shin")
 HUMANOID_PARTS = ("pelvis", "spine", "chest", "head", "upperarm_l", "forearm_l", "upperarm_r", "forearm_r",
                   "thigh_l", "shin_l", "thigh_r", "shin_r")
@@ -221,7 +207,7 @@ class _Shape:
         lengths = np.where(skeleton.derived_tails & moving & ~fed, 0.0, lengths)
         bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
         shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
-                    bone_spans=bone_spans, tree=BoneTree(parents))
+                    bone_spans=bone_spans, tree=BoneTree(parents) if flat else skeleton.tree)
         for bone, points in owned.items():
             shape.spans[bone] = shape.reach(skeleton.heads[bone], bone, points)
         return shape
@@ -242,16 +228,9 @@ class _Shape:
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:
     """Bind positions of the drawn vertices that give one bone at least half their weight, by bone
     (a mesh the file does not render, as an NWN shadow mesh, moves no part)."""
-    positions, owners = [], []
-    for mesh in model.meshes:
-        if not mesh.vertex_count or not mesh.weights.size or not mesh.visible:
-            continue
-        lane = np.argmax(mesh.weights, axis=1)
-        owner = mesh.joints[np.arange(mesh.vertex_count), lane]
-        mostly = mesh.weights.max(axis=1) >= 0.5
-        positions.append(mesh.positions[mostly].astype(np.float64))
-        owners.append(owner[mostly])
-    return _by_bone(positions, owners)
+    owners, positions = dominant_bones(model.meshes, drawn_only=True)
+    owned = owners >= 0
+    return _by_bone([positions[owned]], [owners[owned]])
 
 
 def _weighted_vertices(model: Model, share: float) -> dict[int, np.ndarray]:
@@ -354,42 +333,14 @@ def _direction(model: Model, bone: int, owned: np.ndarray | None, parents: np.nd
     return fallback
 
 
-# --- names ---------------------------------------------------------------------------------------
-
-def bone_role(name: str) -> tuple[str | None, str | None]:
-    """(role, side) a bone name suggests, e.g. ('thigh', 'l') for ``Bip01 L Thigh``; (None, None)
-    for helper bones (nubs, twists, fingers) and names that say nothing."""
-    name = re.sub(r"^.*[:|]", "", name)
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    tokens = [t for t in re.split(r"[^a-zA-Z0-9]+", name.lower()) if t]
-    if any(t.startswith(word) for t in tokens for word in HELPER_WORDS):
-        return None, None
-    side, words = None, []
-    for token in tokens:
-        fused = FUSED_SIDE.match(token)
-        if token in SIDE_WORDS:
-            side = SIDE_WORDS[token]
-        elif fused and len(tokens) <= 2:
-            side = fused.group(1)
-            words.append(fused.group(2))
-        elif token not in NOISE_WORDS:
-            words.append(token)
-    role = ROLE_WORDS.get(re.sub(r"\d+$", "", "".join(words)))
-    if role == "pelvis" and side:
-        role = "thigh"
-    if role in ("pelvis", "spine", "neck", "head"):
-        side = None
-    elif side is None:
-        role = None
-    return role, side
-
+# --- the humanoid's bones (what their names say: app.bone_names.bone_role) -------------------------
 
 def humanoid_slots(model: Model, parents: np.ndarray | None = None) -> dict[str, int] | None:
     """Bone indices for the humanoid slots (``pelvis``, optional ``spine`` and ``chest``, ``head``,
     ``upperarm_l`` … ``shin_r``, and any ``hand``/``foot``/``neck`` found), or None when the names
     and the hierarchy (``parents``, default the skeleton's) do not make a humanoid."""
     skeleton = model.skeleton
-    tree = BoneTree(skeleton.parents if parents is None else parents)
+    tree = skeleton.tree if parents is None else BoneTree(parents)
     above = tree.is_above
     found: dict[str, int] = {}
     spines = []
@@ -459,25 +410,19 @@ def _humanoid(model: Model, shape: _Shape, slots: dict[str, int]) -> RagdollProf
 
 
 def _end_bones(model: Model, shape: _Shape, chosen: np.ndarray) -> np.ndarray:
-    """(B,) short bones with no ``chosen`` bone below them, not named as helpers (``HELPER_WORDS``:
-    fingers, toes, nubs), that move at least END_VERTEX_SHARE of the drawn vertices with the bones
+    """(B,) short bones with no ``chosen`` bone below them, not named as helpers (``is_helper``: fingers,
+    toes, nubs), that move at least END_VERTEX_SHARE of the drawn vertices with the bones
     below them that have no part (a hand with its fingers)."""
     total = sum(len(points) for points in shape.owned.values())
     taken = {int(b) for b in np.flatnonzero(chosen)}
     held = shape.tree.marked_below(chosen)
     ends = np.zeros(len(model.skeleton), bool)
     for bone in shape.owned:
-        if chosen[bone] or held[bone] or _helper_name(model.skeleton.names[bone]):
+        if chosen[bone] or held[bone] or is_helper(model.skeleton.names[bone]):
             continue
         cloud = _with_loose_children(model, shape, bone, taken)
         ends[bone] = cloud is not None and len(cloud) >= max(MIN_OWNED_VERTICES, END_VERTEX_SHARE * total)
     return ends
-
-
-def _helper_name(name: str) -> bool:
-    """Whether a bone's name says it is a helper (``HELPER_WORDS``: nubs, twists, fingers, toes)."""
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
-    return any(t.startswith(word) for t in re.split(r"[^a-z0-9]+", name) if t for word in HELPER_WORDS)
 
 
 def _with_loose_children(model: Model, shape: _Shape, bone: int, taken: set[int]) -> np.ndarray | None:
@@ -530,7 +475,7 @@ def _generic(model: Model, shape: _Shape) -> RagdollProfile:
 
 def role_limits(name: str) -> tuple[float, float, float]:
     """The cone-twist limits for a part on bone ``name`` in the generic setup (``ROLE_LIMITS``)."""
-    key = re.sub(r"[^a-z0-9]", "", re.sub(r"^.*[:|]", "", name).lower())
+    key = "".join(words(name))
     return next((limits for pattern, limits in ROLE_LIMITS if pattern.search(key)), LIMITS["generic"])
 
 
@@ -660,29 +605,13 @@ def _twin_parts(model: Model, shape: _Shape, parts: list[Part]) -> list[Part]:
         twin = int(twins[bone])
         if twin not in placed or twin < bone:
             continue
-        mirror = _reflection(skeleton.heads[bone], skeleton.heads[twin])
+        mirror = reflection_between(skeleton.heads[bone], skeleton.heads[twin])
         own, other = shape.owned.get(bone), shape.owned.get(twin)
         clouds = [points for points in (own, None if other is None else maths.transform_points(mirror, other))
                   if points is not None]
         union = np.concatenate(clouds) if clouds else None
         result[index] = _fit_part(model, shape, parts[index].name, bone, owned=union)
         result[placed[twin]] = _reflected_part(model, result[index], twin, mirror, parts[placed[twin]].name)
-    return result
-
-
-def _reflection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(4, 4) the reflection swapping points ``a`` and ``b``: across the plane through their
-    midpoint square to the line between them (snapped to a model axis within 20°, as symmetric
-    editing does)."""
-    normal, valid = maths.normalize(a - b)
-    if not valid:
-        normal = np.array([1.0, 0.0, 0.0])
-    axis = int(np.argmax(np.abs(normal)))
-    if abs(normal[axis]) >= AXIS_SNAP:
-        normal = np.eye(3)[axis]
-    result = np.eye(4)
-    result[:3, :3] -= 2.0 * np.outer(normal, normal)
-    result[:3, 3] = 2.0 * normal * np.dot(normal, (a + b) / 2)
     return result
 
 

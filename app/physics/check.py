@@ -20,6 +20,7 @@ from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, UP_AXES, Ragdoll
 from app.physics.rig import Rig
 from app.pose import rest_extent, rest_pose
+from app.skin_weights import dominant_bones
 
 #: The verdict's thresholds (reported with it). Overshoot: degrees past a limit at any step;
 #: penetration: a part's deepest point below the ground (cm); mass ratio: heavier over lighter part
@@ -167,25 +168,14 @@ def _smallest_limit(rig: Rig, joint: int) -> float:
     return float(limits[1] - limits[0]) if rig.hinge[joint] else float(limits.min())
 
 
-def dominant_owners(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    """(V,) for every skinned vertex of the drawn meshes, the bone giving it at least
-    DOMINANT_WEIGHT (−1: none), and (V, 3) their bind positions."""
-    owners, positions = [], []
-    for mesh in model.meshes:
-        if not mesh.vertex_count or not mesh.weights.size or not mesh.visible:
-            continue
-        lane = np.argmax(mesh.weights, axis=1)
-        owner = mesh.joints[np.arange(mesh.vertex_count), lane].astype(np.intp)
-        owners.append(np.where(mesh.weights.max(axis=1) >= THRESHOLDS["dominant_weight"], owner, -1))
-        positions.append(mesh.positions.astype(np.float64))
-    if not owners:
-        return np.zeros(0, np.intp), np.zeros((0, 3))
-    return np.concatenate(owners), np.concatenate(positions)
+def _dominant_bones(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """``skin_weights.dominant_bones`` of the drawn meshes at the report's ``dominant_weight``."""
+    return dominant_bones(model.meshes, THRESHOLDS["dominant_weight"], drawn_only=True)
 
 
 def _skin_vertices(model: Model, rig: Rig) -> np.ndarray:
     """(P,) skinned vertices each part carries: those dominated by a bone that follows it."""
-    owners, _ = dominant_owners(model)
+    owners, _ = _dominant_bones(model)
     owners = owners[owners >= 0]
     return np.bincount(rig.bone_parts[owners], minlength=len(rig.part_bones))
 
@@ -193,7 +183,7 @@ def _skin_vertices(model: Model, rig: Rig) -> np.ndarray:
 def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     """Bones without a part that dominate at least THRESHOLDS' share of the skinned vertices lying
     outside every part's box (grown by the cover margin) at the bind pose."""
-    owners, positions = dominant_owners(model)
+    owners, positions = _dominant_bones(model)
     if not len(owners):
         return []
     outside = ~covered_by_boxes(rig, positions, THRESHOLDS["cover_margin"] * rest_extent(model))

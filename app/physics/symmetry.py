@@ -1,44 +1,21 @@
-"""Left and right: the side words of bone names (one set, also read by the automatic setup), each
-bone's and part's twin on the other side, the reflection between twins, and an edit of one side
+"""Left and right: each bone's and part's twin on the other side (by the sides ``app.bone_names`` reads
+from names), the reflection between twins, and an edit of one side
 turned into the same edit of the other (symmetric editing). Euler angles for the joint editor too.
 """
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from app import maths
+from app.bone_names import mirror_name, side_keys
 from app.model import Model
 from app.physics.joint_kinds import KINDS, LIMIT_NAMES
 from app.physics.profile import RagdollProfile
 from app.physics.rig import Rig
 
-#: A side written as a word of its own ("Bip01 L Thigh", "thigh_l", "LeftArm" split into words).
-SIDE_WORDS = {"l": "l", "left": "l", "r": "r", "right": "r"}
-#: The limbs NWN fuses the side letter into: ``lbicep_g``, ``rshin_g``.
-FUSED_LIMBS = "bicep|forearm|hand|thigh|shin|foot|uparm|arm|leg"
-#: A lower-case name token that is a side letter fused to a limb word ("lthigh").
-FUSED_SIDE = re.compile(rf"^([lr])({FUSED_LIMBS})$")
 #: A pair's separation closer than this (cosine) to a model axis mirrors about that axis exactly.
 AXIS_SNAP = np.cos(np.radians(20.0))
-
-_SIDE_WORDS = re.compile(r"Left|Right|left|right|LEFT|RIGHT")
-_SIDE_LETTER = re.compile(r"(?<![A-Za-z])[LlRr](?![A-Za-z])")
-_FUSED_PREFIX = re.compile(rf"^[lr](?=(?:{FUSED_LIMBS})(?![a-z]))")
-_SWAP = {"Left": "Right", "Right": "Left", "left": "right", "right": "left", "LEFT": "RIGHT", "RIGHT": "LEFT",
-         "L": "R", "R": "L", "l": "r", "r": "l"}
-
-
-def mirror_name(name: str) -> str | None:
-    """The name of the other side's twin (``thigh_l`` → ``thigh_r``, ``Bip01 L Thigh`` → ``Bip01 R
-    Thigh``, ``mixamorig:LeftArm`` → ``mixamorig:RightArm``, NWN ``lthigh_g`` → ``rthigh_g``), or None."""
-    for pattern in (_SIDE_WORDS, _SIDE_LETTER, _FUSED_PREFIX):
-        swapped = pattern.sub(lambda match: _SWAP[match.group(0)], name)
-        if swapped != name:
-            return swapped
-    return None
 
 
 def mirror_bones(model: Model) -> np.ndarray:
@@ -63,10 +40,10 @@ def mirror_bones(model: Model) -> np.ndarray:
 
 
 def _pair_by_side_keys(names: list[str], twins: np.ndarray) -> None:
-    """Fill the −1 entries of ``twins`` where exactly one bone of each side shares a ``_side_keys`` key."""
+    """Fill the −1 entries of ``twins`` where exactly one bone of each side shares a ``side_keys`` key."""
     sides: dict[str, dict[str, list[int]]] = {}
     for bone, name in enumerate(names):
-        for side, key in _side_keys(name):
+        for side, key in side_keys(name):
             sides.setdefault(key, {}).setdefault(side, []).append(bone)
     for found in sides.values():
         left, right = found.get("l", []), found.get("r", [])
@@ -74,19 +51,6 @@ def _pair_by_side_keys(names: list[str], twins: np.ndarray) -> None:
             for bone, twin in ((left[0], right[0]), (right[0], left[0])):
                 if twins[bone] < 0:
                     twins[bone] = twin
-
-
-def _side_keys(name: str) -> list[tuple[str, str]]:
-    """(side, the name without it) for each way ``name`` may say a side: a word of its own (``Left``,
-    ``R``), else a leading l or r on a word (``Lbicep``); lower case, a trailing number dropped."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
-    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"[_ ]*\d+$", "", words)) if w]
-    sided = [i for i, w in enumerate(words) if w in SIDE_WORDS]
-    if sided:
-        i = sided[0]
-        return [(SIDE_WORDS[words[i]], " ".join(words[:i] + ["*"] + words[i + 1:]))]
-    return [(w[0], " ".join(words[:i] + ["*" + w[1:]] + words[i + 1:]))
-            for i, w in enumerate(words) if len(w) > 2 and w[0] in "lr"]
 
 
 def part_mirrors(model: Model, profile: RagdollProfile) -> dict[str, str]:
@@ -121,15 +85,24 @@ def joint_mirrors(profile: RagdollProfile, parts: dict[str, str]) -> dict[str, s
 
 
 def reflection(rig: Rig, part: int, twin: int) -> np.ndarray:
-    """(3, 3) the reflection taking part ``part`` to its twin at the bind pose: across the plane
-    square to the line between their centres (snapped to a model axis when close to one)."""
-    normal, valid = maths.normalize(rig.part_bind[part, :3, 3] - rig.part_bind[twin, :3, 3])
+    """(3, 3) the reflection taking part ``part`` to its twin at the bind pose (``reflection_between``
+    their centres)."""
+    return reflection_between(rig.part_bind[part, :3, 3], rig.part_bind[twin, :3, 3])[:3, :3]
+
+
+def reflection_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(4, 4) the reflection swapping points ``a`` and ``b``: across the plane through their midpoint
+    square to the line between them (snapped to a model axis when within ``AXIS_SNAP`` of one)."""
+    normal, valid = maths.normalize(a - b)
     if not valid:
         normal = np.array([1.0, 0.0, 0.0])
     axis = int(np.argmax(np.abs(normal)))
     if abs(normal[axis]) >= AXIS_SNAP:
         normal = np.eye(3)[axis]
-    return np.eye(3) - 2.0 * np.outer(normal, normal)
+    result = np.eye(4)
+    result[:3, :3] -= 2.0 * np.outer(normal, normal)
+    result[:3, 3] = 2.0 * normal * np.dot(normal, (a + b) / 2)
+    return result
 
 
 def mirrored_rotation(quaternion, mirror: np.ndarray) -> tuple[float, float, float, float]:

@@ -15,10 +15,10 @@ import pybullet as pb
 import pytest
 
 from app.animation.root_motion import root_travel
+from app.bone_tree import BoneTree
 from app.export.gltf import export_gltf
 from app.model import Mesh, Model, Skeleton, hierarchy_levels
 from app.physics.autosetup import auto_setup
-from app.physics.bone_tree import BoneTree
 from app.physics.multibody import MAX_LINKS, build_layout
 from app.physics.rig import bind_rig
 from tests.helpers import exit_status, read_gltf

@@ -1,10 +1,11 @@
-"""Ancestry questions about a bone hierarchy answered in time linear in its bones.
+"""Ancestry questions about a bone hierarchy answered in time linear in its bones: a Skeleton's
+(``Skeleton.tree``, worked out once) or any other, such as the one the ragdoll infers for loose bones.
 
 One depth-first walk lays the bones out parents first, each bone's descendants right after it (its
 subtree is one run of that order); from it, whether one bone is above another is two comparisons, and
-"the nearest marked ancestor" or "has a marked descendant" is one pass, however deep the hierarchy.
-The automatic ragdoll setup asked these questions by walking parent chains for every pair of bones,
-which grew with the cube of a chain's length.
+"the nearest marked ancestor", "has a marked descendant" or "in the subtrees of these bones" is one
+pass, however deep the hierarchy. Walking parent chains for every pair of bones instead grew with the
+cube of a chain's length.
 """
 
 from __future__ import annotations
@@ -54,6 +55,16 @@ class BoneTree:
         """The bone's strict descendants, in index order."""
         start = self.position[bone]
         return np.sort(self.order[start + 1:start + self.size[bone]])
+
+    def subtree_mask(self, roots) -> np.ndarray:
+        """(B,) bool: the bones in the subtrees of ``roots`` (bone indices), the roots included."""
+        roots = np.asarray(roots, dtype=np.intp).reshape(-1)
+        cover = np.zeros(len(self.parents) + 1, dtype=np.intp)
+        np.add.at(cover, self.position[roots], 1)
+        np.add.at(cover, self.position[roots] + self.size[roots], -1)
+        inside = np.zeros(len(self.parents), bool)
+        inside[self.order] = np.cumsum(cover)[:-1] > 0
+        return inside
 
     def unblocked_descendants(self, bone: int, blocking: np.ndarray) -> np.ndarray:
         """The bone's strict descendants that are not ``blocking`` (B,) bool and have no blocking bone

@@ -1,0 +1,166 @@
+"""What a bone's name says: its side, its role, a key rigs agree on, its twin's name on the other side.
+
+One vocabulary read three ways. Retargeting (``name_key``) pairs bone with bone, so it unifies only
+the words different rigs give the same bone (``ROLE_WORDS``, e.g. Mixamo's ``Leg``, Biped's ``Calf``
+and NWN's ``shin`` are all the shin). The automatic ragdoll (``bone_role``) takes the shallowest bone
+of each body part, so it also reads the words that name a joint or region of a part
+(``REGION_WORDS``: a ``knee`` bone, a ``wrist``), and it has no clavicle or toe parts (toes are
+helpers to it, ``HELPER_WORDS``). Symmetric editing (``mirror_name``, ``side_keys``) reads the sides
+as the ragdoll does (``SIDE_WORDS``); ``name_key`` also reads Biped's short ``Lft``/``Rgt``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Each body part and the words different rigs name its bone by, the part's own name first.
+ROLE_WORDS = {
+    "pelvis": ("pelvis", "hips", "hip"),
+    "spine": ("spine", "chest", "torso"),
+    "neck": ("neck",),
+    "head": ("head",),
+    "clavicle": ("clavicle", "shoulder", "collar"),
+    "upperarm": ("upperarm", "arm", "bicep"),
+    "forearm": ("forearm", "lowerarm"),
+    "hand": ("hand",),
+    "thigh": ("thigh", "upleg", "upperleg"),
+    "shin": ("shin", "calf", "leg", "lowerleg"),
+    "foot": ("foot", "ankle"),
+    "toe": ("toe", "toebase", "toes"),
+}
+#: Words for a joint or region of a part, or its anatomy, that the ragdoll reads as the part.
+REGION_WORDS = {
+    "spine": ("upperchest", "abdomen", "waist", "ribcage", "lowerback", "upperback"),
+    "upperarm": ("uparm", "humerus"),
+    "forearm": ("elbow", "lowarm"),
+    "hand": ("wrist",),
+    "thigh": ("femur",),
+    "shin": ("knee", "lowleg"),
+}
+#: The parts the ragdoll builds on (``bone_role``).
+RAGDOLL_ROLES = ("pelvis", "spine", "neck", "head", "upperarm", "forearm", "hand", "thigh", "shin", "foot")
+#: Parts that come in pairs: NWN writes their side as a bare leading letter (``lthigh_g``).
+PAIRED_ROLES = {"thigh", "shin", "foot", "toe", "upperarm", "forearm", "hand", "clavicle", "eye"}
+#: The parts of the body's middle: a side in their name is noise (a hip with a side is a thigh).
+MIDDLE_ROLES = ("pelvis", "spine", "neck", "head")
+
+#: A side written as a word of its own ("Bip01 L Thigh", "thigh_l", "LeftArm" split into words).
+SIDE_WORDS = {"l": "l", "left": "l", "r": "r", "right": "r"}
+#: The limbs NWN fuses the side letter into: ``lbicep_g``, ``rshin_g``.
+FUSED_LIMBS = "bicep|forearm|hand|thigh|shin|foot|uparm|arm|leg"
+#: A lower-case name word that is a side letter fused to a limb word ("lthigh").
+FUSED_SIDE = re.compile(rf"^([lr])({FUSED_LIMBS})$")
+#: Words that carry no meaning of their own in rigs' names.
+NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mixamorig", "sk", "b"}
+#: Beginnings of the words of helper bones: no body part of their own.
+HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
+                "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
+
+#: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
+_PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")
+#: Sides written as a word or a letter at either end of a lower-case name (``SIDE_WORDS``, and Biped's
+#: ``lft``/``rgt``).
+_LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
+_RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
+#: Names that only number a bone.
+_GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
+
+_SIDE_WORD = re.compile(r"Left|Right|left|right|LEFT|RIGHT")
+_SIDE_LETTER = re.compile(r"(?<![A-Za-z])[LlRr](?![A-Za-z])")
+_FUSED_PREFIX = re.compile(rf"^[lr](?=(?:{FUSED_LIMBS})(?![a-z]))")
+_SWAP = {"Left": "Right", "Right": "Left", "left": "right", "right": "left", "LEFT": "RIGHT", "RIGHT": "LEFT",
+         "L": "R", "R": "L", "l": "r", "r": "l"}
+
+
+def word_roles(*tables: dict[str, tuple[str, ...]], roles=None) -> dict[str, str]:
+    """Word → role over ``tables`` (role → words), keeping only ``roles`` when given."""
+    return {word: role for table in tables for role, spelled in table.items()
+            if roles is None or role in roles for word in spelled}
+
+
+#: Retargeting's reading: every part, the words of its bone only.
+KEY_WORDS = word_roles(ROLE_WORDS)
+#: The ragdoll's reading: its parts, with the words of their joints and regions.
+RAGDOLL_WORDS = word_roles(ROLE_WORDS, REGION_WORDS, roles=RAGDOLL_ROLES)
+
+
+def words(name: str, drop_number: bool = False) -> list[str]:
+    """The lower-case words of a bone name, its namespace (``mixamorig:``) left out and camel case
+    split (``LeftUpLeg`` → left, up, leg); with ``drop_number``, a trailing number left out too."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"^.*[:|]", "", name)).lower()
+    if drop_number:
+        text = re.sub(r"[_ ]*\d+$", "", text)
+    return [word for word in re.split(r"[^a-z0-9]+", text) if word]
+
+
+def is_helper(name: str) -> bool:
+    """Whether a bone's name says it is a helper (``HELPER_WORDS``: nubs, twists, fingers, toes)."""
+    return any(word.startswith(helper) for word in words(name) for helper in HELPER_WORDS)
+
+
+def name_key(name: str) -> str:
+    """A bone's name reduced to what rigs agree on: lower case, no rig prefix or NWN ``_g``
+    suffix, the side as a trailing ``.l``/``.r``, synonyms unified (``KEY_WORDS``:
+    ``mixamorig:LeftUpLeg`` and ``Bip01 L Thigh`` both become ``thigh.l``). Empty for a name that
+    says nothing of the part, such as the ``bone 7`` given to C3DE's unnamed bones."""
+    key = name.strip().lower()
+    if _GENERIC.fullmatch(key):
+        return ""
+    key = _PREFIXES.sub("", key)
+    key = re.sub(r"_g$", "", key)
+    side = ".l" if _LEFT.search(key) else ".r" if _RIGHT.search(key) else ""
+    if side:
+        key = (_LEFT if side == ".l" else _RIGHT).sub(" ", key, count=1)
+    key = re.sub(r"[\s_.:|-]+", "", key)
+    key = KEY_WORDS.get(key, key)
+    if not side and key[:1] in ("l", "r") and KEY_WORDS.get(key[1:], key[1:]) in PAIRED_ROLES:
+        side, key = "." + key[0], KEY_WORDS.get(key[1:], key[1:])
+    return key + side
+
+
+def bone_role(name: str) -> tuple[str | None, str | None]:
+    """(role, side) a bone name suggests to the ragdoll (``RAGDOLL_WORDS``), e.g. ('thigh', 'l') for
+    ``Bip01 L Thigh``; (None, None) for helper bones (nubs, twists, fingers) and names that say nothing."""
+    tokens = words(name)
+    if any(token.startswith(helper) for token in tokens for helper in HELPER_WORDS):
+        return None, None
+    side, kept = None, []
+    for token in tokens:
+        fused = FUSED_SIDE.match(token)
+        if token in SIDE_WORDS:
+            side = SIDE_WORDS[token]
+        elif fused and len(tokens) <= 2:
+            side = fused.group(1)
+            kept.append(fused.group(2))
+        elif token not in NOISE_WORDS:
+            kept.append(token)
+    role = RAGDOLL_WORDS.get(re.sub(r"\d+$", "", "".join(kept)))
+    if role == "pelvis" and side:
+        role = "thigh"
+    if role in MIDDLE_ROLES:
+        side = None
+    elif side is None:
+        role = None
+    return role, side
+
+
+def mirror_name(name: str) -> str | None:
+    """The name of the other side's twin (``thigh_l`` → ``thigh_r``, ``Bip01 L Thigh`` → ``Bip01 R
+    Thigh``, ``mixamorig:LeftArm`` → ``mixamorig:RightArm``, NWN ``lthigh_g`` → ``rthigh_g``), or None."""
+    for pattern in (_SIDE_WORD, _SIDE_LETTER, _FUSED_PREFIX):
+        swapped = pattern.sub(lambda match: _SWAP[match.group(0)], name)
+        if swapped != name:
+            return swapped
+    return None
+
+
+def side_keys(name: str) -> list[tuple[str, str]]:
+    """(side, the name without it) for each way ``name`` may say a side: a word of its own (``Left``,
+    ``R``), else a leading l or r on a word (``Lbicep``); lower case, a trailing number dropped."""
+    found = words(name, drop_number=True)
+    sided = [i for i, word in enumerate(found) if word in SIDE_WORDS]
+    if sided:
+        i = sided[0]
+        return [(SIDE_WORDS[found[i]], " ".join(found[:i] + ["*"] + found[i + 1:]))]
+    return [(word[0], " ".join(found[:i] + ["*" + word[1:]] + found[i + 1:]))
+            for i, word in enumerate(found) if len(word) > 2 and word[0] in "lr"]
