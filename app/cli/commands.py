@@ -20,14 +20,11 @@ from app.cli.shared import (
     EXIT_USAGE,
     OutputError,
     UsageError,
-    check_output,
     describe,
     load_model,
-    model_inputs,
-    named_inputs,
+    load_model_for,
     output_path,
     pose_at,
-    refuse_inputs,
     render_settings,
     selected_instant,
     warn,
@@ -115,9 +112,7 @@ def info(args: Namespace) -> int:
 def pose(args: Namespace) -> int:
     output = output_path(args.output)
     write = _writer(output, POSE_WRITERS)
-    check_output(output, named_inputs(args))
-    model = load_model(args)
-    refuse_inputs(output, model_inputs(model))
+    model = load_model_for(args, [output])
     current = pose_at(model, args, default_first_clip=False)
     with writing(output):
         warnings = write(output, model, pose_arrays(model, current))
@@ -143,9 +138,7 @@ def render(args: Namespace) -> int:
         raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
                          f"got {output.name!r}")
     args.size = args.size or render_animation.DEFAULT_SIZE
-    check_output(output, named_inputs(args))
-    model = load_model(args)
-    refuse_inputs(output, model_inputs(model))
+    model = load_model_for(args, [output])
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
@@ -166,9 +159,7 @@ def render(args: Namespace) -> int:
 def convert(args: Namespace) -> int:
     output = output_path(args.output)
     write = _writer(output, MODEL_WRITERS)
-    check_output(output, named_inputs(args))
-    model = load_model(args)
-    refuse_inputs(output, model_inputs(model))
+    model = load_model_for(args, [output])
     try:
         clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
     except KeyError as error:
@@ -227,13 +218,7 @@ def ragdoll(args: Namespace) -> int:
         frames = args.seconds * args.output_fps
         raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "
                          f"frames; at most {MAX_RAGDOLL_FRAMES} are kept")
-    inputs = named_inputs(args)
-    check_output(output, inputs)
-    if args.save_profile:
-        check_output(Path(args.save_profile), inputs)
-    model = load_model(args)
-    for written in [output] + ([Path(args.save_profile)] if args.save_profile else []):
-        refuse_inputs(written, model_inputs(model))
+    model = load_model_for(args, [output] + ([Path(args.save_profile)] if args.save_profile else []))
     clip, start = ragdoll_start(model, args)
     from app.physics.bake import DEFAULT_SHOT_TIME, Shot, record
     from app.physics.profile_json import save_profile

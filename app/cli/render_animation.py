@@ -13,12 +13,8 @@ from app.cli.shared import (
     EXIT_OK,
     OutputError,
     UsageError,
-    check_output,
-    load_model,
-    model_inputs,
-    named_inputs,
+    load_model_for,
     output_path,
-    refuse_inputs,
     render_settings,
     writing,
 )
@@ -45,9 +41,7 @@ def render(args: Namespace) -> int:
     elif kind in video.VIDEO_SUFFIXES.values() and args.transparent:
         raise UsageError(f"--transparent: a {kind.upper()} video has no transparency (use .webp or .gif)")
     first = video.sequence_name(output, 0) if kind == "frames" else output
-    check_output(first, named_inputs(args))
-    model = load_model(args)
-    refuse_inputs(first, model_inputs(model))
+    model = load_model_for(args, [first])
     options = render_settings(model, args)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 

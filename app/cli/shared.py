@@ -122,6 +122,19 @@ def load_model(args: Namespace, announce: bool = True) -> Model:
     return in_place_model(model) if getattr(args, "in_place", False) else model
 
 
+def load_model_for(args: Namespace, outputs: list[Path]) -> Model:
+    """The model the arguments name, for a command that writes ``outputs``: each is checked before
+    any work (``check_output``: writable, a regular file, none of the files named), then against
+    every file the model turned out to read (supermodels and textures found)."""
+    inputs = named_inputs(args)
+    for output in outputs:
+        check_output(output, inputs)
+    model = load_model(args)
+    for output in outputs:
+        refuse_inputs(output, model_inputs(model))
+    return model
+
+
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
     """The pose ``--clip``/``--frame``/``--time`` select. With neither --frame nor --time: the bind
     pose (``pose``) or frame 0 of the clip (``render``)."""
