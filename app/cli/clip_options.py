@@ -17,40 +17,13 @@ from app.animation.retarget import (
     suggested_map,
 )
 from app.bone_names import name_key
-from app.errors import InputError, regular_size
-from app.json_text import JsonError, loads
+from app.animation.bone_maps import read_map
+from app.errors import InputError
 from app.model import Model
 
-#: A bone map file larger than this is refused before it is read.
-MAP_LIMIT = 1 << 20
 #: Without --map, numbered loose bones paired by where they rest must pair at least this share of the
 #: smaller skeleton's bones.
 PLACED_SHARE = 0.5
-
-
-def read_map(path: str) -> dict[str, str]:
-    """The bone map in ``path``: a JSON object of source bone names to target bone names (each source
-    bone once; a UTF-8 byte-order mark is fine)."""
-    if regular_size(path) > MAP_LIMIT:
-        raise InputError(path, f"a bone map is at most {MAP_LIMIT} bytes")
-    try:
-        with open(path, "rb") as file:
-            mapping = loads(file.read())
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror or error}") from None
-    except JsonError as error:
-        raise _json_error(path, error) from None
-    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
-        raise InputError(path, 'expected a JSON object {"source bone": "target bone", ...}')
-    return mapping
-
-
-def _json_error(path: str, error: JsonError) -> InputError:
-    """``path``: not JSON, at the line (and column) where ``error`` was found."""
-    if error.line is None:
-        where = f" at byte {error.offset}" if error.offset is not None else ""
-        return InputError(path, f"not JSON{where}: {error.message}")
-    return InputError(path, f"not JSON: {error.message} (column {error.column})", line=error.line)
 
 
 def with_clips_from(model: Model, args: Namespace, options: formats.LoadOptions) -> Model:

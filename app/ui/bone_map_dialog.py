@@ -1,12 +1,9 @@
 """File › Attach Clips of Another Skeleton…: the bone map from the other model's skeleton to this
 one, suggested (``retarget.suggested_map``: names, the hierarchy, or where numbered loose bones rest)
-or as saved beside the model last time, edited in a table, saved as JSON beside the model, then the
-other model's clips are carried onto this one."""
+or as saved beside the model last time (app/animation/bone_maps.py), edited in a table, saved beside
+the model, then the other model's clips are carried onto this one."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 from PySide6.QtWidgets import (
     QComboBox,
@@ -20,32 +17,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.animation.retarget import suggested_map
-from app.atomic_files import write_atomically
-from app.json_text import JsonError, loads
+from app.animation.bone_maps import save_map, saved_map_path, starting_map
 from app.model import Model
 from app.state.viewer import ViewerState
 
 NONE = "(none: keeps its rest pose)"
-
-
-def map_path(model: Model) -> Path | None:
-    """Where the model's bone map is saved: ``MODEL.bonemap.json`` beside its first file."""
-    return Path(model.files[0]).with_suffix(".bonemap.json") if model.files else None
-
-
-def starting_map(source: Model, target: Model) -> dict[str, str]:
-    """The map saved beside the target, kept where both skeletons have its bones; else suggested."""
-    path = map_path(target)
-    try:
-        saved = loads(path.read_bytes()) if path is not None and path.is_file() else None
-    except (OSError, JsonError):
-        saved = None
-    if isinstance(saved, dict):
-        kept = {s: t for s, t in saved.items() if s in source.skeleton.names and t in target.skeleton.names}
-        if kept:
-            return kept
-    return suggested_map(source, target)
 
 
 class BoneMapDialog(QDialog):
@@ -95,10 +71,10 @@ class BoneMapDialog(QDialog):
         except ValueError as error:
             QMessageBox.warning(self, "Bone Map", str(error))
             return
-        path = map_path(self.state.model)
+        path = saved_map_path(self.state.model)
         if path is not None:
             try:
-                write_atomically(path, json.dumps(mapping, indent=2) + "\n")
+                save_map(path, mapping)
             except OSError as error:
                 QMessageBox.warning(self, "Bone Map", f"The map could not be saved to {path}: {error}")
         super().accept()

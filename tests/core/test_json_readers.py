@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import loading
-from app.cli.clip_options import read_map
+from app.animation.bone_maps import read_map
 from app.errors import InputError
 from app.formats.gltf_container import parse_json
 from app.formats.registry import ReadError
@@ -173,22 +173,22 @@ def test_stored_settings_are_read_back(settings):
 
 
 def saved_map_target(tmp_path, content: bytes, model=None):
-    from app.ui.bone_map_dialog import map_path
+    from app.animation.bone_maps import saved_map_path
 
     target = dataclasses.replace(model or chain_model(), files=[str(tmp_path / "model.glb")])
-    map_path(target).write_bytes(content)
+    saved_map_path(target).write_bytes(content)
     return target
 
 
 def test_the_saved_bone_map_with_a_byte_order_mark_is_used(tmp_path):
-    from app.ui.bone_map_dialog import starting_map
+    from app.animation.bone_maps import starting_map
 
     target = saved_map_target(tmp_path, BOM + b'{"bone0": "bone1"}')
     assert starting_map(chain_model(), target) == {"bone0": "bone1"}
 
 
 def test_a_saved_bone_map_nested_too_deep_gives_way_to_the_suggestion(tmp_path):
-    from app.ui.bone_map_dialog import starting_map
+    from app.animation.bone_maps import starting_map
 
     demo = loading.load([DEMO])
     target = saved_map_target(tmp_path, DEEP.encode(), demo)

@@ -6,7 +6,8 @@ steps, errors, orientation, events) imports nothing above it; the plumbing (reso
 files, atomic files, bounded JSON, signals) only the core; formats, render, physics and export never
 import one another; readers import no pose code (what needs the model posed they leave in
 ``Model.pending`` for loading, which imports only formats and the core); scene (what is drawn, as
-data) only the core; animation (mixing, retargeting, root motion) only the core; the state (the
+data) only the core; animation (mixing, retargeting, root motion, bone map files) only the core and
+the plumbing; the state (the
 Qt-free application state) neither ui nor render nor the command line, so importing it loads neither
 Qt nor moderngl; ui everything but the command line; the command line (app/cli) is the top, and only
 ``python -m app`` imports it. Only ui imports Qt; no module imports another module's private names.
@@ -38,7 +39,7 @@ RULES = {
     "export": {"core", "plumbing"},
     "scene": {"core"},
     "loading": {"core", "plumbing", "formats"},
-    "animation": {"core"},
+    "animation": {"core", "plumbing"},
     "state": BELOW_STATE,
     "ui": BELOW_STATE | {"render", "state"},
     "cli": BELOW_STATE | {"render", "state", "ui"},
