@@ -17,7 +17,7 @@ import numpy as np
 
 from app import maths
 from app.formats import registry
-from app.formats.gltf_rules import check_key_times
+from app.formats.gltf.key_time_rules import check_key_times
 from app.formats.registry import LoadOptions, ReadError
 from app.model import Mesh, Model, derive_tails, usable_frames
 from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
@@ -25,9 +25,9 @@ from app.pose import bake_vertex_clip, evaluate, posed_positions, rest_pose
 
 
 def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
-    """Read ``paths`` as one model (``formats.load``) and do what its reader left pending. Raises
-    ``ReadError`` for anything that cannot be read."""
-    return finish(registry.load(paths, options))
+    """Read ``paths`` as one model (``formats.read_unposed``) and do what its reader left pending.
+    Raises ``ReadError`` for anything that cannot be read."""
+    return finish(registry.read_unposed(paths, options))
 
 
 def other_skeleton_options(options: LoadOptions) -> LoadOptions:
@@ -39,7 +39,8 @@ def other_skeleton_options(options: LoadOptions) -> LoadOptions:
 
 def load_written(path: str | Path) -> Model:
     """A file this program just wrote, read back for a check: a glTF is first held to the Khronos
-    validator's key-time rules (app/formats/gltf_rules.py; ReadError where it would be rejected)."""
+    validator's key-time rules (app/formats/gltf/key_time_rules.py; ReadError where it would be
+    rejected)."""
     if Path(path).suffix.lower() in (".glb", ".gltf"):
         check_key_times(Path(path))
     return load([path])

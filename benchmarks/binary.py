@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from app import loading
-from app.formats import c3de, nwn_mdl, nwn_model
+from app.formats import c3de
+from app.formats.nwn import binary
+from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests.writers.c3de_writer import write_bones_2010, write_mesh
 from tests.writers.nwn_writer import WNode, write_mdl
@@ -70,9 +72,9 @@ def run() -> dict:
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         (folder / "bench.mdl").write_bytes(_nwn_file(12))
-        size, speed = _throughput(nwn_model.load, [SniffedFile(folder / "bench.mdl", "nwn_mdl", "model")])
+        size, speed = _throughput(supermodels.load, [SniffedFile(folder / "bench.mdl", "nwn_mdl", "model")])
         data = (folder / "bench.mdl").read_bytes()
-        parse_seconds = min(_timed(lambda files, options: nwn_mdl.parse(folder / "bench.mdl", data), [])
+        parse_seconds = min(_timed(lambda files, options: binary.parse(folder / "bench.mdl", data), [])
                             for _ in range(3))
         results["nwn_mdl"] = {"megabytes": round(size, 1), "mb_per_s": round(speed, 1),
                               "parse_only_mb_per_s": round(size / parse_seconds, 1)}

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from app import loading
-from app.formats import nwn_ascii, nwn_model
+from app.formats.nwn import ascii as nwn_ascii
+from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_writer import WAnimation, WNode
@@ -78,8 +79,8 @@ def run() -> dict:
         data = path.read_bytes()
         parse = _best(lambda: nwn_ascii.parse(path, data))
         files = [SniffedFile(path, "nwn_ascii", "model")]
-        load = _best(lambda: loading.finish(nwn_model.load(files, LoadOptions())))
-        wall = _best(lambda: loading.finish(nwn_model.load(files, LoadOptions())), clock=time.perf_counter)
+        load = _best(lambda: loading.finish(supermodels.load(files, LoadOptions())))
+        wall = _best(lambda: loading.finish(supermodels.load(files, LoadOptions())), clock=time.perf_counter)
         return {"megabytes": round(len(data) / 1e6, 2), "parse_s": round(parse, 3), "load_s": round(load, 3),
                 "load_wall_s": round(wall, 3)}
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats import bonespro
+from app.formats.bonespro import structure as bonespro
 from app.formats.registry import LoadOptions, SniffedFile
 
 BONES = 30

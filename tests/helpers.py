@@ -3,7 +3,7 @@
 import numpy as np
 
 from app import loading
-from app.formats import gltf
+from app.formats.gltf import reader as gltf
 from app.model import Mesh, Model, Skeleton
 
 

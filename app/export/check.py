@@ -8,7 +8,7 @@ exporter's up-axis root is undone with its own rotation. Only the meshes the exp
 origins (found by name in the file).
 
 The file is read back with ``loading.load_written``, which first holds its animation samplers to the
-Khronos validator's rules on key times (app/formats/gltf_rules.py).
+Khronos validator's rules on key times (app/formats/gltf/key_time_rules.py).
 """
 
 from __future__ import annotations

@@ -95,14 +95,14 @@ class Format:
 
 #: Every format's name and the module that reads it, in the order sniffing tries them.
 READERS = {
-    "gltf": "app.formats.gltf",
+    "gltf": "app.formats.gltf.reader",
     "obj": "app.formats.obj_faces",
-    "bonespro": "app.formats.bonespro",
+    "bonespro": "app.formats.bonespro.structure",
     "bnf": "app.formats.bnf",
     "lgw": "app.formats.lgw",
     "c3de": "app.formats.c3de",
-    "nwn_ascii": "app.formats.nwn_ascii",
-    "nwn_mdl": "app.formats.nwn_mdl",
+    "nwn_ascii": "app.formats.nwn.ascii",
+    "nwn_mdl": "app.formats.nwn.binary",
 }
 
 
@@ -195,8 +195,9 @@ def _refuse_repeats(paths: list[str | Path]) -> None:
         seen[key] = Path(path)
 
 
-def load(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
-    """Read ``paths`` as one model. Raises ``ReadError`` for anything that cannot be read."""
+def read_unposed(paths: list[str | Path], options: LoadOptions | None = None) -> Model:
+    """Read ``paths`` as one model, its posing work left in ``Model.pending`` (``loading.load`` does
+    it). Raises ``ReadError`` for anything that cannot be read."""
     if not paths:
         raise ValueError("no files given")
     options = options or LoadOptions()

@@ -11,7 +11,7 @@ import pytest
 from app import loading
 from app.animation.bone_maps import read_map
 from app.errors import InputError
-from app.formats.gltf_container import parse_json
+from app.formats.gltf.container import parse_json
 from app.formats.registry import ReadError
 from app.physics.profile import ProfileError
 from app.physics.profile_json import load_profile, save_profile, to_dict

@@ -45,7 +45,6 @@ RULES = {
     "cli": BELOW_STATE | {"render", "state", "ui"},
     "package": {"cli"},
 }
-READERS = sorted(f"app.formats.{path.stem}" for path in (APP / "formats").glob("*.py"))
 QT = ("PySide6", "shiboken6")
 STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
                        if path.stem != "__init__")
@@ -54,6 +53,10 @@ STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob
 def _module_name(path: Path) -> str:
     parts = path.relative_to(APP.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+#: Every module of app/formats, its format packages' included.
+READERS = sorted(_module_name(path) for path in (APP / "formats").rglob("*.py"))
 
 
 def _imports(path: Path) -> list[tuple[str, list[str], int]]:
@@ -136,7 +139,7 @@ def test_importing_the_readers_loads_no_pose_code():
     done = subprocess.run([sys.executable, "-c", script], cwd=APP.parent, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert {"app.formats.gltf", "app.formats.c3de", "app.formats.nwn_model"} <= set(READERS)
+    assert {"app.formats.gltf.reader", "app.formats.c3de", "app.formats.nwn.nodes"} <= set(READERS)
     assert done.stdout.split() == ["False", "False"]
 
 

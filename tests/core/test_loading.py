@@ -23,7 +23,7 @@ def test_the_reader_describes_the_morph_clip_and_loading_bakes_it(tmp_path):
     """Rest weight 0.25 (in the bind positions); the weight is keyed 0, 1, 0.5 at 0, 1, 2 s, so the
     offsets are z −0.25, +0.75, +0.25 and the baked frames put every point at z + 0, + 1, + 0.5."""
     path = write_gltf(tmp_path, *morph_document("LINEAR", [0.25]))
-    read = formats.load([path])
+    read = formats.read_unposed([path])
     stand_in = read.clips[0]
     assert stand_in.kind == "keyed" and stand_in.name == "pulse"
     assert [type(step) for step in read.pending] == [DeriveTailsAtRest, BakeVertexClip]
@@ -46,7 +46,7 @@ def test_a_baked_clip_past_the_bounds_is_a_read_error_naming_the_file(tmp_path):
     arrays[1] = (np.array([[0, 0, 1e17]] * 3), "VEC3", 5126)
     arrays[3] = (np.array([0.0, 100.0, 0.0]), "SCALAR", 5126)
     path = write_gltf(tmp_path, document, arrays)
-    assert formats.load([path]).pending  # the reader reads it: only the morphed positions are too far
+    assert formats.read_unposed([path]).pending  # the reader reads it: only the morphed positions are too far
     with pytest.raises(ReadError, match=rf"^{re.escape(str(path))}: mesh 'mesh0' positions: a value is not "
                                         r"finite or beyond ±1e\+18$"):
         loading.load([path])
@@ -57,7 +57,7 @@ def test_tails_are_derived_at_rest_only_by_the_load_stage(tmp_path):
     it is the only child's head."""
     document = {"nodes": [{"name": "root", "children": [1]}, {"name": "tip", "translation": [0, 2, 0]}]}
     path = write_gltf(tmp_path, document, [])
-    assert formats.load([path]).skeleton.tails[0].tolist() == [0, 0, 0]
+    assert formats.read_unposed([path]).skeleton.tails[0].tolist() == [0, 0, 0]
     model = loading.load([path])
     assert model.skeleton.tails[0].tolist() == [0, 2, 0] and model.pending == []
 
@@ -70,7 +70,7 @@ def test_the_fit_check_is_pending_until_loaded(tmp_path):
     mesh = save(tmp_path, "quad.c3d", write_mesh(positions, np.array([0, 0, 1, 1]), -np.ones(4, int),
                                                  np.ones(4), layout="2009", indices=[0, 1, 2, 0, 2, 3]))
     bones = save(tmp_path, "otherBones.c3d", write_bones_2009(np.array([[np.eye(4), translate(0, 0, 10)]])))
-    read = formats.load([mesh, bones])
+    read = formats.read_unposed([mesh, bones])
     check = next(step for step in read.pending if isinstance(step, CheckFit))
     assert (check.mesh_files, check.bones_file) == (["quad.c3d"], "otherBones.c3d")
     assert not [warning for warning in read.warnings if "does not fit" in warning]
@@ -83,7 +83,7 @@ def test_the_fit_check_is_pending_until_loaded(tmp_path):
 
 def test_a_model_with_nothing_pending_is_loaded_as_read(tmp_path):
     path = write_gltf(tmp_path, {"nodes": [{"name": "only"}]}, [])
-    model = formats.load([path])
+    model = formats.read_unposed([path])
     model.pending = []
     skeleton, clips = model.skeleton, list(model.clips)
     assert loading.finish(model) is model

@@ -14,7 +14,7 @@ from app import loading
 from app.cli.main import main
 from app.export.check import check_export
 from app.export.gltf import export_gltf
-from app.formats.gltf_rules import key_time_problems
+from app.formats.gltf.key_time_rules import key_time_problems
 from app.formats.registry import ReadError
 from app.model import Clip
 from app.resources import demo_paths

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.formats import bonespro
+from app.formats.bonespro import structure as bonespro
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.pose import evaluate, posed_positions
 from tests.writers import text_formats as write

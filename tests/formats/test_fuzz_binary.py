@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.formats import c3de, nwn_model
+from app.formats import c3de
+from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
 from tests.formats.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, UVS, WEIGHT0, skinning_frames
@@ -54,7 +55,7 @@ def originals(reader: str, folder) -> list[dict[str, bytes]]:
 
 def load(reader: str, paths):
     if reader == "nwn_mdl":
-        return loading.finish(nwn_model.load([SniffedFile(paths[0], "nwn_mdl", "model")], LoadOptions()))
+        return loading.finish(supermodels.load([SniffedFile(paths[0], "nwn_mdl", "model")], LoadOptions()))
     return loading.finish(c3de.load([SniffedFile(path, "c3de", path.stem) for path in paths], LoadOptions()))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.formats import gltf
+from app.formats.gltf import reader as gltf
 from app.formats.registry import ReadError
 from tests import fuzzing
 from tests.writers.gltf_writer import write_gltf

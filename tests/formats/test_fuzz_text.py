@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from app import loading
-from app.formats import bnf, bonespro, lgw, nwn_model
+from app.formats import bnf, lgw
+from app.formats.bonespro import structure as bonespro
+from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
 from tests.formats.test_nwn_ascii import every_kind_tree
@@ -178,7 +180,7 @@ def nwn_ascii_files(tmp_path) -> dict[str, bytes]:
 
 
 def load_nwn_ascii(paths):
-    return nwn_model.load([SniffedFile(p, "nwn_ascii", "model") for p in paths], LoadOptions())
+    return supermodels.load([SniffedFile(p, "nwn_ascii", "model") for p in paths], LoadOptions())
 
 
 MAKERS = {"bonespro": (bonespro_files, load_bonespro), "lgw": (lgw_files, load_lgw),

@@ -14,7 +14,7 @@ from pygltflib import GLTF2
 
 from app import loading
 from app.export.gltf import export_gltf
-from app.formats.gltf_container import parse_glb, parse_json, to_gltf
+from app.formats.gltf.container import parse_glb, parse_json, to_gltf
 from app.formats.registry import ReadError
 from app.resources import demo_paths
 from tests import synthetic

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app import formats, loading
-from app.formats import nwn_ascii
+from app.formats.nwn import ascii as nwn_ascii
 from app.formats.registry import ReadError
 from app.pose import evaluate, posed_positions
 from tests.formats.test_nwn_mdl import (cast_animation, expected_positions, model_tree, rotation, save,

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from app import formats, loading
-from app.formats import nwn_mdl, nwn_model
+from app.formats.nwn import binary
+from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.pose import evaluate, posed_positions
 from tests.writers.nwn_writer import WAnimation, WNode, write_mdl
@@ -197,7 +198,7 @@ def _corrupt(tmp_path, change) -> tuple[ReadError, dict]:
     change(data, where)
     path = save(tmp_path, "bad.mdl", bytes(data))
     with pytest.raises(ReadError) as caught:
-        nwn_model.load([SniffedFile(path, "nwn_mdl", "model")], LoadOptions())
+        supermodels.load([SniffedFile(path, "nwn_mdl", "model")], LoadOptions())
     return caught.value, where
 
 
@@ -247,7 +248,7 @@ def test_bad_controller_indices(tmp_path):
 def test_not_binary(tmp_path):
     path = save(tmp_path, "ascii.mdl", b"newmodel c_test\n" * 10)
     with pytest.raises(ReadError) as caught:
-        nwn_mdl.parse(path, path.read_bytes())
+        binary.parse(path, path.read_bytes())
     assert caught.value.offset == 0
 
 
@@ -288,5 +289,5 @@ def test_skin_slot_past_the_ee_table_is_an_error(tmp_path):
     slots_at = 12 + struct.unpack_from("<I", data, 4)[0] + layout["body.slots"]
     struct.pack_into("<h", data, slots_at + 8 * 3, 64)
     with pytest.raises(ReadError) as caught:
-        nwn_mdl.parse(save(tmp_path, "bad.mdl", bytes(data)), bytes(data))
+        binary.parse(save(tmp_path, "bad.mdl", bytes(data)), bytes(data))
     assert caught.value.offset == slots_at + 8 * 3 and "bone slot 64" in caught.value.message

@@ -10,7 +10,7 @@ import pytest
 
 from app import loading
 from app.cli.main import main
-from app.formats import nwn_model
+from app.formats.nwn import supermodels
 from app.formats.registry import ReadError
 from app.pose import evaluate
 from tests.formats.test_nwn_mdl import cast_animation, model_tree, save, walk_animation
@@ -98,14 +98,14 @@ def test_supermodel_cycle_is_an_error_naming_the_files(tmp_path):
 
 
 def test_absurd_supermodel_depth_is_an_error(tmp_path):
-    depth = nwn_model.MAX_SUPERMODEL_CHAIN + 2
+    depth = supermodels.MAX_SUPERMODEL_CHAIN + 2
     for number in range(depth):
         save(tmp_path, f"a_{number}.mdl",
              write_mdl(f"a_{number}", lender_tree(), supermodel=f"a_{number + 1}"))
     hero = save(tmp_path, "c_hero.mdl", write_mdl("c_hero", model_tree(), supermodel="a_0"))
     with pytest.raises(ReadError) as caught:
         loading.load([hero])
-    assert f"deeper than {nwn_model.MAX_SUPERMODEL_CHAIN}" in caught.value.message
+    assert f"deeper than {supermodels.MAX_SUPERMODEL_CHAIN}" in caught.value.message
     assert "c_hero.mdl → a_0.mdl" in caught.value.message
 
 

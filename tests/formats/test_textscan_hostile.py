@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.formats import bnf, bonespro, lgw
+from app.formats import bnf, lgw
+from app.formats.bonespro import structure as bonespro
 from app.formats.registry import LoadOptions, ReadError, SniffedFile
 from app.formats.textscan import TextScanner, is_number
 from tests.writers import text_formats as write

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from app.formats import obj_faces
-from app.formats.bonespro_animation import Animation, build_clips, read_animation, row_to_column
+from app.formats.bonespro.animation import Animation, build_clips, read_animation, row_to_column
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import (RecordLayout, TextScanner, affine_invertible, first_unrooted, head_lines,
                                   head_tokens, is_integer, is_number, record_starts)

@@ -2,8 +2,8 @@
 
 Layout: a 12-byte header, the model-data block (pointers relative to file offset 12, 0 = NULL) and
 the raw-data block (pointers relative to its start, 0xFFFFFFFF = NULL). This module reads the bytes
-into ``nwn_model.Parsed``; building the Model and loading several models as one (lenders,
-supermodels) are shared with the ASCII reader in ``nwn_model``.
+into ``nodes.Parsed``; building the Model (``nodes``) and loading several models as one (lenders,
+supermodels: ``supermodels``) are shared with the ASCII reader.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from app import maths
-from app.formats import nwn_layout as layout
-from app.formats import nwn_model
 from app.formats.binreader import Block, finite_or_zero, fixed_string
-from app.formats.nwn_model import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
+from app.formats.nwn import binary_layout as layout
+from app.formats.nwn import supermodels
+from app.formats.nwn.nodes import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
 from app.formats.registry import Format, register
 
 #: Deepest node tree accepted (nwnrs uses the same bound).
@@ -383,7 +383,7 @@ def parse(path: Path, data: bytes) -> Parsed:
 def sniff(head: bytes, path: Path) -> str | None:
     """'model' for a binary NWN1 MDL (marker 0, model geometry type 2, root inside the model data).
 
-    Whether a file is the model or only lends animations is decided at load (nwn_model.choose_model).
+    Whether a file is the model or only lends animations is decided at load (supermodels.choose_model).
     """
     if len(head) < 12 + layout.GEOMETRY.itemsize:
         return None
@@ -395,7 +395,7 @@ def sniff(head: bytes, path: Path) -> str | None:
 
 
 register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl)", sniff=sniff,
-                load=nwn_model.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
+                load=supermodels.load, accepts=("nwn_ascii",), extensions=(".mdl",), unit="metre",
                 dds_bottom_up=True, magic=b"\0\0\0\0"))
 
 

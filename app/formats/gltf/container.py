@@ -2,7 +2,7 @@
 buffers (GLB chunk, data URI or a file beside the document), required extensions, and accessors —
 strided, sparse, quantized or Draco-compressed — read into arrays with every bound checked.
 
-``gltf.py`` interprets what this reads (nodes → bones, primitives → meshes, animations → clips).
+``reader`` and its modules interpret what this reads (nodes → bones, primitives → meshes, animations → clips).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from app import json_text
-from app.formats import gltf_schema
+from app.formats.gltf import schema
 from app.formats.registry import ReadError, regular_size
 from app.model import MAX_MAGNITUDE
 
@@ -352,7 +352,7 @@ def parse_json(path: Path, text: bytes, base: int) -> dict:
     if not isinstance(document, dict) or not isinstance(document.get("asset"), dict):
         raise ReadError(path, "the JSON has no \"asset\" object: not a glTF document", offset=base)
     _check_asset_version(path, document["asset"].get("version"), base)
-    problem = gltf_schema.problem(document)
+    problem = schema.problem(document)
     if problem:
         raise ReadError(path, f"the JSON does not follow the glTF schema: {problem}", offset=base or None)
     return document

@@ -54,7 +54,7 @@ import numpy as np
 
 from app import maths
 from app.maths import FLOAT32_SINGULAR
-from app.formats.gltf_container import (
+from app.formats.gltf.container import (
     APPEARANCE_EXTENSIONS,
     GLB_MAGIC,
     IMAGE_EXTENSIONS,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.gltf_container import Document, load_document, read_container
+from app.formats.gltf.container import Document, load_document, read_container
 from app.formats.registry import ReadError
 
 #: glTF's float component type.

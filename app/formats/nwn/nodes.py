@@ -1,7 +1,7 @@
-"""What the Neverwinter Nights readers share: the parsed form of one ``.mdl`` (binary or ASCII),
-building the Model from it, and the rules for loading several models as one.
+"""What the Neverwinter Nights readers share: the parsed form of one ``.mdl`` (binary or ASCII) and
+building the Model from it (loading several models as one is ``supermodels``).
 
-Both readers (``nwn_mdl`` for the compiled form, ``nwn_ascii`` for the text form) fill the same
+Both readers (``binary`` for the compiled form, ``ascii`` for the text form) fill the same
 ``Parsed`` structure, so node → bone, skins, animations → clips and supermodels are decided here once
 and the same content gives the same Model whatever form it came in.
 
@@ -10,17 +10,10 @@ Trimesh, skin and dangly nodes become meshes, their vertices moved from node spa
 rest (``W_node(rest) @ p``) so that ``S = W(t) @ inv(W(rest))`` skins them. Animations are keyed clips
 matched to bones by node name (case-insensitive); an animation with animmesh samples is played as a
 'vertex' clip, which the load stage bakes from the samples' offsets (``BakeVertexClip``).
-
-Several models in one load: the model is the file the others are supermodels of (else the first
-given); every other file lends its animations (its meshes are not drawn). The model's own clips win
-over inherited ones of the same name, as the engine does. The model's supermodel chain is then
-followed through files beside it (any case of the name, binary or ASCII).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,13 +22,11 @@ import numpy as np
 
 from app import maths
 from app.formats.animation_sets import unique_name
-from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
+from app.formats.registry import ReadError
 from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
                        world_from_local)
 from app.pending import BakeVertexClip
 
-#: Longest supermodel chain followed; a longer one is an error.
-MAX_SUPERMODEL_CHAIN = 16
 #: Influences per vertex the compiled form stores (skins are given at least this many lanes).
 SKIN_LANES = 4
 #: Relative tolerance of the inverse-bind cross-check.
@@ -103,19 +94,6 @@ class Parsed:
         """The supermodel's name, empty when there is none (``NULL`` in any case)."""
         name = self.supermodel.strip()
         return "" if name.lower() == "null" else name
-
-
-#: The reader module of each form, each with ``parse(path, data) → Parsed``. Imported when a file of
-#: that form is met: the registry imports only the module of the file given, and its supermodels may
-#: be of the other form.
-PARSER_MODULES = {"binary": "app.formats.nwn_mdl", "ascii": "app.formats.nwn_ascii"}
-
-
-def parse_file(path: Path) -> Parsed:
-    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes."""
-    data = read_bytes(path)
-    form = "binary" if data[:4] == b"\0\0\0\0" else "ascii"
-    return importlib.import_module(PARSER_MODULES[form]).parse(path, data)
 
 
 # --- building the model -------------------------------------------------------------------------
@@ -414,89 +392,3 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
                  format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links),
                  pending=bakes)
 
-
-# --- several files ------------------------------------------------------------------------------
-
-def find_beside(path: Path, name: str) -> Path | None:
-    """``<name>.mdl`` in ``path``'s folder, compared case-insensitively."""
-    wanted = f"{name}.mdl".lower()
-    try:
-        entries = os.listdir(path.parent)
-    except OSError:
-        return None
-    return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
-
-
-def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
-                     unreadable: list[str]) -> tuple[list[Parsed], list[tuple[str, str | None]]]:
-    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link
-    (``given`` files are reused, not read again), and each link's name with the file found for it
-    (None: not found; the chain stops there). A link that cannot be read ends the chain with a
-    message in ``unreadable``. A cycle or a chain longer than MAX_SUPERMODEL_CHAIN is a ReadError
-    naming the files."""
-    chain: list[Parsed] = []
-    links: list[tuple[str, str | None]] = []
-    seen = [parsed.path.resolve()]
-    current = parsed
-    while name := current.supermodel_name:
-        found = find_beside(current.path, name)
-        if found is None:
-            links.append((name, None))
-            break
-        resolved = found.resolve()
-        if resolved in seen:
-            loop = " → ".join(path.name for path in [*seen[seen.index(resolved):], resolved])
-            raise ReadError(current.path, f"supermodel chain loops: {loop}")
-        if len(chain) >= MAX_SUPERMODEL_CHAIN:
-            raise ReadError(current.path, f"supermodel chain deeper than {MAX_SUPERMODEL_CHAIN} "
-                                          f"({' → '.join(path.name for path in seen)} → …)")
-        seen.append(resolved)
-        links.append((name, str(found)))
-        try:
-            current = given.get(resolved) or parse_file(found)
-        except ReadError as error:
-            unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
-            break
-        chain.append(current)
-    return chain, links
-
-
-def _reach(start: Parsed, by_name: dict[str, Parsed]) -> set[int]:
-    """The ids of the given models on ``start``'s supermodel chain, by model name or file stem."""
-    reached: set[int] = set()
-    current = start
-    while (name := current.supermodel_name.lower()) in by_name and id(by_name[name]) not in reached:
-        current = by_name[name]
-        reached.add(id(current))
-    return reached
-
-
-def choose_model(parsed: list[Parsed]) -> Parsed:
-    """The file every other file is a supermodel of (through the given files), else the first."""
-    by_name: dict[str, Parsed] = {}
-    for item in parsed:
-        by_name.setdefault(item.name.lower(), item)
-        by_name.setdefault(item.path.stem.lower(), item)
-    for candidate in parsed:
-        if _reach(candidate, by_name) >= {id(item) for item in parsed if item is not candidate}:
-            return candidate
-    return parsed[0]
-
-
-def load(files: list[SniffedFile], options: LoadOptions) -> Model:
-    """One model, the other files lending their animations, then the model's supermodel chain."""
-    with np.errstate(all="ignore"):
-        parsed = [parse_file(Path(sniffed.path)) for sniffed in files]
-        model = choose_model(parsed)
-        lenders = [item for item in parsed if item is not model]
-        given = {item.path.resolve(): item for item in lenders}
-        unreadable: list[str] = []
-        chain, links = supermodel_chain(model, given, unreadable)
-        lent = {id(item) for item in lenders}
-        chain = [link for link in chain if id(link) not in lent]
-        try:
-            built = build(model, lenders, chain, links)
-        except ValueError as error:
-            raise ReadError(model.path, str(error)) from None
-        built.warnings.extend(unreadable)
-        return built
