@@ -37,9 +37,10 @@ node-deps:
 # Runs its arguments under Xvfb unless a display is already there (or xvfb-run is missing).
 ON_DISPLAY = if [ -n "$${DISPLAY:-}" ] || ! command -v xvfb-run >/dev/null 2>&1; then $(1); else $(XVFB) $(1); fi
 
+# One pytest worker per core (pytest-xdist), each with its own Xvfb display (pytest-xvfb).
 test: $(STAMP) system-deps node-deps
 	$(PY) -m ruff check app tests benchmarks
-	@$(call ON_DISPLAY,$(PY) -m pytest $(PYTEST_ARGS))
+	$(PY) -m pytest -n auto $(PYTEST_ARGS)
 
 # Builds the wheel and the sdist, installs each into a fresh venv outside the checkout and runs the
 # commands and the window from there (tests/core/test_installed.py).

@@ -24,8 +24,8 @@ tests/formats/test_fuzz_gltf.py). Each input is loaded
 (half of them through the format registry, which sniffs them) and every loaded model posed: bind
 pose and each clip at its start, middle and end (vertices skinned for the bind pose and the first
 {SKINNED_CLIPS} clips). An input passes when it ends in the reader's own
-ReadError, or in a model whose poses are finite, within {CASE_LIMIT:g} s and {CPU_LIMIT:g} s of CPU
-(a timer interrupts an input past that). A failure is counted by its kind: the exception's type,
+ReadError, or in a model whose poses are finite, within {CASE_LIMIT:g} s of CPU (`slow` past that;
+at {CPU_LIMIT:g} s a timer interrupts it). A failure is counted by its kind: the exception's type,
 `slow`, `CPU limit`, or `hang` (no answer in {HANG_LIMIT:g} s: the run stops there).
 
 The glTF mutations work on the JSON: members replaced (null, zero, huge, wrong types, integers of

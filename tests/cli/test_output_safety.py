@@ -193,9 +193,15 @@ def test_a_small_disk_that_fills_leaves_no_partial_file(small_disk, name):
 
 # --- signals -------------------------------------------------------------------------------------------
 
+def _as_from_a_terminal() -> None:
+    """A shell starts background jobs with SIGINT ignored, and a child keeps that; a terminal's Ctrl+C
+    reaches a foreground process whose SIGINT is not ignored, which is the case tested."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _killed_during_write(args: list[str], out: Path, signum: int, delay: float) -> int:
     process = subprocess.Popen([sys.executable, "-m", "app", *args], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE, preexec_fn=_as_from_a_terminal)
     time.sleep(delay)
     process.send_signal(signum)
     process.wait(timeout=120)

@@ -144,12 +144,11 @@ def test_nwn_ascii_duplicate_animation_names_load_in_linear_time(tmp_path, capsy
             started = time.process_time()
             assert exit_status(["info", "--json", str(path)]) == 0
             best.append(time.process_time() - started)
-            capsys.readouterr()
+            printed = capsys.readouterr().out
         seconds[count] = min(best)
     # Eight times the animations: linear time is about 8 times as long, the old quadratic loop 30-60.
     assert seconds[8000] < 20 * seconds[1000], seconds
-    assert exit_status(["info", "--json", str(tmp_path / "dup8000.mdl")]) == 0
-    clips = json.loads(capsys.readouterr().out)["clips"]
+    clips = json.loads(printed)["clips"]
     assert [clip["name"] for clip in clips] == ["walk"] + [f"walk ({n})" for n in range(2, 8001)]
 
 
