@@ -76,7 +76,7 @@ class SharedWindow:
         and focus as they were when it was first shown; its timers running."""
         from app import formats, loading
         from app.resources import demo_paths
-        from app.state.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
+        from app.state.ragdoll.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
 
         window = self.window
         if window.state.ragdoll_running:

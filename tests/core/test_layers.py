@@ -47,13 +47,14 @@ RULES = {
 }
 READERS = sorted(f"app.formats.{path.stem}" for path in (APP / "formats").glob("*.py"))
 QT = ("PySide6", "shiboken6")
-STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
-                       if path.stem != "__init__")
 
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(APP.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+STATE_MODULES = sorted(_module_name(path) for path in (APP / "state").rglob("*.py"))
 
 
 def _imports(path: Path) -> list[tuple[str, list[str], int]]:
@@ -124,7 +125,7 @@ def test_importing_the_state_loads_neither_qt_nor_gl():
     done = subprocess.run([sys.executable, "-c", script], cwd=APP.parent, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll_gizmos" in STATE_MODULES
+    assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll.gizmos" in STATE_MODULES
     assert done.stdout.split() == [], f"importing app.state loads {done.stdout.split()}"
 
 

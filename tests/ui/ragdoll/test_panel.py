@@ -2,7 +2,7 @@
 the viewport, profile edits with undo and redo, the profile's file round trip, picking parts in the
 viewport, and the unsaved-edits prompt. The simulation is driven by ``tick(dt)`` (the window's timer is
 stopped), never by waiting on the wall clock. The state itself is tested headless in
-test_ragdoll_state.py."""
+tests/state/ragdoll/."""
 
 from __future__ import annotations
 
@@ -191,7 +191,7 @@ def test_simulation_controls(window, qtbot):
 def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
     from PySide6.QtWidgets import QDoubleSpinBox
 
-    from app.ui.ragdoll_parts_tab import OFFSET_Y
+    from app.ui.ragdoll.parts_tab import OFFSET_Y
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
     row = session.document.profile.part_index("head")
@@ -232,7 +232,7 @@ def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     from PySide6.QtWidgets import QComboBox
 
     from app.scene.gizmo_scene import CAPSULE_SEGMENTS
-    from app.ui.ragdoll_parts_tab import SHAPE
+    from app.ui.ragdoll.parts_tab import SHAPE
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
     row = session.document.profile.part_index("head")
@@ -304,7 +304,7 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
 def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-    from app.ui.ragdoll_parts_tab import MASS
+    from app.ui.ragdoll.parts_tab import MASS
 
     model_path = tmp_path / "figure.glb"
     shutil.copy(demo_paths()[0], model_path)
@@ -508,7 +508,7 @@ def projected_bounds(window, part: int) -> np.ndarray:
 
 
 def the_handle(window, kind, axis):
-    from app.state.handles import handles
+    from app.state.ragdoll.handles import handles
 
     found = handles(window.ragdoll.document, window.ragdoll.simulation)
     return next(h for h in found if (h.kind, h.axis) == (kind, axis))
@@ -731,7 +731,7 @@ def test_follow_clip_drives_the_ragdoll_along_the_clip_until_released(window):
 
 @_gui
 def test_check_profile_shows_the_report_and_selects_a_part(window, qtbot):
-    from app.ui.ragdoll_check_dialog import problem_part
+    from app.ui.ragdoll.check_dialog import problem_part
 
     box, document = _box(window), window.state.simulation.document
     report = box.show_check()

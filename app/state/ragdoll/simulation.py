@@ -24,7 +24,7 @@ from app.model import Clip
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.pose import Pose, rest_extent
 from app.scene.gizmo_scene import pick_box
-from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll.document import RagdollDocument
 
 #: Default shot impulse (N·s) and per-tick stepping budget (s).
 DEFAULT_IMPULSE = 25.0
