@@ -281,7 +281,7 @@ class Simulation:
 
     def check_profile(self) -> dict:
         """Ragdoll › Check Profile: ``ragdoll --check``'s report on the document's profile."""
-        from app.physics.check import check_profile
+        from app.physics.trial import check_profile
 
         if self.document.profile is None:
             raise ValueError(self.document.message or "this model has no ragdoll profile")
