@@ -1,6 +1,7 @@
 """pybullet, imported once for the physics package, and the positional tuples it answers with, named.
 
-Only this module of the package imports pybullet; the world builder, the ragdoll and its motors take ``pb`` from here.
+Only this module of the package imports pybullet; the world builder, the ragdoll and its motors take
+``pb`` from here.
 """
 
 from __future__ import annotations
