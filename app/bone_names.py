@@ -71,10 +71,19 @@ BODY_KINDS = (
 
 #: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
 _PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")
-#: Sides written as a word or a letter at either end of a lower-case name (``SIDE_WORDS``, and Biped's
-#: ``lft``/``rgt``).
-_LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
-_RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
+#: Biped's short sides, which only ``name_key`` reads besides ``SIDE_WORDS``.
+SHORT_SIDE_WORDS = {"lft": "l", "rgt": "r"}
+
+
+def _side_pattern(side: str) -> re.Pattern:
+    """A side (``SIDE_WORDS``, ``SHORT_SIDE_WORDS``) written as a word or a letter of its own in a
+    lower-case name, or its full word at either end."""
+    spellings = [word for word, meaning in {**SIDE_WORDS, **SHORT_SIDE_WORDS}.items() if meaning == side]
+    full = max(spellings, key=len)
+    return re.compile(rf"(^|[\s_.-])({'|'.join(spellings)})([\s_.-]|$)|^{full}|{full}$")
+
+
+_LEFT, _RIGHT = _side_pattern("l"), _side_pattern("r")
 #: Names that only number a bone.
 _GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
 
