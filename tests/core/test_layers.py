@@ -1,8 +1,9 @@
 """The layer contract (docs/architecture.md, "Layers"), read from the source's import statements.
 
 Every module of app/ is in one layer, and each layer imports only itself and the layers its rule
-names (``RULES``); a module in no layer fails. The core (model, maths, pose, skin weights, the posing
-steps, errors, orientation, events) imports nothing above it; the plumbing (resources, user
+names (``RULES``); a module in no layer fails. The core (model, maths, pose, skin weights, bone
+names, bone trees, the loose-skeleton hierarchy, the posing steps, errors, orientation, events)
+imports nothing above it; the plumbing (resources, user
 files, atomic files, bounded JSON, signals) only the core; formats, render, physics and export never
 import one another; readers import no pose code (what needs the model posed they leave in
 ``Model.pending`` for loading, which imports only formats and the core); scene (what is drawn, as
