@@ -36,7 +36,7 @@ from app.bone_names import body_kind, bone_role, is_helper
 from app.bone_tree import BoneTree
 from app.model import Model
 from app.physics.body_shape import MIN_OWNED_VERTICES, BodyShape, body_size
-from app.physics.part_fitting import across, fit_box, make_joint, part_frames, twin_parts
+from app.physics.part_fitting import fit_box, make_joint, part_frames, swing_axis, twin_parts
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import rigid
 from app.pose import rest_extent
@@ -123,7 +123,7 @@ def joint_between(model: Model, profile: RagdollProfile, part_a: str, part_b: st
     across = rigid(skeleton.bind_world[bone])[:3, :3]
     main = across[:, np.argmin(np.abs(across.T @ shape.directions[bone]))]
     return make_joint(model, shape, parts, part_frames(model, parts), a, b, "cone_twist", main,
-                       role_limits(parts[b].bone), name or f"{part_a}-{part_b}")
+                      role_limits(parts[b].bone), name or f"{part_a}-{part_b}")
 
 
 def meters_per_unit(model: Model) -> float:
@@ -192,8 +192,8 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
     names = [name for name in HUMANOID_PARTS if name in slots] + [end[0] for end in ends]
     taken = {slots[name] for name in names}
     parts = twin_parts(model, shape, [fit_box(model, shape, name, slots[name],
-                                                 owned=_with_loose_children(model, shape, slots[name], taken))
-                                       for name in names])
+                                              owned=_with_loose_children(model, shape, slots[name], taken))
+                                      for name in names])
     frames = part_frames(model, parts)
     up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
     lateral = np.mean([skeleton.heads[slots[f"{s}_l"]] - skeleton.heads[slots[f"{s}_r"]]
@@ -205,15 +205,15 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
     plan = [(b, a, b, "spine", "cone_twist", lateral) for a, b in zip(torso, torso[1:])]
     plan.append(("neck", torso[-1], "head", "neck", "cone_twist", lateral))
     for side in "lr":
-        arm = across(shape.directions[slots[f"upperarm_{side}"]], forward, lateral)
-        leg = across(shape.directions[slots[f"thigh_{side}"]], -forward, lateral)
+        arm = swing_axis(shape.directions[slots[f"upperarm_{side}"]], forward, lateral)
+        leg = swing_axis(shape.directions[slots[f"thigh_{side}"]], -forward, lateral)
         plan += [(f"shoulder_{side}", torso[-1], f"upperarm_{side}", "shoulder", "cone_twist", arm),
                  (f"elbow_{side}", f"upperarm_{side}", f"forearm_{side}", "elbow", "hinge", arm),
                  (f"hip_{side}", "pelvis", f"thigh_{side}", "hip", "cone_twist", leg),
                  (f"knee_{side}", f"thigh_{side}", f"shin_{side}", "knee", "hinge", leg)]
     plan += [(joint, limb, end, limits, "cone_twist", lateral) for end, limb, joint, limits in ends]
     joints = [make_joint(model, shape, parts, frames, names.index(a), names.index(b), kind, axis,
-                          LIMITS[limits], name)
+                         LIMITS[limits], name)
               for name, a, b, limits, kind, axis in plan]
     return _finish(model, shape, parts, joints)
 
@@ -262,9 +262,9 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
     names = _unique_names([skeleton.names[b] for b in bones])
     taken = set(bones)
     parts = twin_parts(model, shape, [fit_box(model, shape, name, bone, hubs.get(bone),
-                                                 _with_loose_children(model, shape, bone, taken) if ends[bone]
-                                                 else None)
-                                       for name, bone in zip(names, bones)])
+                                              _with_loose_children(model, shape, bone, taken) if ends[bone]
+                                              else None)
+                                      for name, bone in zip(names, bones)])
     frames = part_frames(model, parts)
     part_of = _part_of_bone(len(skeleton), bones)
     holders = shape.tree.nearest_marked_ancestor(part_of >= 0)
@@ -278,7 +278,7 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
         across = rigid(skeleton.bind_world[bone])[:3, :3]
         main = across[:, np.argmin(np.abs(across.T @ shape.directions[bone]))]
         joints.append(make_joint(model, shape, parts, frames, parent, child, "cone_twist", main,
-                                  role_limits(skeleton.names[bone]), names[child]))
+                                 role_limits(skeleton.names[bone]), names[child]))
     return _finish(model, shape, parts, joints)
 
 

@@ -26,7 +26,7 @@ HINGE_SNAP_DEGREES = 20.0
 
 
 def fit_box(model: Model, shape: BodyShape, name: str, bone: int, hub: np.ndarray | None = None,
-              owned: np.ndarray | None = None) -> Part:
+            owned: np.ndarray | None = None) -> Part:
     """A box along the bone over its span, across it over its vertices' spread (``owned``, default
     the vertices the bone owns); a hub's box spans the heads of the bones in ``hub`` instead."""
     skeleton = model.skeleton
@@ -130,10 +130,11 @@ def _rounded(values, quantum: float = 1e-7) -> tuple[float, ...]:
 
 
 def part_frames(model: Model, parts: list[Part]) -> np.ndarray:
+    """(P, 4, 4) the parts' frames at the bind pose."""
     return bind_rig(model, RagdollProfile(parts=parts)).part_bind
 
 
-def across(limb: np.ndarray, toward: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+def swing_axis(limb: np.ndarray, toward: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     """The axis a limb along ``limb`` turns about to swing toward ``toward`` (fallback when parallel)."""
     axis, valid = maths.normalize(np.cross(limb, toward))
     return axis if valid else fallback

@@ -2,8 +2,9 @@
 layout (``multibody.build_layout``): for each copy of the ragdoll, one multibody per body of the
 layout with a box or capsule per part, the inertia ragdolls stay steady with, the point-to-point
 constraints that close loops, and the collision filters (parts joined by a joint, listed in the
-profile, or overlapping at the bind pose never collide). All at the bind pose; ``ragdoll.Ragdoll``
-moves them into the pose it takes over from and steps them.
+profile, or overlapping at the bind pose never collide), and the ground plane. Built at the bind pose;
+``place_copy`` moves a copy into the pose ``ragdoll.Ragdoll`` takes over from, and the ragdoll steps
+them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ INERTIA_SHARE = 1.0
 #: pybullet's rolling friction of every capsule part (0 by default; boxes do not roll, and each
 #: contact with it costs the solver more rows: lying ragdolls stepped 40 % slower with it on every part).
 ROLLING_FRICTION = 0.001
+#: The coordinate index of each up axis a model may have.
 UP_AXES = {"Y": 1, "Z": 2}
 
 
@@ -68,8 +70,8 @@ def part_link(layout: list[Body], bodies: list[int], part: int) -> tuple[int, in
 
 
 class WorldBuilder:
-    """Builds copies of one rig's ragdoll in the pybullet world of ``client``: ``scale`` metres per
-    model unit, the profile's damping and the pairs it keeps from colliding."""
+    """Builds copies of one rig's ragdoll in the pybullet world of ``client``, in the profile's units
+    (``scale``: metres per model unit), with its damping and the pairs it keeps from colliding."""
 
     def __init__(self, client: int, rig: Rig, layout: list[Body], profile: RagdollProfile):
         self.client = client
