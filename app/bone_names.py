@@ -5,8 +5,10 @@ the words different rigs give the same bone (``ROLE_WORDS``, e.g. Mixamo's ``Leg
 and NWN's ``shin`` are all the shin). The automatic ragdoll (``bone_role``) takes the shallowest bone
 of each body part, so it also reads the words that name a joint or region of a part
 (``REGION_WORDS``: a ``knee`` bone, a ``wrist``), and it has no clavicle or toe parts (toes are
-helpers to it, ``HELPER_WORDS``). Symmetric editing (``mirror_name``, ``side_keys``) reads the sides
-as the ragdoll does (``SIDE_WORDS``); ``name_key`` also reads Biped's short ``Lft``/``Rgt``.
+helpers to it, ``HELPER_WORDS``); for a rig that is not a humanoid's it reads coarser kinds
+(``body_kind``: tails, wings, upper and lower limbs). Symmetric editing (``mirror_name``,
+``side_keys``) reads the sides as the ragdoll does (``SIDE_WORDS``); ``name_key`` also reads Biped's
+short ``Lft``/``Rgt``.
 """
 
 from __future__ import annotations
@@ -56,12 +58,32 @@ NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mix
 HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
                 "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
 
+#: What a bone's name says it is in a rig that is not a humanoid's (quadrupeds, tails, wings): the
+#: first kind whose pattern is in its words run together (``body_kind``).
+BODY_KINDS = (
+    ("tail", re.compile(r"tail")),
+    ("wing", re.compile(r"wing")),
+    ("neck", re.compile(r"neck|head|skull")),
+    ("spine", re.compile(r"spine|chest|torso|pelvis|hip|back|waist")),
+    ("lower_limb", re.compile(r"forearm|lowerarm|calf|shin|lowerleg|leg0*[2-9]|foot|paw|hand|hoof")),
+    ("upper_limb", re.compile(r"upperarm|thigh|upperleg|upleg|leg|arm|shoulder")),
+)
+
 #: Name prefixes of common rigs left out before names are compared (Bip01, Mixamo, C3DE, NWN).
 _PREFIXES = re.compile(r"^(bip0?1|biped|mixamorig\d*|armature|def|c3de|rootdummy)[\s_:.|-]*")
-#: Sides written as a word or a letter at either end of a lower-case name (``SIDE_WORDS``, and Biped's
-#: ``lft``/``rgt``).
-_LEFT = re.compile(r"(^|[\s_.-])(l|left|lft)([\s_.-]|$)|^left|left$")
-_RIGHT = re.compile(r"(^|[\s_.-])(r|right|rgt)([\s_.-]|$)|^right|right$")
+#: Biped's short sides, which only ``name_key`` reads besides ``SIDE_WORDS``.
+SHORT_SIDE_WORDS = {"lft": "l", "rgt": "r"}
+
+
+def _side_pattern(side: str) -> re.Pattern:
+    """A side (``SIDE_WORDS``, ``SHORT_SIDE_WORDS``) written as a word or a letter of its own in a
+    lower-case name, or its full word at either end."""
+    spellings = [word for word, meaning in {**SIDE_WORDS, **SHORT_SIDE_WORDS}.items() if meaning == side]
+    full = max(spellings, key=len)
+    return re.compile(rf"(^|[\s_.-])({'|'.join(spellings)})([\s_.-]|$)|^{full}|{full}$")
+
+
+_LEFT, _RIGHT = _side_pattern("l"), _side_pattern("r")
 #: Names that only number a bone.
 _GENERIC = re.compile(r"(bone|joint|node)[\s_.-]*\d*")
 
@@ -142,6 +164,13 @@ def bone_role(name: str) -> tuple[str | None, str | None]:
     elif side is None:
         role = None
     return role, side
+
+
+def body_kind(name: str) -> str | None:
+    """What a bone's name says it is when the rig is not a humanoid's (``BODY_KINDS``: 'tail', 'wing',
+    'neck', 'spine', 'lower_limb', 'upper_limb'), or None: the automatic ragdoll limits its joints by it."""
+    key = "".join(words(name))
+    return next((kind for kind, pattern in BODY_KINDS if pattern.search(key)), None)
 
 
 def mirror_name(name: str) -> str | None:

@@ -311,6 +311,16 @@ def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray,
     return local
 
 
+def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
+    """(F, B, 4, 4) bone world matrices at each of the clip's stored frames or keys."""
+    if clip.world is not None:
+        return clip.world
+    if clip.kind != "keyed":
+        return np.repeat(model.skeleton.rest_world[None], len(clip.frame_times), axis=0)
+    local = keyed_local_frames(model.skeleton, clip, clip.frame_times)
+    return np.swapaxes(compose_world(model.skeleton, local), 0, 1)
+
+
 # --- skinning -----------------------------------------------------------------------------------
 
 def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",

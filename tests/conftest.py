@@ -7,8 +7,8 @@ import pytest
 
 from app import loading
 from app.resources import demo_paths
-from app.state.ragdoll_document import RagdollDocument
-from app.state.simulation import Simulation
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.simulation import Simulation
 
 
 @pytest.fixture(autouse=True)

@@ -27,6 +27,13 @@ def view_image(window, qtbot) -> np.ndarray:
     return image_array(window.viewport.grabFramebuffer())
 
 
+def changed_colour_pixels(first: np.ndarray, second: np.ndarray, threshold: int = 30) -> int:
+    """How many pixels of two (H, W, 4) pictures differ by more than ``threshold`` in a colour channel
+    (alpha left out)."""
+    difference = np.abs(first[..., :3].astype(int) - second[..., :3].astype(int)).max(axis=-1)
+    return int((difference > threshold).sum())
+
+
 def show_demo_window(qtbot, owned: bool = True):
     """A MainWindow showing the demo, its first frame drawn (its settings are the test's own:
     tests/conftest.py's ``user_folders``); ``owned``: closed when the test ends (else the caller
@@ -76,7 +83,7 @@ class SharedWindow:
         and focus as they were when it was first shown; its timers running."""
         from app import formats, loading
         from app.resources import demo_paths
-        from app.state.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
+        from app.state.ragdoll.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
 
         window = self.window
         if window.state.ragdoll_running:

@@ -6,7 +6,7 @@ model's automatic setup falls from its bind pose and takes a random shot of 1–
 steps (at a random part's centre, from a random side) until 10 s before the end, then settles. One
 line per model: parts, total mass, the worst joint overshoot past its limits (degrees, from the parts'
 frames) and the joints that reached it, whether everything stayed finite, the fastest part (m/s), the
-deepest any part (box or capsule) went below the ground (cm) and where it ended, and the fastest part
+deepest any part (box or capsule) went below the ground (cm) and how deep it ended, and the fastest part
 at the end.
 """
 
@@ -18,8 +18,9 @@ import numpy as np
 
 from app import loading
 from app.physics.autosetup import auto_setup
-from app.physics.profile import capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, Ragdoll
+from app.physics.trial import limit_excess as joint_limit_excess
+from app.physics.trial import part_depths
 from app.resources import demo_paths
 
 IMPULSES = (1.0, 200.0)
@@ -28,25 +29,14 @@ SETTLE_SECONDS = 10.0
 
 
 def limit_excess(ragdoll: Ragdoll) -> np.ndarray:
-    """(J,) degrees each joint is past its limits (a hinge's off-axis angles count as excess)."""
-    angles, limits, hinge = ragdoll.joint_angles(), ragdoll.rig.joint_limits, ragdoll.rig.hinge
-    excess = np.abs(angles) - limits
-    excess[hinge, 0] = np.maximum(limits[hinge, 0] - angles[hinge, 0], angles[hinge, 0] - limits[hinge, 1])
-    excess[hinge, 1:] = np.abs(angles[hinge, 1:])
-    return np.degrees(excess.max(axis=1))
+    """(J,) degrees each joint is past its limits (physics.trial's measure; 0 within)."""
+    return np.degrees(joint_limit_excess(ragdoll.rig, ragdoll.joint_angles()))
 
 
 def depth_below_ground(ragdoll: Ragdoll) -> float:
-    """Metres the lowest point of any part's shape is below the ground (negative when under it): a
-    box's lowest corner, a capsule's lowest cap."""
-    up = {"Y": 1, "Z": 2}[ragdoll.model.up_axis]
-    boxes = ragdoll.box_world()
-    half = ragdoll.half_extents
-    reach = np.einsum("pk,pk->p", np.abs(boxes[:, up, :3]), half)
-    for part in np.flatnonzero(ragdoll.rig.capsules):
-        axis, radius, length = capsule_dimensions(2 * half[part])
-        reach[part] = abs(boxes[part, up, axis]) * (length / 2 - radius) + radius
-    return float((boxes[:, up, 3] - reach - ragdoll.floor).min() * ragdoll.scale)
+    """Metres the lowest point of any part's shape is below the ground, as a negative number (0 when
+    none is under it; physics.trial's ``part_depths``)."""
+    return -float(part_depths(ragdoll, ragdoll.part_world()).max(initial=0.0)) * ragdoll.scale
 
 
 def trial(paths: list, steps: int, seed: int) -> str:

@@ -5,7 +5,7 @@ A mapped target bone turns, in the world, as its source bone turns from its own 
 rest alike move alike whatever their bones' local axes); every target bone keeps its own rest length,
 and unmapped bones keep their rest pose under their parents. The root's travel is scaled by the ratio
 of the two skeletons' hip heights. A skeleton of loose bones (C3DE's) is carried through the hierarchy
-and rest pose inferred for it (app.animation.inferred_hierarchy); its numbered bones pair by index when both
+and rest pose inferred for it (app.loose_skeleton); its numbered bones pair by index when both
 skeletons' inferred hierarchies agree, else by where they rest (app.animation.placed_map).
 """
 
@@ -17,12 +17,12 @@ import numpy as np
 
 from app import maths
 from app.animation.placed_map import placed_map
-from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
-from app.animation.root_motion import frame_worlds, motion_root
+from app.animation.root_motion import motion_root
 from app.bone_names import name_key
+from app.loose_skeleton import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
-from app.pose import floor_height, posed_bounds, rest_pose
+from app.pose import floor_height, frame_worlds, posed_bounds, rest_pose
 
 #: The mapped target bones resting within this share of the skeleton's height above its lowest mapped
 #: joint are its feet, kept on the ground where the source's are.

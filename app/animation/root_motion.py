@@ -9,7 +9,7 @@ import numpy as np
 
 from app.model import Clip, Model, hierarchy_levels, world_from_local
 from app.orientation import facing
-from app.pose import animated_bones, compose_world, keyed_local_frames, Pose, pose_from_world, rest_extent
+from app.pose import animated_bones, frame_worlds, keyed_local_frames, Pose, pose_from_world, rest_extent
 
 #: A clip has root motion when its motion root strays over the ground from where it starts by more
 #: than this share of the model's size (a walk in place sways by a few per cent).
@@ -32,16 +32,6 @@ def over_ground(offset: np.ndarray, up_axis: str) -> np.ndarray:
     flat = np.array(offset, dtype=np.float64)
     flat[..., _UP_INDEX[up_axis]] = 0.0
     return flat
-
-
-def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
-    """(F, B, 4, 4) bone world matrices at each of the clip's stored frames or keys."""
-    if clip.world is not None:
-        return clip.world
-    if clip.kind != "keyed":
-        return np.repeat(model.skeleton.rest_world[None], len(clip.frame_times), axis=0)
-    local = keyed_local_frames(model.skeleton, clip, clip.frame_times)
-    return np.swapaxes(compose_world(model.skeleton, local), 0, 1)
 
 
 def motion_root(model: Model, worlds: np.ndarray, bones: np.ndarray | None = None) -> int:

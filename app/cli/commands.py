@@ -284,7 +284,7 @@ def ragdoll_check(args: Namespace) -> int:
     if args.output is not None:
         raise UsageError("--check prints its report; it takes no -o")
     model = load_model(args)
-    from app.physics.check import check_profile
+    from app.physics.trial import check_profile
 
     report = check_profile(model, ragdoll_profile(model, args))
     print(json.dumps(report, indent=1))

@@ -21,9 +21,10 @@ import numpy as np
 
 from app import maths
 from app.model import Clip
+from app.physics.bullet import pb
 from app.physics.motors import joint_strengths, link_forces, link_targets
 from app.physics.multibody import gimbal_angles
-from app.physics.ragdoll import GRAVITY, TIME_STEP, UP_AXES, Ragdoll, pb
+from app.physics.ragdoll import GRAVITY, TIME_STEP, UP_AXES, Ragdoll
 from app.pose import evaluate
 
 #: Share of the angle error the motors close per step (pybullet's default 0.1).

@@ -1,10 +1,10 @@
 """The ragdoll world: a pybullet DIRECT client holding copies of one model's ragdoll and a ground plane.
 
-Built at the bind pose from ``multibody.build_layout`` (docs/ragdoll.md), then moved into the pose to
-take over from (``take_over``), with velocities from two nearby poses so nothing pops. Bones follow
-parts as in the article: ``W_bone = P_part(t) @ boneToPart``. A relation bone's offset is taken at the
-take-over pose (the article's SetBoneRelation runs at the current pose), so a hand keeps the grip it
-had in the clip; a part's own bone keeps the bind offset.
+Built at the bind pose (``world_builder``, from ``multibody.build_layout``; docs/ragdoll.md), then
+moved into the pose to take over from (``take_over``), with velocities from two nearby poses so
+nothing pops. Bones follow parts as in the article: ``W_bone = P_part(t) @ boneToPart``. A relation
+bone's offset is taken at the take-over pose (the article's SetBoneRelation runs at the current pose),
+so a hand keeps the grip it had in the clip; a part's own bone keeps the bind offset.
 
 The API takes and gives model units and model axes; pybullet runs in metres (``meters_per_unit``)
 with gravity along the model's up axis, at a fixed 240 Hz step. Copies stand side by side along X.
@@ -16,38 +16,22 @@ lands on the step after the one that wakes the body: 1/240 s after ``shoot``.
 
 from __future__ import annotations
 
-import os
-import sys
 import time as _time
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from app import maths
 from app.model import Clip, Model
-from app.physics.multibody import (MAX_LINKS, Body, build_layout, gimbal_angles, joint_positions,
-                                   link_frames_bind)
-from app.physics.profile import RagdollProfile, capsule_dimensions
+from app.physics.bullet import (LINK_LINEAR_VELOCITY, LINK_WORLD_ORIENTATION, LINK_WORLD_POSITION, RayResult,
+                                pb)
+from app.physics.multibody import MAX_LINKS, Body, build_layout, gimbal_angles
+from app.physics.profile import RagdollProfile
+from app.physics.resting import RestingBodies
 from app.physics.rig import Rig, bind_rig, rigid_inverse
-from app.pose import evaluate, Pose, pose_from_world, posed_bounds, rest_extent, rest_pose
-
-
-def _import_pybullet():
-    """pybullet, imported with stderr silenced: it prints its build time there on import."""
-    sys.stderr.flush()
-    saved, silent = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(silent, 2)
-    try:
-        import pybullet
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(silent)
-    return pybullet
-
-
-pb = _import_pybullet()
+from app.physics.world_builder import (MAX_JOINT_SPEED, SLEEP_THRESHOLD, UP_AXES, BodyReadout, WorldBuilder,
+                                      bind_floor, part_link)
+from app.pose import evaluate, Pose, pose_from_world, rest_extent
 
 TIME_STEP = 1.0 / 240.0
 #: Solver iterations (pybullet: 50). 10 let a part driven deep into the ground push its joint 40° past
@@ -63,36 +47,16 @@ SOLVER_RESIDUAL = 1e-4
 #: How much of a contact's penetration is undone per step (pybullet: 0.2). Without split impulses a
 #: part shot 24 cm into the ground came out at 11 m/s and fought its joint limits; 0.1 halves that.
 CONTACT_ERP = 0.1
+# Split impulses are off (pybullet turns them on): with them a multibody joint pushed more than
+# 0.04 rad past its limit is never pulled back (that correction goes to a pass multibodies skip), and
+# joints drifted 40–55° past their limits and rested there.
 GRAVITY = 9.81
-#: Parts closer than this (metres) at the bind pose never collide with each other.
-OVERLAP_GAP = 0.01
 #: Default drag strength as a multiple of one ragdoll's weight (2 000 N held a 67 kg ragdoll).
 DRAG_WEIGHTS = 3.0
 #: Weight of the newest measurement in the running step cost.
 COST_SMOOTHING = 0.1
-#: A ragdoll falls asleep after 2 s with the sum of its squared velocities (base and joints) below this.
-SLEEP_THRESHOLD = 0.01
-#: Steps between looks for resting ragdolls to put to sleep sooner than Bullet does (``_sleep_resting``).
+#: Steps between looks for resting ragdolls to put to sleep sooner than Bullet does (``resting``).
 REST_CHECK_STEPS = 12
-#: Seconds a ragdoll's motion stays under SLEEP_THRESHOLD, not growing REST_GROWTH times, before it sleeps.
-REST_SECONDS = 0.5
-REST_GROWTH = 4.0
-UP_AXES = {"Y": 1, "Z": 2}
-# Split impulses are off (pybullet turns them on): with them a multibody joint pushed more than
-# 0.04 rad past its limit is never pulled back (that correction goes to a pass multibodies skip), and
-# joints drifted 40–55° past their limits and rested there.
-#: Fastest a joint may turn (rad/s; pybullet's default is 100). Bullet's joint limits act only once a
-#: joint is past them, so a joint overshoots by up to one step of this speed: 7° at 240 Hz.
-MAX_JOINT_SPEED = 30.0
-#: (3, 4, 4) rotations taking pybullet's capsule axis (Z) onto X, Y and Z.
-CAPSULE_TURNS = np.array([[[0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]],
-                          [[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]],
-                          np.eye(4)], dtype=np.float64)
-#: Every principal moment of a part is raised to at least this share of its largest (1: a sphere's).
-INERTIA_SHARE = 1.0
-#: pybullet's rolling friction of every capsule part (0 by default; boxes do not roll, and each
-#: contact with it costs the solver more rows: lying ragdolls stepped 40 % slower with it on every part).
-ROLLING_FRICTION = 0.001
 #: A shot is followed by FINE_STEPS steps (0.15 s) of SUBSTEPS substeps each, with the joint speed
 #: limit raised SUBSTEPS times (a joint still overshoots by at most one substep of it, 7°). At 240 Hz
 #: a 200 N·s shot drove a light part 10–40 cm into the ground; substeps alone did not stop it, as
@@ -103,19 +67,6 @@ ROLLING_FRICTION = 0.001
 SUBSTEPS = 8
 FINE_STEPS = 36
 FINE_RESIDUAL = SOLVER_RESIDUAL
-
-
-#: Fields of pybullet's getLinkState(s) tuples: the centre of mass's world position and orientation,
-#: and (with computeLinkVelocity) its world linear velocity.
-LINK_WORLD_POSITION, LINK_WORLD_ORIENTATION, LINK_LINEAR_VELOCITY = 0, 1, 6
-
-
-class RayResult(NamedTuple):
-    objectUniqueId: int
-    linkIndex: int
-    hitFraction: float
-    hitPosition: tuple
-    hitNormal: tuple
 
 
 @dataclass(frozen=True)
@@ -147,16 +98,6 @@ class _Push:
     link: int
     force: np.ndarray
     point: np.ndarray
-
-
-@dataclass
-class _BodyReadout:
-    """How to read one multibody's parts: pybullet link indices and each part's frame relative to
-    its link's centre-of-mass frame."""
-
-    parts: np.ndarray
-    links: list[int]
-    com_to_part: np.ndarray
 
 
 class Ragdoll:
@@ -211,20 +152,18 @@ class Ragdoll:
                                      contactERP=CONTACT_ERP, physicsClientId=self.client)
         self._up = np.eye(3)[UP_AXES[self.model.up_axis]]
         self._bodies: list[list[int]] = []
-        self._joints: dict[int, list[int]] = {}
-        self._quiet: dict[int, tuple[float, float]] = {}
-        self._asleep: set[int] = set()
-        self._readouts: list[list[_BodyReadout]] = []
+        self._resting = RestingBodies(self.client, SLEEP_THRESHOLD)
+        self._readouts: list[list[BodyReadout]] = []
         self._owners: dict[tuple[int, int], tuple[int, int]] = {}
         self._loops: list[list[int]] = []
+        self._builder = WorldBuilder(self.client, self.rig, self.layout, self.profile)
         self.gravity = self._gravity
         self._ground_body = None
-        self._floor = self._bind_floor()
+        self._floor = bind_floor(self.model, self.rig)
         self.ground = self._ground_enabled
         width = np.ptp(self.rig.box_bind[:, 0, 3]) + 2 * self.rig.half_extents.max()
         self.spacing = self._spacing if self._spacing is not None else 1.5 * width
         self.drag_strength = DRAG_WEIGHTS * self.rig.masses.sum() * GRAVITY
-        self._disabled: list[tuple[int, int]] | None = None
         for _ in range(self._copies):
             self._add_copy()
         self._start = start or self._bind_start()
@@ -282,161 +221,18 @@ class Ragdoll:
     def _add_copy(self) -> None:
         """Create one more copy's multibodies at the bind pose, offset sideways."""
         copy = len(self._bodies)
-        ids, readouts = [], []
-        for body in self.layout:
-            body_id, readout = self._create_body(body, self._offset(copy))
-            self._joints[body_id] = list(range(len(body.links)))
-            ids.append(body_id)
-            readouts.append(readout)
+        built = self._builder.add_copy(self._offset(copy))
+        for body, body_id in zip(self.layout, built.bodies):
+            self._resting.watch(body_id, len(body.links))
             for part, link in body.part_links.items():
                 self._owners[(body_id, link)] = (copy, part)
-        self._bodies.append(ids)
-        self._readouts.append(readouts)
-        self._create_loops(copy)
-        if self._disabled is None:
-            self._disabled = self._pairs_to_disable(copy)
-        for a, b in self._disabled:
-            (body_a, link_a), (body_b, link_b) = self._where(copy, a), self._where(copy, b)
-            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, 0, physicsClientId=self.client)
-
-    def _create_body(self, body: Body, offset: np.ndarray) -> tuple[int, _BodyReadout]:
-        rig, scale = self.rig, self.scale
-        frames = link_frames_bind(rig, body)
-        base_frame = frames[body.base].copy()
-        base_frame[:3, 3] += offset
-        link_to_part = {part: rigid_inverse(frames[part]) @ rig.part_bind[part] for part in frames}
-        links = body.links
-        shapes, masses, inertial = [], [], []
-        for link in links:
-            if link.part < 0:
-                shapes.append(-1)
-                masses.append(0.0)
-                inertial.append([0.0, 0.0, 0.0])
-                continue
-            shapes.append(self._link_shape(link.part, link_to_part[link.part]))
-            masses.append(float(rig.masses[link.part]))
-            inertial.append(list(link_to_part[link.part][:3, 3] * scale))
-        base_shape = self._link_shape(body.base, np.eye(4))
-        body_id = pb.createMultiBody(
-            baseMass=float(rig.masses[body.base]), baseCollisionShapeIndex=base_shape,
-            basePosition=list(base_frame[:3, 3] * scale),
-            baseOrientation=list(maths.quat_from_matrix(base_frame)),
-            linkMasses=masses, linkCollisionShapeIndices=shapes, linkVisualShapeIndices=[-1] * len(links),
-            linkPositions=[list(link.origin[:3, 3] * scale) for link in links],
-            linkOrientations=[list(maths.quat_from_matrix(link.origin)) for link in links],
-            linkInertialFramePositions=inertial, linkInertialFrameOrientations=[[0, 0, 0, 1]] * len(links),
-            linkParentIndices=[link.parent + 1 for link in links],
-            linkJointTypes=[pb.JOINT_REVOLUTE] * len(links),
-            linkJointAxis=[list(np.eye(3)[link.axis]) for link in links],
-            flags=pb.URDF_USE_SELF_COLLISION | pb.URDF_MAINTAIN_LINK_ORDER, physicsClientId=self.client)
-        if body_id < 0:
-            raise RuntimeError("pybullet could not create the ragdoll's multibody")
-        for index, link in enumerate(links):
-            pb.changeDynamics(body_id, index, jointLowerLimit=float(link.lower),
-                              jointUpperLimit=float(link.upper), physicsClientId=self.client)
-        self._steady_parts(body_id, [body.base] + [link.part for link in links], link_to_part)
-        # Its own call: pybullet drops the limits given in a call that also sets maxJointVelocity.
-        pb.changeDynamics(body_id, -1, maxJointVelocity=MAX_JOINT_SPEED, physicsClientId=self.client)
-        if links:
-            pb.setJointMotorControlArray(body_id, list(range(len(links))), pb.VELOCITY_CONTROL,
-                                         forces=[0.0] * len(links), physicsClientId=self.client)
-        pb.changeDynamics(body_id, -1, linearDamping=self.profile.linear_damping,
-                          angularDamping=self.profile.angular_damping, sleepThreshold=SLEEP_THRESHOLD,
-                          activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=self.client)
-        parts = [body.base] + [link.part for link in links if link.part >= 0]
-        com_to_part = [np.eye(4)]
-        for part in parts[1:]:
-            rotation = np.eye(4)
-            rotation[:3, :3] = link_to_part[part][:3, :3]
-            com_to_part.append(rotation)
-        readout = _BodyReadout(parts=np.array(parts), links=[body.part_links[p] for p in parts[1:]],
-                               com_to_part=np.array(com_to_part))
-        return body_id, readout
-
-    def _steady_parts(self, body_id: int, parts: list[int], link_to_part: dict[int, np.ndarray]) -> None:
-        """Give each part the inertia of its solid box or capsule (``link_inertia``), its moments
-        raised toward the largest (INERTIA_SHARE), as ragdoll setups do for stability: a thin part's
-        tiny moment about its length lets a shot spin it past its limits (the C3DE dog: 107° past
-        them without this). A little rolling friction stops a capsule limb, so rounded, rolling on
-        the ground for ever. ``parts``: the part of the base, then of each link (−1: a link with no
-        part); ``link_to_part``: each part's frame in its link's frame."""
-        rig = self.rig
-        for index, part in enumerate(parts, start=-1):
-            if part < 0:
-                continue
-            turn = link_to_part[part][:3, :3] @ rig.box_rotations[part][:3, :3]
-            inertia = link_inertia(rig.half_extents[part] * 2 * self.scale, rig.masses[part],
-                                   bool(rig.capsules[part]), turn)
-            rolling = ROLLING_FRICTION if rig.capsules[part] else 0.0
-            pb.changeDynamics(body_id, index, localInertiaDiagonal=inertia.tolist(), rollingFriction=rolling,
-                              physicsClientId=self.client)
-
-    def _link_shape(self, part: int, link_to_part: np.ndarray) -> int:
-        """A box or capsule placed in its link's frame: the part's frame there, turned by the box
-        rotation (and for a capsule, which pybullet lays along Z, by ``CAPSULE_TURNS`` of its axis).
-        pybullet's own inertia for it is replaced (``_steady_parts``)."""
-        frame = link_to_part @ self.rig.box_rotations[part]
-        size = self.rig.half_extents[part] * 2 * self.scale
-        if self.rig.capsules[part]:
-            axis, radius, length = capsule_dimensions(size)
-            frame = frame @ CAPSULE_TURNS[axis]
-            shape = {"shapeType": pb.GEOM_CAPSULE, "radius": radius, "height": length - 2 * radius}
-        else:
-            shape = {"shapeType": pb.GEOM_BOX, "halfExtents": list(size / 2)}
-        return pb.createCollisionShape(
-            **shape, collisionFramePosition=list(frame[:3, 3] * self.scale),
-            collisionFrameOrientation=list(maths.quat_from_matrix(frame)), physicsClientId=self.client)
+        self._bodies.append(built.bodies)
+        self._readouts.append(built.readouts)
+        self._loops.append(built.loops)
 
     def _where(self, copy: int, part: int) -> tuple[int, int]:
         """(pybullet body id, link index) of a part of a copy."""
-        for body, body_id in zip(self.layout, self._bodies[copy]):
-            if part in body.part_links:
-                return body_id, body.part_links[part]
-        raise KeyError(part)
-
-    def _create_loops(self, copy: int) -> None:
-        """Point-to-point constraints for the joints that close loops, at the joint's bind position."""
-        self._loops.append([])
-        for body in self.layout:
-            for joint in body.loops:
-                ends = []
-                for side in (0, 1):
-                    part = self.rig.joint_parts[joint, side]
-                    body_id, link = self._where(copy, part)
-                    com = self._com_bind(part)
-                    ends.append((body_id, link, rigid_inverse(com) @ self.rig.joint_bind[joint]))
-                (body_a, link_a, pivot_a), (body_b, link_b, pivot_b) = ends
-                constraint = pb.createConstraint(
-                    body_a, link_a, body_b, link_b, pb.JOINT_POINT2POINT, [0, 0, 0],
-                    list(pivot_a[:3, 3] * self.scale), list(pivot_b[:3, 3] * self.scale),
-                    physicsClientId=self.client)
-                self._loops[copy].append(constraint)
-
-    def _com_bind(self, part: int) -> np.ndarray:
-        """A part's centre-of-mass frame at the bind pose (model units): its position, its link's axes."""
-        for body in self.layout:
-            if part in body.part_links:
-                frame = link_frames_bind(self.rig, body)[part].copy()
-                frame[:3, 3] = self.rig.part_bind[part][:3, 3]
-                return frame
-        raise KeyError(part)
-
-    def _pairs_to_disable(self, copy: int) -> list[tuple[int, int]]:
-        """Part pairs that never collide: joined by a joint, listed in the profile, or overlapping
-        (closer than OVERLAP_GAP) at the bind pose, where the copy was just built."""
-        names = self.rig.part_names
-        pairs = {tuple(sorted(map(int, pair))) for pair in self.rig.joint_parts}
-        pairs |= {tuple(sorted((names.index(a), names.index(b))))
-                  for a, b in self.profile.disabled_collisions}
-        places = {part: (body_id, link) for body, body_id in zip(self.layout, self._bodies[copy])
-                  for part, link in body.part_links.items()}
-        for a, b in near_pairs(self.rig, OVERLAP_GAP / self.scale):
-            if (a, b) in pairs:
-                continue
-            (body_a, link_a), (body_b, link_b) = places[a], places[b]
-            if pb.getClosestPoints(body_a, body_b, OVERLAP_GAP, link_a, link_b, physicsClientId=self.client):
-                pairs.add((a, b))
-        return sorted(pairs)
+        return part_link(self.layout, self._bodies[copy], part)
 
     # --- settings --------------------------------------------------------------------------------
 
@@ -456,7 +252,7 @@ class Ragdoll:
                 pb.removeConstraint(constraint, physicsClientId=self.client)
             for body_id in self._bodies.pop():
                 pb.removeBody(body_id, physicsClientId=self.client)
-                self._forget(body_id)
+                self._resting.forget(body_id)
             self._readouts.pop()
         self._frames.clear()
         while len(self._bodies) < count:
@@ -481,16 +277,10 @@ class Ragdoll:
 
     @ground.setter
     def ground(self, enabled: bool) -> None:
-        """A static plane. A plain rigid body (maximal coordinates), not a fixed multibody: the
-        solver then treats every ground contact's far side as immovable without going through a
-        multibody's Jacobian, and lying ragdolls step about 8 % cheaper (docs/ragdoll.md)."""
+        """A static plane at ``floor`` (``WorldBuilder.add_ground``), or none."""
         self._ground_enabled = bool(enabled)
         if enabled and self._ground_body is None:
-            shape = pb.createCollisionShape(pb.GEOM_PLANE, planeNormal=list(self._up),
-                                            physicsClientId=self.client)
-            self._ground_body = pb.createMultiBody(0.0, shape,
-                                                   basePosition=list(self._up * self.floor * self.scale),
-                                                   useMaximalCoordinates=True, physicsClientId=self.client)
+            self._ground_body = self._builder.add_ground(self._up, self.floor)
         elif not enabled and self._ground_body is not None:
             pb.removeBody(self._ground_body, physicsClientId=self.client)
             self._ground_body = None
@@ -502,17 +292,10 @@ class Ragdoll:
         bounds, or of the boxes at bind if one reaches lower (``set_floor`` may lower it)."""
         return self._floor
 
-    def _bind_floor(self) -> float:
-        axis = UP_AXES[self.model.up_axis]
-        low, _ = posed_bounds(self.model, rest_pose(self.model))
-        boxes = self.rig.box_bind
-        reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), self.rig.half_extents)
-        return float(min(low[axis], np.min(boxes[:, axis, 3] - reach)))
-
     def set_floor(self, height: float | None) -> None:
         """Move the ground to ``height`` along the up axis (model units; None: back to the bind
         pose's floor) until the next rebuild."""
-        self._floor = self._bind_floor() if height is None else float(height)
+        self._floor = bind_floor(self.model, self.rig) if height is None else float(height)
         if self._ground_body is not None:
             pb.resetBasePositionAndOrientation(self._ground_body, list(self._up * self._floor * self.scale),
                                                [0, 0, 0, 1], physicsClientId=self.client)
@@ -568,79 +351,22 @@ class Ragdoll:
 
     def _reset_copy(self, copy: int) -> None:
         self._frames.clear()
-        start, scale = self._start, self.scale
-        parts, earlier = self.rig.parts_at(start.world), self.rig.parts_at(start.earlier)
-        offset = self._offset(copy)
-        for body, body_id in zip(self.layout, self._bodies[copy]):
-            base_now, base_before = parts[body.base], earlier[body.base]
-            velocity = (base_now[:3, 3] - base_before[:3, 3]) / start.interval * scale
-            spin = _angular_velocity(base_before, base_now, start.interval)
-            pb.resetBasePositionAndOrientation(body_id, list((base_now[:3, 3] + offset) * scale),
-                                               list(maths.quat_from_matrix(base_now)),
-                                               physicsClientId=self.client)
-            pb.resetBaseVelocity(body_id, list(velocity), list(spin), physicsClientId=self.client)
-            if not body.links:
-                continue
-            lower = np.array([link.lower for link in body.links])
-            upper = np.array([link.upper for link in body.links])
-            angles = np.clip(joint_positions(self.rig, body, parts), lower, upper)
-            before = np.clip(joint_positions(self.rig, body, earlier), lower, upper)
-            rates = _wrap(angles - before) / start.interval
-            pb.resetJointStatesMultiDof(body_id, list(range(len(body.links))), [[a] for a in angles],
-                                        targetVelocities=[[r] for r in rates], physicsClientId=self.client)
+        start = self._start
+        self._builder.place_copy(self._bodies[copy], self.rig.parts_at(start.world),
+                                 self.rig.parts_at(start.earlier), start.interval, self._offset(copy))
 
     # --- stepping --------------------------------------------------------------------------------
 
     def _wake(self, bodies: list[int] | None = None) -> None:
         """Wake the given pybullet bodies (default: every copy's)."""
-        for body_id in bodies if bodies is not None else [b for copy in self._bodies for b in copy]:
-            pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP,
-                              physicsClientId=self.client)
-            self._quiet.pop(body_id, None)
-            self._asleep.discard(body_id)
-
-    def _forget(self, body_id: int) -> None:
-        self._joints.pop(body_id, None)
-        self._quiet.pop(body_id, None)
-        self._asleep.discard(body_id)
-
-    def _motion(self, body_id: int) -> float:
-        """Bullet's measure of a multibody's motion: the sum of its squared base velocities (m/s,
-        rad/s) and joint speeds (rad/s). 0 while it sleeps."""
-        linear, angular = pb.getBaseVelocity(body_id, physicsClientId=self.client)
-        motion = float(np.dot(linear, linear) + np.dot(angular, angular))
-        joints = self._joints[body_id]
-        if joints:
-            states = pb.getJointStates(body_id, joints, physicsClientId=self.client)
-            motion += sum(state[1] * state[1] for state in states)
-        return motion
+        self._resting.wake(bodies if bodies is not None else self.body_ids())
 
     def _sleep_resting(self) -> None:
-        """Put to sleep each multibody whose motion has stayed under SLEEP_THRESHOLD, without growing
-        more than REST_GROWTH times, for REST_SECONDS (Bullet's own timeout is 2 s, and a resting
-        ragdoll costs as much as a falling one until then). Growth restarts the wait: a body
-        balancing on its feet tips over slowly, its motion growing from almost nothing. The
-        dragged body and bodies about to be shot stay awake."""
+        """Put resting multibodies to sleep (``resting``); the dragged body and bodies about to be
+        shot stay awake."""
         held = {self._where(self._drag[1].copy, self._drag[1].part)[0]} if self._drag is not None else set()
         held |= {push.body for push in self._pushes + self._waking}
-        for body_id in self._joints:
-            if body_id in held:
-                continue
-            motion = self._motion(body_id)
-            if body_id in self._asleep:
-                if motion == 0.0:
-                    continue
-                self._asleep.discard(body_id)
-            since, first = self._quiet.get(body_id, (None, 0.0))
-            if motion >= SLEEP_THRESHOLD:
-                self._quiet.pop(body_id, None)
-            elif since is None or motion > REST_GROWTH * first:
-                self._quiet[body_id] = (self.time, motion)
-            elif self.time - since >= REST_SECONDS:
-                pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_SLEEP,
-                                  physicsClientId=self.client)
-                self._asleep.add(body_id)
-                self._quiet.pop(body_id, None)
+        self._resting.sleep_resting(self.time, held)
 
     def step(self, count: int = 1) -> None:
         """Simulate ``count`` fixed steps of TIME_STEP seconds."""
@@ -869,56 +595,3 @@ class Ragdoll:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown may have torn pybullet down already
             pass
-
-
-def near_pairs(rig: Rig, gap: float) -> list[tuple[int, int]]:
-    """Part pairs (a < b) whose boxes' bounding spheres come within twice ``gap`` (model units) of each
-    other at the bind pose: the only pairs whose shapes can be within ``gap``. One row of distances at a
-    time, so memory stays linear in parts."""
-    centres = rig.box_bind[:, :3, 3]
-    radii = np.linalg.norm(rig.half_extents, axis=1) + gap
-    pairs = []
-    for a in range(len(centres) - 1):
-        reach = np.linalg.norm(centres[a + 1:] - centres[a], axis=1) - radii[a + 1:]
-        pairs += [(a, a + 1 + int(b)) for b in np.flatnonzero(reach <= radii[a])]
-    return pairs
-
-
-def principal_moments(size: np.ndarray, mass: float, capsule: bool) -> np.ndarray:
-    """(3,) a solid part's moments of inertia (kg m²) about its box's axes through its centre: the box
-    of edges ``size`` (metres), or the capsule inside it (``capsule_dimensions``), of ``mass`` kg."""
-    size = np.asarray(size, dtype=np.float64)
-    if not capsule:
-        squares = size ** 2
-        return mass / 12.0 * (squares.sum() - squares)
-    axis, radius, length = capsule_dimensions(size)
-    middle = max(length - 2 * radius, 0.0)
-    cylinder, ball = np.pi * radius ** 2 * middle, 4.0 / 3.0 * np.pi * radius ** 3
-    rod, caps = mass * cylinder / (cylinder + ball), mass * ball / (cylinder + ball)
-    across = (rod * (radius ** 2 / 4 + middle ** 2 / 12)
-              + caps * (2 * radius ** 2 / 5 + middle ** 2 / 4 + 3 * middle * radius / 8))
-    moments = np.full(3, across)
-    moments[axis] = rod * radius ** 2 / 2 + caps * 2 * radius ** 2 / 5
-    return moments
-
-
-def link_inertia(size: np.ndarray, mass: float, capsule: bool, turn: np.ndarray) -> np.ndarray:
-    """(3,) the diagonal pybullet is given for a part (its inertial frame has its link's axes): the
-    solid shape's tensor (``principal_moments``) turned by ``turn`` (3, 3, the box's axes in the
-    link's frame), each moment then raised to INERTIA_SHARE of the largest principal moment. At
-    INERTIA_SHARE 1 that is the largest moment about every axis, whatever the turn."""
-    moments = principal_moments(size, mass, capsule)
-    diagonal = np.einsum("ij,j,ij->i", turn, moments, turn)
-    return np.maximum(diagonal, INERTIA_SHARE * moments.max())
-
-
-def _angular_velocity(before: np.ndarray, after: np.ndarray, interval: float) -> np.ndarray:
-    """(3,) the world-frame angular velocity turning frame ``before`` into ``after`` in ``interval``."""
-    turn = maths.quat_from_matrix(after[:3, :3] @ before[:3, :3].T)
-    angle = 2.0 * np.arctan2(np.linalg.norm(turn[:3]), turn[3])
-    axis, valid = maths.normalize(turn[:3])
-    return axis * angle / interval if valid else np.zeros(3)
-
-
-def _wrap(angles: np.ndarray) -> np.ndarray:
-    return (angles + np.pi) % (2 * np.pi) - np.pi

@@ -63,9 +63,9 @@ from app.state.load_requests import (
     fits,
 )
 from app.state.playback import Playback
-from app.state.ragdoll_document import RagdollDocument
-from app.state.ragdoll_tool import RagdollTool
-from app.state.simulation import Simulation
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.tool import RagdollTool
+from app.state.ragdoll.simulation import Simulation
 from app.formats.textures import IMAGE_SUFFIXES, TextureError, read_image
 
 

@@ -39,8 +39,8 @@ from app.ui.elided_text import ElidedLabel
 from app.ui.image_files import save_image
 from app.ui.loader import BackgroundLoader
 from app.ui.outliner import OutlinerDock
-from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
-from app.ui.ragdoll_session import RagdollSession
+from app.ui.ragdoll.panel import RagdollPanel, ask_to_save
+from app.ui.ragdoll.session import RagdollSession
 from app.ui.recent_files import RecentFiles
 from app.ui.screenshot_dialog import ScreenshotDialog
 from app.ui.shortcuts_dialog import ShortcutsDialog

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.animation.placed_map import PAIR_DISTANCE, placement_costs, rooted_at, side
-from app.animation.inferred_hierarchy import inferred_skeleton
+from app.loose_skeleton import inferred_skeleton
 from app.animation.retarget import suggested_map
 from tests.loose_rigs import PARTS, Z_UP_FACING_X, figure, loose_model, posed_frames, skinning, walk_turns
 

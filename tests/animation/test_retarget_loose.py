@@ -1,5 +1,5 @@
 """Clips carried between skeletons of loose bones (C3DE: every bone a root, identity bind frames): the
-hierarchy and rest pose inferred for them (app.animation.inferred_hierarchy), and the issue's measure — mapped
+hierarchy and rest pose inferred for them (app.loose_skeleton), and the issue's measure — mapped
 bones turn from rest as the source's do (1e-6), the planted foot stays on the ground (5 % of leg
 length) — against characters and a walk built by hand in tests/loose_rigs.py."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app import loading, maths
-from app.animation.inferred_hierarchy import inferred_skeleton, is_loose, with_inferred_hierarchy
+from app.loose_skeleton import inferred_skeleton, is_loose, with_inferred_hierarchy
 from app.animation.retarget import (
     check_map,
     hierarchy_difference,

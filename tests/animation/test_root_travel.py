@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from app.animation.root_motion import frame_worlds, in_place, motion_root, root_travel
+from app.animation.root_motion import in_place, motion_root, root_travel
 from app.cli.main import main
 from app.model import Clip, Track
-from app.pose import rest_extent
+from app.pose import frame_worlds, rest_extent
 from tests.helpers import chain_model, translation
 from tests.paths import CORPUS
 

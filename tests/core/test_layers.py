@@ -1,8 +1,9 @@
 """The layer contract (docs/architecture.md, "Layers"), read from the source's import statements.
 
 Every module of app/ is in one layer, and each layer imports only itself and the layers its rule
-names (``RULES``); a module in no layer fails. The core (model, maths, pose, skin weights, the posing
-steps, errors, orientation, events) imports nothing above it; the plumbing (resources, user
+names (``RULES``); a module in no layer fails. The core (model, maths, pose, skin weights, bone
+names, bone trees, the loose-skeleton hierarchy, the posing steps, errors, orientation, events)
+imports nothing above it; the plumbing (resources, user
 files, atomic files, bounded JSON, signals) only the core; formats, render, physics and export never
 import one another; readers import no pose code (what needs the model posed they leave in
 ``Model.pending`` for loading, which imports only formats and the core); scene (what is drawn, as
@@ -26,7 +27,7 @@ from tests.paths import ROOT
 
 APP = ROOT / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.orientation", "app.events",
-        "app.skin_weights", "app.pending", "app.bone_names", "app.bone_tree"}
+        "app.skin_weights", "app.pending", "app.bone_names", "app.bone_tree", "app.loose_skeleton"}
 PLUMBING = {"app.resources", "app.user_files", "app.atomic_files", "app.json_text", "app.interrupts"}
 BELOW_STATE = {"core", "plumbing", "formats", "loading", "scene", "physics", "export", "animation"}
 #: Each layer and the layers it may import besides itself.
@@ -46,8 +47,6 @@ RULES = {
     "package": {"cli"},
 }
 QT = ("PySide6", "shiboken6")
-STATE_MODULES = sorted(f"app.state.{path.stem}" for path in (APP / "state").glob("*.py")
-                       if path.stem != "__init__")
 
 
 def _module_name(path: Path) -> str:
@@ -57,6 +56,7 @@ def _module_name(path: Path) -> str:
 
 #: Every module of app/formats, its format packages' included.
 READERS = sorted(_module_name(path) for path in (APP / "formats").rglob("*.py"))
+STATE_MODULES = sorted(_module_name(path) for path in (APP / "state").rglob("*.py"))
 
 
 def _imports(path: Path) -> list[tuple[str, list[str], int]]:
@@ -127,7 +127,7 @@ def test_importing_the_state_loads_neither_qt_nor_gl():
     done = subprocess.run([sys.executable, "-c", script], cwd=APP.parent, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll_gizmos" in STATE_MODULES
+    assert "app.state.viewer" in STATE_MODULES and "app.state.ragdoll.gizmos" in STATE_MODULES
     assert done.stdout.split() == [], f"importing app.state loads {done.stdout.split()}"
 
 

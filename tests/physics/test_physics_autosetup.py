@@ -4,12 +4,15 @@ limits under hard shots."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from app import loading, maths
 from app.export.gltf import export_gltf
-from app.model import Mesh, Model, Skeleton
+from app.loose_skeleton import inferred_skeleton
+from app.model import Clip, Mesh, Model, Skeleton
 from app.physics.autosetup import LIMITS, MASS_RATIO, auto_setup, balance_masses, role_limits
 from app.physics.symmetry import mirror_bones
 from app.physics.ragdoll import TIME_STEP, Ragdoll
@@ -318,12 +321,41 @@ def flat_model(pieces: dict[str, np.ndarray], blends: tuple = (), up_axis: str =
     return Model(name="flat", skeleton=skeleton, meshes=[mesh], up_axis=up_axis)
 
 
+def walking(model: Model, frames: int = 8, swing: float = 0.35) -> Model:
+    """``model`` (the DOG) with a walk, as the C3DE dog has clips: each leg, its upper and lower piece
+    together, swings by up to ``swing`` radians about the top of its upper piece (about Z, across the
+    body), the front and rear legs a quarter of a stride apart and the two sides opposite; the body
+    stays put."""
+    skeleton = model.skeleton
+    world = np.repeat(skeleton.bind_world[None], frames, axis=0)
+    for leg, lag in (("front", 0.0), ("rear", np.pi / 2)):
+        for side, sign in (("l", 1.0), ("r", -1.0)):
+            upper = DOG[f"{leg}_upper_{side}"]
+            pivot = np.array([upper[:, 0].mean(), upper[:, 1].max(), upper[:, 2].mean()])
+            for frame in range(frames):
+                angle = sign * swing * np.sin(2 * np.pi * frame / frames + lag)
+                turn = np.eye(4)
+                turn[:2, :2] = [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
+                turn[:3, 3] = pivot - turn[:3, :3] @ pivot
+                for piece in ("upper", "lower"):
+                    bone = skeleton.index(f"{leg}_{piece}_{side}")
+                    world[frame, bone] = turn @ skeleton.bind_world[bone]
+    clip = Clip("walk", "matrices", times=np.arange(frames) / frames, world=world)
+    return dataclasses.replace(model, clips=[clip])
+
+
 def test_a_flat_skeleton_joins_the_pieces_whose_skins_touch():
-    """Bones join where their vertices meet: the hips to the chest, each leg to the body above it,
-    not a rear leg to the front foot beside it (the lines along the pieces' vertices would say so:
-    the chest's and the hips' lines run across the body 31 cm apart, the feet's 4 cm)."""
-    profile = auto_setup(flat_model(DOG))
-    assert {frozenset((j.part_a, j.part_b)) for j in profile.joints} == DOG_JOINTS
+    """Bones join where their skins meet and the clips move them alike (``app.loose_skeleton``, the
+    tree retargeting uses too): the hips to the chest, each leg to the body above it, not a rear leg
+    to the front foot 4 cm beside it, though its own upper piece is 6 cm away: the walk swings the
+    two feet apart and each leg's pieces together. (Without clips nothing tells those gaps apart:
+    the tree is then the skins' nearest neighbours.)"""
+    model = walking(flat_model(DOG))
+    joints = {frozenset((j.part_a, j.part_b)) for j in auto_setup(model).joints}
+    assert joints == DOG_JOINTS
+    names, parents = model.skeleton.names, inferred_skeleton(model).parents
+    tree = {frozenset((names[bone], names[parent])) for bone, parent in enumerate(parents) if parent >= 0}
+    assert joints == tree
 
 
 # --- left and right ------------------------------------------------------------------------------

@@ -9,9 +9,10 @@ import os
 import numpy as np
 import pytest
 
+from app.bone_names import bone_role
 from app.errors import InputError
 from app.model import Model, Skeleton
-from app.physics.autosetup import auto_setup, bone_role, humanoid_slots
+from app.physics.autosetup import auto_setup, humanoid_slots
 from app.physics.multibody import build_layout, gimbal_angles, joint_positions
 from app.physics.profile import Joint, Part, ProfileError, RagdollProfile, capsule_dimensions
 from app.physics.profile_json import load_profile, save_profile, to_dict

@@ -14,8 +14,10 @@ from app import loading
 from app.export.gltf import export_gltf
 from app.physics.autosetup import auto_setup
 from app.physics.bake import Shot, bake, record
+from app.physics.bullet import pb
 from app.physics.profile import capsule_dimensions
-from app.physics.ragdoll import SLEEP_THRESHOLD, TIME_STEP, Ragdoll, pb, principal_moments
+from app.physics.ragdoll import TIME_STEP, Ragdoll
+from app.physics.world_builder import SLEEP_THRESHOLD, principal_moments
 from app.pose import evaluate
 from app.resources import demo_paths
 from tests import synthetic

@@ -133,7 +133,7 @@ def test_enter_in_a_ragdoll_field_sets_it_and_gives_the_keys_back(window, qtbot)
 
 
 def test_enter_in_a_ragdoll_table_cell_sets_it_and_gives_the_keys_back(window, qtbot):
-    from app.ui.ragdoll_parts_tab import MASS
+    from app.ui.ragdoll.parts_tab import MASS
 
     window.ragdoll_panel.raise_()
     table = window.ragdoll_panel.parts_tab.table
@@ -156,7 +156,7 @@ def test_enter_in_a_ragdoll_table_cell_sets_it_and_gives_the_keys_back(window, q
 # --- the ragdoll tables ------------------------------------------------------------------------------
 
 def test_clicking_a_row_keeps_the_table_scrolled_sideways(window, qtbot):
-    from app.ui.ragdoll_parts_tab import MASS
+    from app.ui.ragdoll.parts_tab import MASS
 
     window.ragdoll_panel.raise_()
     table = window.ragdoll_panel.parts_tab.table

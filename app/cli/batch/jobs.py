@@ -167,9 +167,9 @@ def check_round_trip(model: Model) -> dict:
 
 def check_ragdoll(model: Model) -> dict:
     """The model's ragdoll profile (the one saved for it, else an automatic setup) through
-    ``ragdoll --check``'s standard trial (physics/check.py): that report, each problem prefixed
+    ``ragdoll --check``'s standard trial (physics/trial.py): that report, each problem prefixed
     with ``ragdoll:``. A saved profile that cannot be used is a problem too."""
-    from app.physics.check import check_profile
+    from app.physics.trial import check_profile
     from app.physics.model_profile import model_profile
     from app.user_files import user_data_dir
 

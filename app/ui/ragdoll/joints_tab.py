@@ -10,8 +10,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
 
 from app.physics.joint_kinds import KINDS
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
-from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
+from app.state.ragdoll.document import RagdollDocument
+from app.ui.ragdoll.widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
                                     show_selected_row, spin, warn_on_error, with_buttons)
 from app.pose import rest_extent
 

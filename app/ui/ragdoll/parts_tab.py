@@ -8,8 +8,8 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QStyledItemDelegate, QTableWidgetItem, QWidget)
 
 from app.physics.profile import SHAPES
-from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import (OFFSET_REACH, choose, length_step, number_text, row_table,
+from app.state.ragdoll.document import RagdollDocument
+from app.ui.ragdoll.widgets import (OFFSET_REACH, choose, length_step, number_text, row_table,
                                     show_selected_row, spin, warn_on_error, with_buttons)
 from app.pose import rest_extent
 

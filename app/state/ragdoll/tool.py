@@ -8,10 +8,10 @@ from __future__ import annotations
 from app.events import Events
 from app.scene.gizmo_scene import GizmoScene
 from app.scene.view_marks import ViewMarks
-from app.state.handles import Handle, HandleDrag, handles, pick_handle
-from app.state.ragdoll_document import RagdollDocument
-from app.state.ragdoll_gizmos import ragdoll_gizmos
-from app.state.simulation import Simulation
+from app.state.ragdoll.handles import Handle, HandleDrag, handles, pick_handle
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.gizmos import ragdoll_gizmos
+from app.state.ragdoll.simulation import Simulation
 
 
 class RagdollTool:

@@ -7,7 +7,7 @@ import pytest
 
 from app import loading
 from app.resources import demo_paths
-from app.state.handles import handles
+from app.state.ragdoll.handles import handles
 from app.state.viewer import ViewerState
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.cli.main import main
-from app.physics.check import THRESHOLDS, check_profile
+from app.physics.trial import THRESHOLDS, check_profile
 from app.physics.profile_json import to_dict
 from tests.helpers import exit_status
 
@@ -98,7 +98,7 @@ def test_check_takes_no_output(tmp_path):
 def test_limit_excess_by_hand():
     from types import SimpleNamespace
 
-    from app.physics.check import limit_excess
+    from app.physics.trial import limit_excess
 
     limits = [[-5.0, 135.0, 0.0], [30.0, 25.0, 30.0], [30.0, 25.0, 30.0]]
     rig = SimpleNamespace(joint_limits=np.radians(limits), hinge=np.array([True, False, False]))
@@ -111,7 +111,7 @@ def test_limit_excess_by_hand():
 def test_part_depths_by_hand():
     from types import SimpleNamespace
 
-    from app.physics.check import part_depths
+    from app.physics.trial import part_depths
 
     turn = np.eye(4)
     turn[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]  # a quarter turn about X: the box's Z is up

@@ -12,12 +12,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QScrollArea, QSizePolicy, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from app.ui.ragdoll_collisions_tab import CollisionsTab
-from app.ui.ragdoll_joints_tab import JointsTab
-from app.ui.ragdoll_parts_tab import PartsTab
-from app.ui.ragdoll_profile_box import ProfileBox, ask_to_save_profile
-from app.ui.ragdoll_session import RagdollSession
-from app.ui.ragdoll_simulation_box import SimulationBox
+from app.ui.ragdoll.collisions_tab import CollisionsTab
+from app.ui.ragdoll.joints_tab import JointsTab
+from app.ui.ragdoll.parts_tab import PartsTab
+from app.ui.ragdoll.profile_box import ProfileBox, ask_to_save_profile
+from app.ui.ragdoll.session import RagdollSession
+from app.ui.ragdoll.simulation_box import SimulationBox
 
 
 class WheelToScrollBar(QObject):

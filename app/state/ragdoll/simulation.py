@@ -24,7 +24,7 @@ from app.model import Clip
 from app.physics.ragdoll import DRAG_WEIGHTS, GRAVITY, TIME_STEP, Ragdoll, RayHit
 from app.pose import Pose, rest_extent
 from app.scene.gizmo_scene import pick_box
-from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll.document import RagdollDocument
 
 #: Default shot impulse (N·s) and per-tick stepping budget (s).
 DEFAULT_IMPULSE = 25.0
@@ -281,7 +281,7 @@ class Simulation:
 
     def check_profile(self) -> dict:
         """Ragdoll › Check Profile: ``ragdoll --check``'s report on the document's profile."""
-        from app.physics.check import check_profile
+        from app.physics.trial import check_profile
 
         if self.document.profile is None:
             raise ValueError(self.document.message or "this model has no ragdoll profile")

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QGridLayout, QGroupBox, 
                                QMessageBox, QSizePolicy, QSlider, QSpinBox)
 
 from app.physics.ragdoll import TIME_STEP
-from app.state.simulation import REALTIME_SHARE, Simulation
-from app.ui.ragdoll_widgets import make_action, set_value, spin, tool_button
+from app.state.ragdoll.simulation import REALTIME_SHARE, Simulation
+from app.ui.ragdoll.widgets import make_action, set_value, spin, tool_button
 
 #: Below this share of real time the box says the run is in slow motion and why.
 SLOW_MOTION = 0.95
@@ -191,7 +191,7 @@ class SimulationBox(QGroupBox):
 
     def show_check(self) -> dict | None:
         """Ragdoll › Check Profile: the report in a dialog (the trial takes a second or a few)."""
-        from app.ui.ragdoll_check_dialog import CheckDialog
+        from app.ui.ragdoll.check_dialog import CheckDialog
 
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QGroupBox, QHBoxLayout, Q
 
 from app.physics.profile import ProfileError
 from app.physics.profile_location import SUFFIX
-from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import make_action, set_value, spin
+from app.state.ragdoll.document import RagdollDocument
+from app.ui.ragdoll.widgets import make_action, set_value, spin
 
 PROFILE_FILTER = f"Ragdoll profiles (*{SUFFIX});;JSON files (*.json);;All files (*)"
 

@@ -27,8 +27,8 @@ import numpy as np
 
 from app import maths
 from app.physics.rig import rigid_inverse
-from app.state.ragdoll_document import RagdollDocument
-from app.state.simulation import Simulation
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.simulation import Simulation
 from app.pose import rest_extent
 
 #: Handle sizes as fractions of the model's extent: arrow length, knob half size, ring radius.

@@ -1,4 +1,4 @@
-"""The Qt side of the ragdoll: the state's ``RagdollTool`` (app/state/ragdoll_tool.py), its document
+"""The Qt side of the ragdoll: the state's ``RagdollTool`` (app/state/ragdoll/tool.py), its document
 and simulation, relayed as Qt signals for the window and the ragdoll panel, and the Edit menu's undo
 and redo actions. Every decision is the state's."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
-from app.state.ragdoll_tool import RagdollTool
+from app.state.ragdoll.tool import RagdollTool
 
 
 class RagdollSession(QObject):

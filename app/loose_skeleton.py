@@ -1,6 +1,7 @@
 """A hierarchy and a rest pose for a skeleton of loose bones, inferred so that clips can be carried to
-and from it (app.animation.retarget). C3DE's files store every bone as a root whose bind frame is the
-identity: nothing says which bone hangs from which, or where their joints are.
+and from it (app.animation.retarget) and the automatic ragdoll has a tree to build on
+(app.physics.autosetup): one tree per model, whichever asks. C3DE's files store every bone as a root
+whose bind frame is the identity: nothing says which bone hangs from which, or where their joints are.
 
 - Joints: for two bones, the point their skinning matrices move alike over every frame of the
   model's clips, the least-squares solution of ``S_a(f) x = S_b(f) x``. Along directions the clips do
@@ -22,9 +23,8 @@ import dataclasses
 
 import numpy as np
 
-from app.animation.root_motion import frame_worlds
 from app.model import Clip, Model, Skeleton, derive_tails
-from app.pose import rest_extent
+from app.pose import frame_worlds, rest_extent
 
 #: A direction of a joint is pinned by the clips where the two bones turn apart at least this much
 #: about it (radians, root mean square over the frames); the meeting of the skins gives the rest.

@@ -13,8 +13,8 @@ from app.physics.ragdoll import TIME_STEP
 from app.physics.symmetry import (euler_to_quaternion, joint_mirrors, mirror_bones, mirror_name, part_mirrors,
                                   quaternion_to_euler)
 from app.scene import gizmo_scene
-from app.state.ragdoll_document import RagdollDocument
-from app.state.ragdoll_gizmos import ragdoll_gizmos
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.gizmos import ragdoll_gizmos
 from tests import synthetic
 from tests.helpers import joint, part
 
@@ -353,7 +353,7 @@ def test_history_texts_and_a_saved_step_does_not_merge(doc, tmp_path):
 
 
 def test_edits_after_a_pause_are_separate_steps(doc, monkeypatch):
-    from app.state import ragdoll_document
+    from app.state.ragdoll import document as ragdoll_document
 
     clock = [100.0]
     monkeypatch.setattr(ragdoll_document._time, "monotonic", lambda: clock[0])

@@ -8,7 +8,7 @@ import re
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
 
-from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll.document import RagdollDocument
 
 #: The name a problem line is about: ``part 'x'``, ``joint 'x'`` or ``bone 'x'``.
 SUBJECT = re.compile(r"^(part|joint|bone) '([^']*)'")

@@ -18,7 +18,7 @@ from app.physics.autosetup import auto_setup
 from app.physics.profile_json import save_profile, to_dict
 from app.physics.profile_location import beside, find_profile, in_data_dir, save_location
 from app.resources import demo_paths
-from app.state.ragdoll_document import RagdollDocument
+from app.state.ragdoll.document import RagdollDocument
 from app.user_files import user_data_dir
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from app.scene import gizmo_scene
-from app.state import handles as handle_module
-from app.state.handles import HandleDrag, handles, pick_handle
-from app.state.ragdoll_gizmos import ragdoll_gizmos
+from app.state.ragdoll import handles as handle_module
+from app.state.ragdoll.handles import HandleDrag, handles, pick_handle
+from app.state.ragdoll.gizmos import ragdoll_gizmos
 from app.pose import rest_extent
 from tests.helpers import joint, part
 
@@ -94,7 +94,7 @@ def test_dragging_a_move_arrow_moves_the_offset_and_the_twin(doc, sim):
 
 
 def test_a_drag_is_one_undo_step_however_long_it_takes(doc, sim, monkeypatch):
-    from app.state import ragdoll_document
+    from app.state.ragdoll import document as ragdoll_document
 
     clock = [0.0]
     monkeypatch.setattr(ragdoll_document._time, "monotonic", lambda: clock[0])

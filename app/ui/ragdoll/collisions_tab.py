@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QListWidget, QWidget
 
-from app.state.ragdoll_document import RagdollDocument
-from app.ui.ragdoll_widgets import choose_two_parts, warn_on_error, with_buttons
+from app.state.ragdoll.document import RagdollDocument
+from app.ui.ragdoll.widgets import choose_two_parts, warn_on_error, with_buttons
 
 
 class CollisionsTab(QWidget):

@@ -8,9 +8,9 @@ import numpy as np
 
 from app.scene.gizmo_scene import (ACTIVE_HANDLE_COLOR, AXIS_COLORS, GizmoScene, handle_scene, joined_scenes,
                                     ragdoll_scene)
-from app.state.handles import Handle, handles
-from app.state.ragdoll_document import RagdollDocument
-from app.state.simulation import Simulation
+from app.state.ragdoll.handles import Handle, handles
+from app.state.ragdoll.document import RagdollDocument
+from app.state.ragdoll.simulation import Simulation
 from app.pose import rest_extent
 
 #: How each kind of handle is drawn (app.scene.gizmo_scene.handle_scene).

@@ -2,7 +2,7 @@
 the viewport, profile edits with undo and redo, the profile's file round trip, picking parts in the
 viewport, and the unsaved-edits prompt. The simulation is driven by ``tick(dt)`` (the window's timer is
 stopped), never by waiting on the wall clock. The state itself is tested headless in
-test_ragdoll_state.py."""
+tests/state/ragdoll/."""
 
 from __future__ import annotations
 
@@ -20,23 +20,12 @@ from app.physics.symmetry import quaternion_to_euler
 from app.scene import gizmo_scene
 from app.scene.gizmo_scene import CAPSULE_SEGMENTS, SELECTED_BOX_COLOR, SELECTED_FILL_COLOR
 from app.resources import demo_paths
-from tests.gui_helpers import needs_display, part_centre, pixel_of, view_image
+from tests.gui_helpers import changed_colour_pixels, needs_display, part_centre, pixel_of, view_image
 
 LOAD_TIMEOUT_MS = 60_000
 
 
-# --- the window ----------------------------------------------------------------------------------
-
-@pytest.fixture
-def window(qtbot, window):
-    """Paused at 0.35 s of the walk, the ragdoll panel raised and editing; the tests drive the
-    simulation with tick(dt)."""
-    window.playback.set_playing(False)
-    window.playback.set_time(0.35)
-    window.ragdoll_panel.raise_()
-    qtbot.waitUntil(lambda: window.ragdoll.editing, timeout=5_000)
-    return window
-
+# --- helpers -------------------------------------------------------------------------------------
 
 def run_for(simulation, seconds: float, dt: float = 1 / 60) -> None:
     """Tick the simulation as the window's timer would, ``dt`` apart, until ``seconds`` are simulated."""
@@ -61,12 +50,6 @@ def outline_lines(profile) -> int:
     return sum(12 if p.shape == "box" else 4 * CAPSULE_SEGMENTS + 4 for p in profile.parts)
 
 
-def changed_pixels(first, second, threshold=30) -> int:
-    difference = np.abs(first[..., :3].astype(int) - second[..., :3].astype(int)).max(axis=-1)
-    return int((difference > threshold).sum())
-
-
-
 
 def _gui(test):
     """Mark a test as a window test (first in the run, skipped without a display)."""
@@ -80,7 +63,7 @@ def test_gizmos_show_while_the_panel_does(window, qtbot):
     window.outliner.raise_()
     qtbot.waitUntil(lambda: not window.ragdoll.editing, timeout=5_000)
     assert window.viewport.gizmo_scene is None
-    assert changed_pixels(with_gizmos, view_image(window, qtbot)) > 300
+    assert changed_colour_pixels(with_gizmos, view_image(window, qtbot)) > 300
 
 
 @_gui
@@ -99,7 +82,7 @@ def test_go_ragdoll_takes_over_without_a_pop_and_falls(window, qtbot, tmp_path):
     world = window.viewport.pose.world
     assert world[head, 1, 3] < 0.5 * start_height, "the ragdoll should fall toward the ground"
     assert world[head, 1, 3] > session.simulation.ragdoll.floor - 0.05, "and stay on it"
-    assert changed_pixels(before, after) > 2000
+    assert changed_colour_pixels(before, after) > 2000
     assert "real time" in window.ragdoll_panel.simulation_box.stats_label.text()
     # Export Pose writes what is shown.
     assert window.export_pose(tmp_path / "fallen.obj")
@@ -191,7 +174,7 @@ def test_simulation_controls(window, qtbot):
 def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
     from PySide6.QtWidgets import QDoubleSpinBox
 
-    from app.ui.ragdoll_parts_tab import OFFSET_Y
+    from app.ui.ragdoll.parts_tab import OFFSET_Y
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
     row = session.document.profile.part_index("head")
@@ -232,7 +215,7 @@ def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     from PySide6.QtWidgets import QComboBox
 
     from app.scene.gizmo_scene import CAPSULE_SEGMENTS
-    from app.ui.ragdoll_parts_tab import SHAPE
+    from app.ui.ragdoll.parts_tab import SHAPE
 
     session, table = window.ragdoll, window.ragdoll_panel.parts_tab.table
     row = session.document.profile.part_index("head")
@@ -304,7 +287,7 @@ def test_picking_a_part_in_the_viewport_selects_its_row(window, qtbot):
 def test_profile_file_round_trip_through_the_panel(window, qtbot, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-    from app.ui.ragdoll_parts_tab import MASS
+    from app.ui.ragdoll.parts_tab import MASS
 
     model_path = tmp_path / "figure.glb"
     shutil.copy(demo_paths()[0], model_path)
@@ -359,8 +342,8 @@ def test_bake_run_to_clip_adds_a_clip_to_the_timeline_that_exports(window, qtbot
     assert window.timeline.clips.currentText().startswith("ragdoll")
     standing = view_image(window, qtbot)
     window.playback.set_time(model.clips[-1].times[-1])
-    qtbot.waitUntil(lambda: changed_pixels(view_image(window, qtbot), standing) > 2000, timeout=5_000)
-    assert changed_pixels(view_image(window, qtbot), fallen) < changed_pixels(standing, fallen)
+    qtbot.waitUntil(lambda: changed_colour_pixels(view_image(window, qtbot), standing) > 2000, timeout=5_000)
+    assert changed_colour_pixels(view_image(window, qtbot), fallen) < changed_colour_pixels(standing, fallen)
     out = tmp_path / "baked.glb"
     export_gltf(model, out)
     again = loading.load([out])
@@ -427,7 +410,7 @@ def test_adding_and_removing_parts_joints_and_pairs_in_the_panel(window, qtbot, 
     before = view_image(window, qtbot)
     assert panel.parts_tab.add_part_dialog() and part(session, "hand_r").bone == "hand_r"
     assert panel.parts_tab.table.rowCount() == len(session.document.profile.parts)
-    qtbot.waitUntil(lambda: changed_pixels(view_image(window, qtbot), before) > 50, timeout=5_000)
+    qtbot.waitUntil(lambda: changed_colour_pixels(view_image(window, qtbot), before) > 50, timeout=5_000)
     answers[:] = ["thigh_l", "shin_r"]
     assert panel.collisions_tab.disable_pair_dialog()
     assert [panel.collisions_tab.pairs.item(0).text()] == ["thigh_l – shin_r"]
@@ -471,229 +454,6 @@ def test_ragdoll_shortcuts_are_listed(window):
     assert rows[("Edit", "Redo")].startswith("Ctrl+Shift+Z")
 
 
-# --- drag handles in the view --------------------------------------------------------------------
-
-def drag_in_view(window, qtbot, press, release, steps: int = 4) -> None:
-    """Press the left button at ``press``, move to ``release`` in a few steps, release there."""
-    from PySide6.QtGui import QMouseEvent
-
-    viewport = window.viewport
-    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, press)
-    for k in range(1, steps + 1):
-        point = QPointF(press) + (QPointF(release) - QPointF(press)) * (k / steps)
-        viewport.mouseMoveEvent(QMouseEvent(QMouseEvent.Type.MouseMove, point,
-                                            QPointF(viewport.mapToGlobal(point)), Qt.MouseButton.NoButton,
-                                            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
-    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, release)
-
-
-def colour_bounds(image: np.ndarray, colour, tolerance: int = 30) -> np.ndarray:
-    """(left, top, right, bottom) of the pixels near a display colour (0-1 floats)."""
-    target = np.array(colour[:3]) * 255
-    near = np.abs(image[..., :3].astype(float) - target).max(axis=-1) <= tolerance
-    ys, xs = np.nonzero(near)
-    assert len(xs) > 20, "the colour should be on screen"
-    return np.array([xs.min(), ys.min(), xs.max(), ys.max()])
-
-
-def projected_bounds(window, part: int) -> np.ndarray:
-    """(left, top, right, bottom) of a part's box corners projected to the viewport's pixels."""
-    from app.render.camera import project
-
-    rig, viewport = window.ragdoll.document.rig, window.viewport
-    box = window.ragdoll.simulation.part_frames()[0, part] @ rig.box_rotations[part]
-    corners = gizmo_scene.box_corners(box[None], rig.half_extents[part][None])[0]
-    pixels, _ = project(viewport.camera, corners, viewport.width(), viewport.height())
-    return np.concatenate([pixels.min(axis=0), pixels.max(axis=0)])
-
-
-def the_handle(window, kind, axis):
-    from app.state.handles import handles
-
-    found = handles(window.ragdoll.document, window.ragdoll.simulation)
-    return next(h for h in found if (h.kind, h.axis) == (kind, axis))
-
-
-def drag_part_handle(window, qtbot, part: int, start, end):
-    """Drag in the view from model point ``start`` to ``end`` with ``part`` selected: the view before,
-    how the part's orange outline moved on screen (left, top, right, bottom) and how its box's
-    projected corners say it should have moved."""
-    before = view_image(window, qtbot)
-    drawn = projected_bounds(window, part)
-    drag_in_view(window, qtbot, pixel_of(window, start), pixel_of(window, end))
-    after = view_image(window, qtbot)
-    shift = colour_bounds(after, SELECTED_BOX_COLOR) - colour_bounds(before, SELECTED_BOX_COLOR)
-    return before, shift, projected_bounds(window, part) - drawn
-
-
-@_gui
-def test_dragging_a_move_arrow_in_the_view_moves_the_part(window, qtbot):
-    session = window.ragdoll
-    document = session.document
-    chest = document.profile.part_index("chest")
-    document.select_part(chest)
-    arrow = the_handle(window, "move", 0)
-    grab = arrow.origin + arrow.direction * 0.75 * arrow.length
-    offset = document.profile.parts[chest].offset
-    before, shift, expected = drag_part_handle(window, qtbot, chest, grab, grab + arrow.direction * 0.12)
-    assert session.handle_drag is None and len(document.steps) == 1
-    moved = np.subtract(document.profile.parts[chest].offset, offset)
-    assert moved[0] == pytest.approx(0.12, abs=0.012) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
-    # The selected part's orange outline moved on screen as its box's corners project.
-    assert expected[0] > 10 and shift == pytest.approx(expected, abs=3)
-    window.undo_action.trigger()
-    assert document.profile.parts[chest].offset == offset
-    assert changed_pixels(view_image(window, qtbot), before) < 50
-
-
-@_gui
-def test_dragging_a_size_knob_in_the_view_grows_the_part(window, qtbot):
-    session = window.ragdoll
-    document = session.document
-    head = document.profile.part_index("head")
-    document.select_part(head)
-    knob = the_handle(window, "size", 1)
-    size = document.profile.parts[head].size
-    top = knob.origin + knob.direction * 0.05
-    _, grew, expected = drag_part_handle(window, qtbot, head, knob.origin, top)
-    grown = np.subtract(document.profile.parts[head].size, size)
-    assert grown[1] == pytest.approx(0.1, abs=0.015) and grown[0] == grown[2] == 0.0
-    # The head's outline grew up and down about its centre, as its box's corners project.
-    assert expected[1] < -10 and expected[3] > 10 and grew == pytest.approx(expected, abs=3)
-
-
-@_gui
-def test_turning_a_joint_ring_in_the_view_turns_its_limits(window, qtbot):
-    from app.scene.gizmo_scene import perpendiculars
-
-    session = window.ragdoll
-    document = session.document
-    knee = document.profile.joint_index("knee_l")
-    document.select_joint(knee)
-    forward = window.viewport.camera.axes()[0]
-    axis = max(range(3), key=lambda a: abs(the_handle(window, "rotate", a).direction @ forward))
-    ring = the_handle(window, "rotate", axis)
-    first, second = (v[0] for v in perpendiculars(ring.direction[None]))
-    rotation = document.profile.joints[knee].rotation
-    before = view_image(window, qtbot)
-    press = pixel_of(window, ring.origin + first * ring.length)
-    release = pixel_of(window, ring.origin + (np.cos(0.6) * first + np.sin(0.6) * second) * ring.length)
-    drag_in_view(window, qtbot, press, release, steps=6)
-    assert document.profile.joints[knee].rotation != rotation and len(document.steps) == 1
-    assert document.undo_text == "Edit knee_l and knee_r rotation"
-    after = view_image(window, qtbot)
-    hinge = np.array(gizmo_scene.HINGE_COLOR[:3]) * 255
-    arcs = [np.abs(image[..., :3].astype(float) - hinge).max(axis=-1) <= 40 for image in (before, after)]
-    assert (arcs[0] != arcs[1]).sum() > 40, "the knee's hinge arcs are drawn turned"
-
-
-@_gui
-def test_dragging_a_joint_pivot_arrow_in_the_view_moves_the_pivot(window, qtbot):
-    session = window.ragdoll
-    document = session.document
-    knee = document.profile.joint_index("knee_l")
-    document.select_joint(knee)
-    rig = document.rig
-    a, b = rig.joint_parts[knee]
-    arrow = the_handle(window, "pivot", 0)
-    # Near the tip: beyond the rings about the same centre, so the arrow is the nearest handle.
-    grab = arrow.origin + arrow.direction * 0.95 * arrow.length
-    press, release = pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.06)
-    pivot_pixels = [pixel_of(window, arrow.origin), pixel_of(window, arrow.origin + arrow.direction * 0.06)]
-    pivot = np.array(rig.joint_bind[knee, :3, 3])
-    before = view_image(window, qtbot)
-    hinge_before = hinge_points(window.viewport.gizmo_scene)
-    drag_in_view(window, qtbot, press, release)
-    assert session.handle_drag is None and len(document.steps) == 1
-    assert document.undo_text == "Edit knee_l and knee_r offset_a, offset_b"
-    joint = document.profile.joints[knee]
-    # Both parts place the pivot at one point, moved about 0.06 along model X at bind.
-    placed = [rig.part_bind[p, :3, :3] @ np.asarray(o) + rig.part_bind[p, :3, 3]
-              for p, o in ((a, joint.offset_a), (b, joint.offset_b))]
-    np.testing.assert_allclose(placed[0], placed[1], atol=1e-9)
-    moved = placed[0] - pivot
-    assert moved[0] == pytest.approx(0.06, abs=0.01) and abs(moved[1]) < 1e-6 and abs(moved[2]) < 1e-6
-    after = view_image(window, qtbot)
-    # The knee's hinge arcs are drawn about the new pivot: moved with it along the arrow in the gizmo
-    # scene (its twin's arcs move the mirrored way), and the picture changed about the pivot.
-    hinge_after = hinge_points(window.viewport.gizmo_scene)
-    assert len(hinge_after) == len(hinge_before)
-    shift = arrow.direction * moved[0]
-    shifted = np.all(np.isclose(hinge_after - hinge_before, shift, atol=1e-4), axis=1)
-    assert shifted.sum() >= 20
-    x, y = pivot_pixels[0].x(), pivot_pixels[0].y()
-    around = (slice(max(y - 40, 0), y + 40), slice(max(x - 40, 0), x + 40))
-    assert (np.abs(after[around][..., :3].astype(int) - before[around][..., :3]).max(axis=-1) > 30).sum() > 50
-
-
-def hinge_points(scene) -> np.ndarray:
-    """The ends of the gizmo scene's lines drawn in the hinge limit colour (model space)."""
-    return scene.lines[np.all(np.isclose(scene.line_colors, gizmo_scene.HINGE_COLOR, atol=1e-3), axis=1)]
-
-
-@_gui
-def test_every_tab_shows_its_buttons_without_scrolling(window, qtbot):
-    from PySide6.QtWidgets import QPushButton
-
-    panel = window.ragdoll_panel
-    for index, tab in enumerate((panel.parts_tab, panel.joints_tab, panel.collisions_tab)):
-        panel.tabs.setCurrentIndex(index)
-        qtbot.wait(50)
-        assert panel.widget().verticalScrollBar().maximum() == 0
-        buttons = tab.findChildren(QPushButton)
-        assert len(buttons) == 2 and all(not button.visibleRegion().isEmpty() for button in buttons)
-
-
-@_gui
-def test_ctrl_z_undoes_a_handle_drag_whatever_widget_has_focus(window, qtbot):
-    from PySide6.QtWidgets import QApplication
-
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
-    document = window.ragdoll.document
-    chest = document.profile.part_index("chest")
-    document.select_part(chest)
-    panel = window.ragdoll_panel
-    arrow = the_handle(window, "move", 1)
-    grab = arrow.origin + arrow.direction * 0.7 * arrow.length
-    widgets = (window.viewport, panel.parts_tab.table, panel.simulation_box.impulse_box,
-               panel.profile_box.total_mass_box)
-    for widget in widgets:
-        offset = document.profile.parts[chest].offset
-        drag_in_view(window, qtbot, pixel_of(window, grab), pixel_of(window, grab + arrow.direction * 0.05))
-        assert document.profile.parts[chest].offset != offset
-        widget.setFocus()
-        qtbot.waitUntil(lambda w=widget: QApplication.focusWidget() in (w, w.focusProxy()) or
-                        w.isAncestorOf(QApplication.focusWidget()), timeout=5_000)
-        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-        assert document.profile.parts[chest].offset == offset, type(widget).__name__
-
-
-@_gui
-@pytest.mark.parametrize("away", ["elsewhere in the view", "out of the view"])
-def test_the_handle_under_the_pointer_lights_up_until_the_pointer_goes(window, qtbot, away):
-    from PySide6.QtCore import QEvent
-    from PySide6.QtWidgets import QApplication
-
-    document = window.ragdoll.document
-    document.select_part(document.profile.part_index("chest"))
-    arrow = the_handle(window, "move", 0)
-    lit = gizmo_scene.ACTIVE_HANDLE_COLOR
-
-    def lit_lines() -> int:
-        return int(np.all(np.isclose(window.viewport.gizmo_scene.line_colors, lit), axis=1).sum())
-
-    assert lit_lines() == 0
-    qtbot.mouseMove(window.viewport, pixel_of(window, arrow.origin + arrow.direction * 0.8 * arrow.length))
-    qtbot.waitUntil(lambda: lit_lines() == 2, timeout=5_000)  # the X arrow's shaft
-    if away == "out of the view":
-        QApplication.sendEvent(window.viewport, QEvent(QEvent.Type.Leave))
-    else:
-        qtbot.mouseMove(window.viewport, QPoint(5, 5))
-    qtbot.waitUntil(lambda: lit_lines() == 0, timeout=5_000)
-    assert window.ragdoll.hovered is None
-
-
 # --- physical animation and the check (docs/ragdoll.md) ---------------------------------------------
 
 def _box(window):
@@ -731,7 +491,7 @@ def test_follow_clip_drives_the_ragdoll_along_the_clip_until_released(window):
 
 @_gui
 def test_check_profile_shows_the_report_and_selects_a_part(window, qtbot):
-    from app.ui.ragdoll_check_dialog import problem_part
+    from app.ui.ragdoll.check_dialog import problem_part
 
     box, document = _box(window), window.state.simulation.document
     report = box.show_check()
