@@ -3,7 +3,7 @@
 Readers convert their file's conventions and never pose (docs/architecture.md, "Layers"). What a
 format means only once the model is posed — vertex clips baked from morph targets and animated
 meshes, glTF tails found at rest, the C3DE check that a bones file fits its mesh — the reader
-describes in ``Model.pending`` (app/pending.py), and this stage, above both the readers and ``pose``,
+describes in ``Model.pending`` (app/posing_steps.py), and this stage, above both the readers and ``pose``,
 does it. The window, the command line and batch all load through ``load``, so each gets the same
 baked clips, tails and warnings.
 """
@@ -20,7 +20,7 @@ from app.formats import registry
 from app.formats.gltf_rules import check_key_times
 from app.formats.registry import LoadOptions, ReadError
 from app.model import Mesh, Model, derive_tails, usable_frames
-from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
 from app.pose import bake_vertex_clip, evaluate, posed_positions, rest_pose
 
 

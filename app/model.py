@@ -18,7 +18,7 @@ from app.bone_tree import BoneTree
 from app.skin_weights import dominant_bones
 
 if TYPE_CHECKING:
-    from app.pending import PendingStep
+    from app.posing_steps import PendingStep
 
 #: Largest coordinate or matrix entry a model may hold: no model is that large, and products of
 #: three such numbers (determinants, skinning) stay finite in float64 and float32 storage.
@@ -499,7 +499,7 @@ class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
     else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
     chain followed, each link's name with the file found for it (None: not found, the chain stops
-    there). ``pending``: posing work the reader left for the load stage (app/pending.py: clips to
+    there). ``pending``: posing work the reader left for the load stage (app/posing_steps.py: clips to
     bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's list is
     empty."""
 

@@ -30,7 +30,7 @@ from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, re
 from app.maths import FLOAT32_SINGULAR
 from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
 from app.orientation import apply_guess
-from app.pending import CheckFit
+from app.posing_steps import CheckFit
 
 #: Frames per second when the user sets none: the engine played 33 ms per frame.
 DEFAULT_FPS = 30.0

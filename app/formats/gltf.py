@@ -88,7 +88,7 @@ from app.model import (
     usable_frames,
     world_from_local,
 )
-from app.pending import BakeVertexClip, DeriveTailsAtRest
+from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
 from app.skin_weights import GPU_INFLUENCES, top_influences
 from app.formats.textures import decode_embedded
 

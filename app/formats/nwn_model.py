@@ -32,7 +32,7 @@ from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
                        world_from_local)
-from app.pending import BakeVertexClip
+from app.posing_steps import BakeVertexClip
 
 #: Longest supermodel chain followed; a longer one is an error.
 MAX_SUPERMODEL_CHAIN = 16

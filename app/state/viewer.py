@@ -604,7 +604,7 @@ class ViewerState:
         the written file read back and checked (the figure ``convert --check`` prints).
         ``in_place``: the clips without the root's travel over the ground (``convert --in-place``),
         whatever View › In Place says. Raises OSError, ValueError or InputError."""
-        from app.export.check import check_export
+        from app.export.roundtrip import check_export
 
         path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
         model, _ = self.animation_model()

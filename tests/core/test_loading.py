@@ -12,7 +12,7 @@ import pytest
 
 from app import formats, loading
 from app.formats import ReadError
-from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
 from tests.formats.test_c3de import save, translate
 from tests.formats.test_gltf_import_edge import POINTS, morph_document
 from tests.writers.c3de_writer import write_bones_2009, write_mesh

@@ -246,7 +246,7 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
     back = loading.load([tmp_path / "all.glb"])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
     # The window shows the figure `convert --check` prints.
-    from app.export.check import check_export
+    from app.export.roundtrip import check_export
 
     assert check_export(window.model, back).line() in window.statusBar().currentMessage()
 
