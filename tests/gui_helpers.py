@@ -92,8 +92,8 @@ class SharedWindow:
         simulation.set_motor_strength(1.0)
         simulation.set_budget(DEFAULT_BUDGET)
         simulation.last_hit = simulation.last_shot = None
-        window.loader.cancel()
-        window._close_progress()
+        window.loads.loader.cancel()
+        window.loads.close_progress()
         window.settings.clear()
         window.state.use_texture_folders([])
         window.state.load_options = formats.LoadOptions()

@@ -238,7 +238,7 @@ def test_a_travelling_clip_is_followed_and_an_in_place_one_is_not(window, qtbot)
     assert model.up_axis == "Y"
     window.state.set_model(replace(model, clips=[travelling(model, 20.0), *model.clips]))
     qtbot.wait(100)
-    assert window.state.display.follow and window.display_actions["follow"].isChecked()
+    assert window.state.display.follow and window.menus.display_actions["follow"].isChecked()
     assert window.state.following
     start = window.viewport.camera.target.copy()
     play_to_the_end(window)
@@ -253,7 +253,7 @@ def test_without_follow_a_travelling_clip_walks_out_of_view(window, qtbot):
     model = window.model
     window.state.set_model(replace(model, clips=[travelling(model, 20.0), *model.clips]))
     qtbot.wait(100)
-    window.display_actions["follow"].trigger()
+    window.menus.display_actions["follow"].trigger()
     assert not window.state.display.follow and not window.state.following
     start = window.viewport.camera.target.copy()
     play_to_the_end(window)
