@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from app.atomic_files import same_file
 from app.errors import InputError
 from app.render.offscreen import max_image_side
-from app.state.viewer import Exported
+from app.state.exports import Exported
 from app.ui.image_files import save_image
 from app.ui.screenshot_dialog import ScreenshotDialog
 

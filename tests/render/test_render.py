@@ -357,7 +357,8 @@ def test_showing_the_same_meshes_again_keeps_their_gpu_objects(offscreen):
     renderer = offscreen.renderer
     pose = wave_pose(model)
     first = offscreen.render_image(model, pose, SIZE)
-    meshes, skeleton_mesh, bone_texture = list(renderer.meshes), renderer.bone_shapes.mesh, renderer.bone_texture.texture
+    meshes, skeleton_mesh = list(renderer.meshes), renderer.bone_shapes.mesh
+    bone_texture = renderer.bone_texture.texture
     buffers = [dict(gpu_mesh.buffers) for gpu_mesh in meshes]
     image = body.material.image
     texture = renderer.textures.entries[id(image)][1]

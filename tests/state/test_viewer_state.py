@@ -11,7 +11,8 @@ from PIL import Image
 from app import formats, loading
 from app.model import Clip, Mesh, Track
 from app.state.display import DisplayOptions
-from app.state.viewer import ViewerState, with_suffix
+from app.state.exports import with_suffix
+from app.state.viewer import ViewerState
 from app.formats.textures import TextureError
 from tests.helpers import chain_model
 

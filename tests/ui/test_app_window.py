@@ -240,7 +240,8 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
     from app import loading
 
     window.playback.set_time(0.5)
-    assert window.exports.export_pose(tmp_path / "pose.obj") and window.exports.export_pose(tmp_path / "pose.glb")
+    exports = window.exports
+    assert exports.export_pose(tmp_path / "pose.obj") and exports.export_pose(tmp_path / "pose.glb")
     assert (tmp_path / "pose.obj").read_text().count("\nv ") == window.model.vertex_count
     assert window.exports.export_gltf(tmp_path / "all.glb")
     back = loading.load([tmp_path / "all.glb"])
@@ -443,7 +444,8 @@ def test_each_display_action_sets_its_option_in_the_state_and_follows_it(window)
         action.trigger()
         assert getattr(display, option) == before
     window.state.set_display(wireframe=True, skinning="dqs")
-    assert window.menus.display_actions["wireframe"].isChecked() and window.menus.display_actions["dqs"].isChecked()
+    actions = window.menus.display_actions
+    assert actions["wireframe"].isChecked() and actions["dqs"].isChecked()
     assert window.viewport.options.wireframe and window.viewport.options.skinning == "dqs"
 
 
