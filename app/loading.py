@@ -19,7 +19,8 @@ from app import maths
 from app.formats import registry
 from app.formats.gltf_rules import check_key_times
 from app.formats.registry import LoadOptions, ReadError
-from app.model import Mesh, Model, derive_tails, usable_frames
+from app.bone_tails import derive_tails
+from app.model import Mesh, Model, usable_frames
 from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
 from app.pose import bake_vertex_clip, evaluate, posed_positions, rest_pose
 
@@ -46,8 +47,9 @@ def load_written(path: str | Path) -> Model:
 
 
 def finish(model: Model) -> Model:
-    """Do ``model.pending`` in order and empty it. Numpy's overflow warnings are silenced as in the
-    readers: a value past the model's bounds ends in a ReadError naming the file."""
+    """Do ``model.pending`` in order and empty it, then freeze the model: loaded, it does not change
+    (``Model.freeze``). Numpy's overflow warnings are silenced as in the readers: a value past the
+    model's bounds ends in a ReadError naming the file."""
     steps, model.pending = model.pending, []
     with np.errstate(all="ignore"):
         for step in steps:
@@ -57,7 +59,7 @@ def finish(model: Model) -> Model:
                 _derive_tails_at_rest(model, step)
             else:
                 _check_fit(model, step)
-    return model
+    return model.freeze()
 
 
 def _bake(model: Model, step: BakeVertexClip) -> None:

@@ -13,7 +13,8 @@ import numpy as np
 
 from app import maths
 from app.derived import derived
-from app.model import Clip, Mesh, MeshSkin, Model, Skeleton, world_from_local
+from app.bone_tree import world_from_local
+from app.model import Clip, Mesh, MeshSkin, Model, Skeleton
 from app.skin_weights import top_influences
 
 SkinningMethod = Literal["lbs", "dqs"]

@@ -74,6 +74,7 @@ from app.formats.registry import (
     SniffedFile,
     register,
 )
+from app.bone_tree import hierarchy_levels, world_from_local
 from app.model import (
     MAX_MAGNITUDE,
     Clip,
@@ -84,9 +85,7 @@ from app.model import (
     Model,
     Skeleton,
     Track,
-    hierarchy_levels,
     usable_frames,
-    world_from_local,
 )
 from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
 from app.skin_weights import GPU_INFLUENCES, top_influences

@@ -30,8 +30,9 @@ import numpy as np
 from app import maths
 from app.formats.animation_sets import unique_name
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
-from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
-                       world_from_local)
+from app.bone_tails import derive_tails
+from app.bone_tree import hierarchy_levels, world_from_local
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track
 from app.posing_steps import BakeVertexClip
 
 #: Longest supermodel chain followed; a longer one is an error.

@@ -377,9 +377,7 @@ class ViewerState:
             self.events.emit("message", "Nothing to bake yet: run the ragdoll for a moment first")
             return None
         self.simulation.stop()
-        self.model.clips.append(clip)
-        self.set_model(self.model, keep_state=True)
-        self.playback.set_clip(len(self.model.clips) - 1)
+        self._show_with_clips([clip])
         self.playback.set_time(clip.start)
         self.playback.set_playing(False)
         self.events.emit("message", f"Baked {clip.duration:.2f} s of ragdoll into clip {clip.name!r}")
@@ -486,9 +484,14 @@ class ViewerState:
                 name, number = f"{clip.name} {number}", number + 1
             taken.add(name)
             named.append(replace(clip, name=name))
-        self.set_model(replace(self.model, clips=[*self.model.clips, *named]), keep_state=True)
-        self.playback.set_clip(len(self.model.clips) - len(named))
+        self._show_with_clips(named)
         return named
+
+    def _show_with_clips(self, clips: list[Clip]) -> None:
+        """Show a model made of the one on screen with ``clips`` after its own (a loaded model does not
+        change), keeping its state, and play the first of them."""
+        self.set_model(replace(self.model, clips=(*self.model.clips, *clips)).freeze(), keep_state=True)
+        self.playback.set_clip(len(self.model.clips) - len(clips))
 
     # --- meshes -------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ def test_the_reader_describes_the_morph_clip_and_loading_bakes_it(tmp_path):
     np.testing.assert_allclose(bake.offsets[0], [[[0, 0, z]] * 3 for z in (-0.25, 0.75, 0.25)], atol=1e-7)
 
     model = loading.load([path])
-    assert model.pending == []
+    assert list(model.pending) == []
     clip = model.clips[0]
     assert clip.kind == "vertex" and clip.name == "pulse" and clip.source == path.name
     np.testing.assert_array_equal(clip.times, [0.0, 1.0, 2.0])
@@ -59,7 +59,7 @@ def test_tails_are_derived_at_rest_only_by_the_load_stage(tmp_path):
     path = write_gltf(tmp_path, document, [])
     assert formats.load([path]).skeleton.tails[0].tolist() == [0, 0, 0]
     model = loading.load([path])
-    assert model.skeleton.tails[0].tolist() == [0, 2, 0] and model.pending == []
+    assert model.skeleton.tails[0].tolist() == [0, 2, 0] and list(model.pending) == []
 
 
 def test_the_fit_check_is_pending_until_loaded(tmp_path):
@@ -75,7 +75,7 @@ def test_the_fit_check_is_pending_until_loaded(tmp_path):
     assert (check.mesh_files, check.bones_file) == (["quad.c3d"], "otherBones.c3d")
     assert not [warning for warning in read.warnings if "does not fit" in warning]
     model = loading.load([mesh, bones])
-    assert model.pending == []
+    assert list(model.pending) == []
     assert [warning for warning in model.warnings if "does not fit" in warning] == [
         "quad.c3d does not fit otherBones.c3d: at its first frame 67% of the mesh's edges stretch or shrink "
         "more than 2 times (the bones of another character?)"]
@@ -87,4 +87,4 @@ def test_a_model_with_nothing_pending_is_loaded_as_read(tmp_path):
     model.pending = []
     skeleton, clips = model.skeleton, list(model.clips)
     assert loading.finish(model) is model
-    assert model.skeleton is skeleton and model.clips == clips
+    assert model.skeleton is skeleton and list(model.clips) == clips

@@ -259,7 +259,7 @@ def test_recent_files_reload_and_attach(window, qtbot, tmp_path):
     assert not window.model.clips
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.attach_files([animation])
-    assert len(window.model.clips) == 1 and window.model.files == [str(structure), str(animation)]
+    assert len(window.model.clips) == 1 and list(window.model.files) == [str(structure), str(animation)]
     window.playback.set_time(0.2)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.reload()
@@ -285,9 +285,9 @@ def test_dropping_files_opens_or_attaches_them(window, qtbot, tmp_path):
             window.dropEvent(event)
 
     drop([structure])
-    assert window.model.files == [str(structure)]
+    assert list(window.model.files) == [str(structure)]
     drop([animation])
-    assert window.model.files == [str(structure), str(animation)], "an animation file attaches"
+    assert list(window.model.files) == [str(structure), str(animation)], "an animation file attaches"
 
 
 def test_files_dropped_on_the_views_own_window_open(window, qtbot, tmp_path):
@@ -315,7 +315,7 @@ def test_files_dropped_on_the_views_own_window_open(window, qtbot, tmp_path):
                       Qt.KeyboardModifier.NoModifier)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         QApplication.sendEvent(surface, drop)
-    assert drop.isAccepted() and window.model.files == [str(structure)]
+    assert drop.isAccepted() and list(window.model.files) == [str(structure)]
 
 
 def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tmp_path):
@@ -333,7 +333,7 @@ def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tm
                        Qt.KeyboardModifier.NoModifier)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.dropEvent(event)
-    assert window.model.files == [str(mesh), str(bones), str(run)], "bones files attach to a C3DE mesh"
+    assert list(window.model.files) == [str(mesh), str(bones), str(run)], "bones files attach to a C3DE mesh"
     clips = window.timeline.clips
     labels = [clips.itemText(index) for index in range(clips.count())]
     assert labels == ["demo_bones  ·  demo_bones.c3d", "demo_run  ·  demo_run.c3d"]
@@ -549,11 +549,11 @@ def test_attach_animation_of_another_skeleton_opens_the_bone_map(window, qtbot, 
     qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
                     timeout=LOAD_TIMEOUT_MS)
     assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
-    assert window.model.files == [soldier]  # carried onto the soldier's skeleton, not read with it
+    assert list(window.model.files) == [soldier]  # carried onto the soldier's skeleton, not read with it
     open_and_wait(window, qtbot, [str(path) for path in demo_paths()])
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.menus.attach_action.trigger()
-    assert window.model.files == [str(demo_paths()[0]), copy] and len(maps) == 1
+    assert list(window.model.files) == [str(demo_paths()[0]), copy] and len(maps) == 1
     assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk (2)", "idle (2)"]
 
 
@@ -580,4 +580,4 @@ def test_attach_clips_of_another_skeleton_reads_in_the_background(window, qtbot,
     window.attach_other([str(tmp_path / "missing.glb")])
     qtbot.waitUntil(lambda: bool(warned), timeout=LOAD_TIMEOUT_MS)
     assert warned[0][0] == "Attach Clips of Another Skeleton" and "missing.glb" in warned[0][1]
-    assert window.model.files == [soldier] and len(maps) == 1
+    assert list(window.model.files) == [soldier] and len(maps) == 1

@@ -199,7 +199,7 @@ def test_file_close_goes_back_to_the_demo(window, qtbot, tmp_path):
     close = next(action for action in window.menuBar().actions()[0].menu().actions()
                  if action.text() == "&Close")
     close.trigger()
-    assert window.model.files == [str(path) for path in demo_paths()]
+    assert list(window.model.files) == [str(path) for path in demo_paths()]
     assert window.windowTitle() == "demo.glb — Boneyard" and not window.warnings_button.isVisible()
 
 
