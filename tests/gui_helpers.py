@@ -104,7 +104,7 @@ class SharedWindow:
         qtbot.waitUntil(lambda: window.viewport.renderer.model is window.model, timeout=10_000)
         window.timer.start()
         window._tick_clock = time.perf_counter()  # as a new window's: its first tick counts from now
-        window.frame_timer.start()
+        window.status.frame_timer.start()
         window.activateWindow()
         window.viewport.setFocus()
         park_pointer(window)

@@ -53,6 +53,7 @@ from app.state.load_requests import (
     TextureDrop,
     brings_skeleton,
     fits,
+    only_adds_animations,
 )
 from app.state.playback import Playback
 from app.state.ragdoll_document import RagdollDocument
@@ -580,15 +581,3 @@ def carry_playback(previous: Playback, playback: Playback) -> None:
     playback.set_loop(previous.loop)
     playback.set_reverse(previous.reverse)
     playback.set_playing(previous.playing)
-
-
-def only_adds_animations(model: Model, paths: list[str]) -> bool:
-    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
-    (one animation each) for a C3DE model."""
-    try:
-        sniffed = [formats.sniff(path) for path in paths]
-    except formats.ReadError:
-        return False
-    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
-               for s in sniffed)
-

@@ -1,6 +1,6 @@
 """The main window: the view, the docks and the status bar assembled around a ViewerState, and the
-user's file choices; the menus (menus.py), reads (load_runner.py), outputs (window_exports.py) and
-keyboard focus (typing_focus.py) each live in their own module."""
+user's file choices; the menus (menus.py), reads (load_runner.py), outputs (window_exports.py),
+keyboard focus (typing_focus.py) and status bar fields (status_line.py) each live in their own module."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPixmap
-from PySide6.QtWidgets import QColorDialog, QFileDialog, QLabel, QMainWindow, QMessageBox, QToolButton
+from PySide6.QtWidgets import QColorDialog, QFileDialog, QMainWindow, QMessageBox
 
 from app import __version__, formats
 from app.errors import InputError
@@ -21,7 +21,6 @@ from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDr
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.assigned_textures import AssignedTextures
-from app.ui.elided_text import ElidedLabel
 from app.ui.load_runner import LoadRunner, ReadRequest
 from app.ui.menus import WindowMenus
 from app.ui.outliner import OutlinerDock
@@ -29,6 +28,7 @@ from app.ui.ragdoll_panel import RagdollPanel, ask_to_save
 from app.ui.ragdoll_session import RagdollSession
 from app.ui.recent_files import RecentFiles
 from app.ui.shortcuts_dialog import ShortcutsDialog
+from app.ui.status_line import StatusLine
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import TimelineDock
 from app.ui.typing_focus import TypingFocus
@@ -45,8 +45,6 @@ DOCK_LAYOUT_VERSION = 2
 TICK_MS = 16
 #: State messages stay this long in the status bar (milliseconds).
 MESSAGE_MS = 6000
-#: The widest frame-time text the status bar shows: its field keeps this width, whatever else is there.
-WIDEST_FRAME_TIME = "9999 fps · draw 999.9 ms"
 
 
 class MainWindow(QMainWindow):
@@ -95,17 +93,7 @@ class MainWindow(QMainWindow):
         self.loads.cancelled.connect(
             lambda: self.statusBar().showMessage("Loading cancelled; the current model stays", 5000))
         self.exports = WindowExports(self)
-        self.warnings_button = QToolButton(self)
-        self.warnings_button.setAutoRaise(True)
-        self.warnings_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.warnings_button.clicked.connect(self.show_warnings)
-        self.warnings_button.hide()
-        self.file_label, self.counts_label, self.frame_label = ElidedLabel(), QLabel(), QLabel()
-        self.frame_label.setMinimumWidth(self.frame_label.fontMetrics().horizontalAdvance(WIDEST_FRAME_TIME))
-        self.statusBar().addPermanentWidget(self.warnings_button)
-        for label in (self.file_label, self.counts_label, self.frame_label):
-            self.statusBar().addPermanentWidget(label)
-        self._frames_counted = (0, time.perf_counter())
+        self.status = StatusLine(self.statusBar(), self.viewport, self.show_warnings)
         self.setAcceptDrops(True)
         self.menus = WindowMenus(self)
         self.viewport.bone_picked.connect(self.state.select_bone)
@@ -121,9 +109,6 @@ class MainWindow(QMainWindow):
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
-        self.frame_timer = QTimer(self)
-        self.frame_timer.timeout.connect(self._show_frame_time)
-        self.frame_timer.start(500)
         self.resize(1280, 800)
         self._restore_layout()
         self.viewport.setFocus()
@@ -219,27 +204,16 @@ class MainWindow(QMainWindow):
             self.menus.show_up_axis(model.up_axis)
         self._show_view_options()
         self.menus.enable_model_actions(bool(model.files))
-        names = " + ".join(Path(f).name for f in model.files) or model.name
+        names = self.status.show_model(model, len(self.state.warnings))
         self.setWindowTitle(f"{names} — Boneyard")
-        self.file_label.setText(names)
-        triangles = model.triangle_count
-        self.counts_label.setText(f"{model.vertex_count:,} vertices   "
-                                  f"{'no' if triangles is None else f'{triangles:,}'} triangles   "
-                                  f"{len(model.skeleton)} bones")
         self.warnings_dock.bind(model, self.state.warnings)
-        self._show_warnings_button(len(self.state.warnings))
         if not self.state.warnings:
             self.warnings_dock.hide()
         self.model_changed.emit()
 
     def _show_warnings(self, warnings: list[str]) -> None:
         self.warnings_dock.bind(self.model, warnings)
-        self._show_warnings_button(len(warnings))
-
-    def _show_warnings_button(self, count: int) -> None:
-        self.warnings_button.setVisible(bool(count))
-        self.warnings_button.setText(f"⚠ {count} warning{'s' if count != 1 else ''}")
-        self.warnings_button.setToolTip("Show every warning of this model (View › Warnings)")
+        self.status.show_warning_count(len(warnings))
 
     def show_warnings(self) -> None:
         self.warnings_dock.show()
@@ -456,17 +430,6 @@ class MainWindow(QMainWindow):
         """The simulation's clock starts when it goes (the time before was the clip's)."""
         self._tick_clock = time.perf_counter()
 
-    def _show_frame_time(self) -> None:
-        """The frames painted per second since the last update, and the last frame's drawing time; a
-        view that drew nothing since then (nothing moves) says so rather than "0 fps"."""
-        frames, since = self._frames_counted
-        now = time.perf_counter()
-        self._frames_counted = (self.viewport.frames_drawn, now)
-        if self.model is not None:
-            drawn = self.viewport.frames_drawn - frames
-            rate = f"{drawn / max(now - since, 1e-6):.0f} fps" if drawn else "still"
-            self.frame_label.setText(f"{rate} · draw {self.viewport.frame_seconds * 1e3:.1f} ms")
-
     def grab(self) -> QPixmap:
         """The window as it looks. QWidget.grab leaves out the view, a native GL window, so the view's
         picture is painted in where it sits."""
@@ -519,7 +482,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState(DOCK_LAYOUT_VERSION))
         self.timer.stop()
-        self.frame_timer.stop()
+        self.status.frame_timer.stop()
         super().closeEvent(event)
 
 

@@ -88,3 +88,22 @@ def test_a_model_with_nothing_pending_is_loaded_as_read(tmp_path):
     skeleton, clips = model.skeleton, list(model.clips)
     assert loading.finish(model) is model
     assert model.skeleton is skeleton and list(model.clips) == clips
+
+
+def test_a_loaded_model_does_not_change(tmp_path):
+    """Loading freezes the model: its lists are tuples, its arrays read-only and its fields fixed but
+    for the up axis the user may choose; a change is a new model."""
+    from dataclasses import replace
+
+    from app.pose import rest_extent
+    from app.resources import demo_paths
+
+    model = loading.load(demo_paths())
+    assert all(isinstance(getattr(model, name), tuple) for name in ("meshes", "clips", "files", "warnings"))
+    assert not model.meshes[0].positions.flags.writeable and not model.skeleton.bind_world.flags.writeable
+    with pytest.raises(AttributeError, match="does not change"):
+        model.clips = []
+    model.up_axis = "Y"
+    grown = replace(model, clips=(*model.clips, model.clips[0])).freeze()
+    assert len(grown.clips) == len(model.clips) + 1 and grown.meshes is model.meshes
+    assert rest_extent(grown) == rest_extent(model)

@@ -62,7 +62,7 @@ def test_each_format_opens_through_the_dialog_path(window, qtbot, tmp_path, form
     paths = WRITERS[format_name](window.model, tmp_path)
     open_and_wait(window, qtbot, paths)
     assert window.model.format == format_name
-    assert [str(p) for p in paths] == window.model.files
+    assert [str(p) for p in paths] == list(window.model.files)
     assert_in_frame(view_image(window, qtbot), coverage=0.005)
     if window.model.clips:
         clip = window.playback.clip
@@ -140,7 +140,7 @@ def test_each_view_frame_paints_its_overlay_in_its_own_window(window, qtbot):
             return False
 
     view = window.viewport
-    window.frame_timer.stop()  # the status bar's frame rate would update the main window
+    window.status.frame_timer.stop()  # the status bar's frame rate would update the main window
     window.menus.display_actions["names"].setChecked(True)
     qtbot.wait(200)
     overlay_paints = []

@@ -222,7 +222,8 @@ def test_an_image_too_large_for_the_driver_is_shrunk_with_a_status_warning(windo
         show_quads(window, qtbot, quad(Material(base_color=WHITE, image=wide, texture="wide.png")))
     assert "wide.png" in warning.args[0] and f"limit of {limit}" in warning.args[0]
     listed = [window.warnings_dock.list.item(row).text() for row in range(window.warnings_dock.list.count())]
-    assert listed[-1] == warning.args[0] and window.warnings_button.isVisible()  # the status bar's count
+    # The status bar counts it.
+    assert listed[-1] == warning.args[0] and window.status.warnings_button.isVisible()
     image = view_image(window, qtbot)
     assert is_red(image[pixel_of(window, (-0.5, 0.0, 0.0))])
     assert is_green(image[pixel_of(window, (0.5, 0.0, 0.0))])

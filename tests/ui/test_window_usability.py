@@ -146,12 +146,12 @@ def test_load_warnings_are_listed_in_full_in_their_own_dock(window, qtbot, tmp_p
                           [long, "skin 'body': weights that do not sum to 1 are renormalised"])
     window.state.set_model(model)
     assert window.statusBar().currentMessage() == ""
-    button = window.warnings_button
+    button = window.status.warnings_button
     assert button.isVisible() and button.text() == "⚠ 2 warnings"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     dock = window.warnings_dock
     assert dock.isVisible() and dock.windowTitle() == "Warnings (2)"
-    assert [dock.list.item(row).text() for row in range(dock.list.count())] == model.warnings
+    assert [dock.list.item(row).text() for row in range(dock.list.count())] == list(model.warnings)
     assert "hero.mdl" in dock.files_label.text() and "hero_anim.mdl" in dock.files_label.text()
     picture = image_array(dock.grab())
     assert (picture[..., :3].std(axis=(0, 1)) > 5).any(), "the dock shows its text"
@@ -181,10 +181,10 @@ def test_the_status_bar_shows_frames_per_second(window, qtbot):
     window.timer.start()  # the frames painted per wall-clock second
     window.playback.set_playing(True)
     pattern = re.compile(r"[1-9]\d* fps · draw \d+\.\d ms")
-    qtbot.waitUntil(lambda: bool(pattern.fullmatch(window.frame_label.text())), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(pattern.fullmatch(window.status.frame_label.text())), timeout=10_000)
     window.playback.set_playing(False)
     still = re.compile(r"still · draw \d+\.\d ms")  # nothing drawn for a whole update: not "0 fps"
-    qtbot.waitUntil(lambda: bool(still.fullmatch(window.frame_label.text())), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(still.fullmatch(window.status.frame_label.text())), timeout=10_000)
 
 
 def test_open_recent_shows_the_folders(window, tmp_path):
@@ -200,7 +200,7 @@ def test_file_close_goes_back_to_the_demo(window, qtbot, tmp_path):
                  if action.text() == "&Close")
     close.trigger()
     assert list(window.model.files) == [str(path) for path in demo_paths()]
-    assert window.windowTitle() == "demo.glb — Boneyard" and not window.warnings_button.isVisible()
+    assert window.windowTitle() == "demo.glb — Boneyard" and not window.status.warnings_button.isVisible()
 
 
 def test_export_dialogs_open_in_the_last_export_folder(window, tmp_path, monkeypatch):
