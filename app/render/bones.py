@@ -55,19 +55,20 @@ class BoneShapes:
     """The bone octahedra of the model shown (``mesh``, None for a model without bones), kept while the
     skeleton and the extent (their stubs' length) are the ones they were made for."""
 
-    def __init__(self, ctx: moderngl.Context):
+    def __init__(self, ctx: moderngl.Context, programs: dict[str, moderngl.Program]):
         self.ctx = ctx
+        self.programs = programs
         self.mesh: GpuMesh | None = None
         self._source: tuple | None = None
 
-    def show(self, model: Model, extent: float, programs: dict[str, moderngl.Program]) -> None:
+    def show(self, model: Model, extent: float) -> None:
         source = (model.skeleton, extent)
         kept = self._source
         if kept is not None and kept[0] is source[0] and kept[1] == source[1]:
             return
         self.release()
         if len(model.skeleton):
-            self.mesh = GpuMesh(self.ctx, bone_octahedra(model), programs)
+            self.mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
             self._source = source
 
     def release(self) -> None:

@@ -66,7 +66,7 @@ class Renderer:
         self.pose: Pose | None = None
         self.palette: np.ndarray | None = None
         self.meshes: list[GpuMesh] = []
-        self.bone_shapes = BoneShapes(ctx)
+        self.bone_shapes = BoneShapes(ctx, self.programs)
         self.bone_texture = BoneTexture(ctx)
         #: The model's extent, worked out once per model (it scales points, normals and the grid).
         self.extent = 1.0
@@ -90,7 +90,7 @@ class Renderer:
         self.meshes = [self._gpu_mesh(model, mesh, previous) for mesh in model.meshes]
         for gpu_mesh in previous.values():
             gpu_mesh.release()
-        self.bone_shapes.show(model, self.extent, self.programs)
+        self.bone_shapes.show(model, self.extent)
         self.bone_texture.fit(len(model.skeleton) * (1 + len(model.skins)))
         materials = [mesh.material for mesh in model.meshes if mesh.material.image is not None]
         self.textures.keep_only([material.image for material in materials])
