@@ -3,7 +3,7 @@
 Readers convert their file's conventions and never pose (docs/architecture.md, "Layers"). What a
 format means only once the model is posed — vertex clips baked from morph targets and animated
 meshes, glTF tails found at rest, the C3DE check that a bones file fits its mesh — the reader
-describes in ``Model.pending`` (app/pending.py), and this stage, above both the readers and ``pose``,
+describes in ``Model.pending`` (app/posing_steps.py), and this stage, above both the readers and ``pose``,
 does it. The window, the command line and batch all load through ``load``, so each gets the same
 baked clips, tails and warnings.
 """
@@ -19,8 +19,9 @@ from app import maths
 from app.formats import registry
 from app.formats.gltf.key_time_rules import check_key_times
 from app.formats.registry import LoadOptions, ReadError
-from app.model import Mesh, Model, derive_tails, usable_frames
-from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.bone_tails import derive_tails
+from app.model import Mesh, Model, usable_frames
+from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
 from app.pose import bake_vertex_clip, evaluate, posed_positions, rest_pose
 
 
@@ -47,8 +48,9 @@ def load_written(path: str | Path) -> Model:
 
 
 def finish(model: Model) -> Model:
-    """Do ``model.pending`` in order and empty it. Numpy's overflow warnings are silenced as in the
-    readers: a value past the model's bounds ends in a ReadError naming the file."""
+    """Do ``model.pending`` in order and empty it, then freeze the model: loaded, it does not change
+    (``Model.freeze``). Numpy's overflow warnings are silenced as in the readers: a value past the
+    model's bounds ends in a ReadError naming the file."""
     steps, model.pending = model.pending, []
     with np.errstate(all="ignore"):
         for step in steps:
@@ -58,7 +60,7 @@ def finish(model: Model) -> Model:
                 _derive_tails_at_rest(model, step)
             else:
                 _check_fit(model, step)
-    return model
+    return model.freeze()
 
 
 def _bake(model: Model, step: BakeVertexClip) -> None:

@@ -23,7 +23,8 @@ import dataclasses
 
 import numpy as np
 
-from app.model import Clip, Model, Skeleton, derive_tails
+from app.bone_tails import derive_tails
+from app.model import Clip, Model, Skeleton
 from app.pose import frame_worlds, rest_extent
 
 #: A direction of a joint is pinned by the clips where the two bones turn apart at least this much

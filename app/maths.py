@@ -31,6 +31,20 @@ def normalize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vectors / safe, valid
 
 
+def vertex_normals(positions: np.ndarray, triangles: np.ndarray) -> np.ndarray:
+    """(V, 3) unit area-weighted vertex normals of ``positions`` (V, 3) from ``triangles`` (T, 3);
+    +Z for a vertex no triangle turns."""
+    normals = np.zeros((len(positions), 3))
+    if len(triangles):
+        corners = positions[triangles].astype(np.float64)
+        face_normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        for corner in range(3):
+            np.add.at(normals, triangles[:, corner], face_normals)
+    unit, valid = normalize(normals)
+    unit[~valid] = (0.0, 0.0, 1.0)
+    return unit
+
+
 def translation(offsets: np.ndarray) -> np.ndarray:
     """``(..., 3)`` offsets → ``(..., 4, 4)`` translation matrices."""
     offsets = np.asarray(offsets, dtype=np.float64)

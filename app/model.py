@@ -3,10 +3,19 @@
 Conventions (docs/formats/README.md): column vectors, quaternions ``(x, y, z, w)``, the file's own
 units and axes, vertices in file order. Arrays are checked in ``__post_init__`` so that a reader
 bug fails at load time with both shapes quoted, and frozen (read-only) once checked.
+
+A model does not change after load. A reader builds it (appending to its lists as it reads);
+``loading.finish`` does the posing steps the reader left and then ``Model.freeze``s it: its lists
+become tuples and setting a field raises. Whatever changes a loaded model (attached or baked clips, a
+kept mix, clips carried through a bone map) makes a new one with ``dataclasses.replace``, so values
+derived from a model, its skeleton or a clip are cached on them for good (``app/derived.py``). The user's
+choices for the model on screen are the one exception, set in place by ``ViewerState`` alone: the up
+axis (``CHOSEN_FIELDS``) and each mesh's ``visible`` and ``material`` (assigned images).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -14,18 +23,19 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from app import maths
-from app.bone_tree import BoneTree
-from app.skin_weights import dominant_bones
+from app.bone_tree import BoneTree, hierarchy_levels, world_from_local
 
 if TYPE_CHECKING:
-    from app.pending import PendingStep
+    from app.posing_steps import PendingStep
+
+#: The Model fields a reader fills as lists, tuples once the model is loaded (``Model.freeze``).
+SEQUENCE_FIELDS = ("meshes", "clips", "helpers", "files", "warnings", "supermodels", "pending")
+#: The fields of a loaded Model that may still be set: the up axis the user chose (View › Up Axis).
+CHOSEN_FIELDS = ("up_axis", "up_source")
 
 #: Largest coordinate or matrix entry a model may hold: no model is that large, and products of
 #: three such numbers (determinants, skinning) stay finite in float64 and float32 storage.
 MAX_MAGNITUDE = 1e18
-
-#: Longest bone stub (as a fraction of the model's extent) when a tail cannot be derived.
-STUB_FRACTION = 0.05
 
 
 def _frozen(array, dtype, shape: tuple, what: str) -> np.ndarray:
@@ -71,49 +81,6 @@ def usable_frames(matrices: np.ndarray) -> tuple[np.ndarray, list[int]]:
     matrices = matrices.copy()
     matrices[bad, :3, :3] = np.eye(3)
     return matrices, bad
-
-
-def world_from_local(local: np.ndarray, parents: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
-    """(B, 4, 4) world matrices from local ones, level by level down the hierarchy (``levels`` as
-    ``hierarchy_levels`` gives them); leading axes after the bone axis are kept."""
-    world = local.copy()
-    for level in levels[1:]:
-        world[level] = world[parents[level]] @ local[level]
-    return world
-
-
-def hierarchy_levels(parents: np.ndarray) -> list[np.ndarray]:
-    """Bone indices grouped by depth (roots first), for level-by-level composition.
-
-    Parents may come after their children. Raises ``ValueError`` naming a bone on a cycle or a
-    parent index out of range.
-    """
-    parents = np.asarray(parents)
-    count = len(parents)
-    bad = np.flatnonzero((parents < -1) | (parents >= count))
-    if bad.size:
-        raise ValueError(f"bone {bad[0]} has parent {parents[bad[0]]}, outside 0..{count - 1}")
-    depth, above = _depths(parents)
-    unplaced = np.flatnonzero(above >= 0)
-    if unplaced.size:
-        raise ValueError(f"bone {unplaced[0]} is on a parent cycle")
-    order = np.argsort(depth, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(depth))[:-1]) if count else []
-
-
-def _depths(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(B,) each bone's count of ancestors by pointer doubling (each pass jumps twice as far up, so a
-    chain thousands deep takes a few dozen vectorised passes, not one per level), and (B,) where each
-    walk stopped: −1 at the top, a bone for walks caught in a parent cycle."""
-    above = parents.astype(np.intp)
-    depth = (above >= 0).astype(np.intp)
-    for _ in range(max(len(parents), 1).bit_length() + 1):
-        walking = np.flatnonzero(above >= 0)
-        if not walking.size:
-            break
-        depth[walking] += depth[above[walking]]
-        above[walking] = above[above[walking]]
-    return depth, above
 
 
 @dataclass(eq=False)
@@ -346,15 +313,8 @@ class Mesh:
         """(V, 3) the stored normals, else area-weighted vertex normals from the triangles."""
         if self.normals is not None:
             return self.normals
-        normals = np.zeros((self.vertex_count, 3))
-        if self.triangles is not None and len(self.triangles):
-            corners = self.positions[self.triangles].astype(np.float64)
-            face_normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-            for corner in range(3):
-                np.add.at(normals, self.triangles[:, corner], face_normals)
-        unit, valid = maths.normalize(normals)
-        unit[~valid] = (0.0, 0.0, 1.0)
-        result = unit.astype(np.float32)
+        triangles = self.triangles if self.triangles is not None else np.zeros((0, 3), np.int32)
+        result = maths.vertex_normals(self.positions, triangles).astype(np.float32)
         result.flags.writeable = False
         return result
 
@@ -499,24 +459,24 @@ class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
     else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
     chain followed, each link's name with the file found for it (None: not found, the chain stops
-    there). ``pending``: posing work the reader left for the load stage (app/pending.py: clips to
-    bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's list is
-    empty."""
+    there). ``pending``: posing work the reader left for the load stage (app/posing_steps.py: clips to
+    bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's is
+    empty. Loaded (``freeze``), the model does not change (the module's docstring)."""
 
     name: str
     skeleton: Skeleton
-    meshes: list[Mesh] = field(default_factory=list)
-    clips: list[Clip] = field(default_factory=list)
-    helpers: list[Helper] = field(default_factory=list)
+    meshes: Sequence[Mesh] = field(default_factory=list)
+    clips: Sequence[Clip] = field(default_factory=list)
+    helpers: Sequence[Helper] = field(default_factory=list)
     format: str = ""
-    files: list[str] = field(default_factory=list)
+    files: Sequence[str] = field(default_factory=list)
     up_axis: Literal["Y", "Z"] = "Z"
     up_source: Literal["file", "guessed", "option"] = "file"
     forward: str = ""
     unit: str = "unknown"
-    warnings: list[str] = field(default_factory=list)
-    supermodels: list[tuple[str, str | None]] = field(default_factory=list)
-    pending: list[PendingStep] = field(default_factory=list)
+    warnings: Sequence[str] = field(default_factory=list)
+    supermodels: Sequence[tuple[str, str | None]] = field(default_factory=list)
+    pending: Sequence[PendingStep] = field(default_factory=list)
 
     def __post_init__(self):
         bones = len(self.skeleton)
@@ -539,6 +499,20 @@ class Model:
             if not -1 <= helper.parent < bones:
                 raise ValueError(f"helper {helper.name!r} follows bone {helper.parent}, "
                                  f"outside -1..{bones - 1}")
+
+    def __setattr__(self, name: str, value) -> None:
+        if self.__dict__.get("loaded") and name not in CHOSEN_FIELDS:
+            raise AttributeError(f"model {self.name!r} is loaded and does not change: make a new one "
+                                 f"(dataclasses.replace) to change its {name}")
+        super().__setattr__(name, value)
+
+    def freeze(self) -> Model:
+        """Mark the model loaded: its lists become tuples, and no field but ``CHOSEN_FIELDS`` can be
+        set from now on (a model made from it by ``dataclasses.replace`` starts unfrozen). Returns it."""
+        for name in SEQUENCE_FIELDS:
+            setattr(self, name, tuple(getattr(self, name)))
+        self.__dict__["loaded"] = True
+        return self
 
     @property
     def vertex_count(self) -> int:
@@ -592,81 +566,3 @@ class Model:
         if not 0 <= index < len(self.clips):
             raise KeyError(f"clip index {index} outside 0..{len(self.clips) - 1}")
         return index
-
-
-def derive_tails(bind_world: np.ndarray, parents: np.ndarray, meshes: list[Mesh],
-                 heads: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Heads and derived tails for formats that store none (docs/formats/README.md).
-
-    head = the translation of ``B_b`` (unless given); tail = the head of the only child, else the
-    far end of the vertices weighted mostly to the bone, measured along the bone's direction, else
-    head plus a short stub pointing away from the parent (or along the bone's own +Y axis).
-    Returns (heads (B, 3), tails (B, 3)).
-    """
-    bind_world = np.asarray(bind_world, dtype=np.float64)
-    parents = np.asarray(parents)
-    count = len(parents)
-    heads = bind_world[:, :3, 3].copy() if heads is None else np.asarray(heads, dtype=np.float64)
-    tails = np.zeros_like(heads)
-    child_counts = np.bincount(parents[parents >= 0], minlength=count)
-    only_child = np.full(count, -1)
-    children = np.flatnonzero(parents >= 0)
-    single = children[child_counts[parents[children]] == 1]
-    only_child[parents[single]] = single
-
-    owners, positions = dominant_bones(meshes)
-    mostly = (owners >= 0) & (owners < count)
-    positions, owners = positions[mostly], owners[mostly]
-    extent = _bounds_diagonal([positions, heads])
-    stub = STUB_FRACTION * (extent if extent > 0 else 1.0)
-
-    directions = _bone_directions(bind_world, parents, heads)
-    # Per bone, over the vertices it owns: the farthest reach along its direction and the centroid.
-    offsets = positions - heads[owners]
-    far = np.full(count, -np.inf)
-    np.maximum.at(far, owners, np.einsum("vi,vi->v", offsets, directions[owners]))
-    owned_counts = np.bincount(owners, minlength=count)
-    centres = np.zeros((count, 3))
-    for axis in range(3):
-        centres[:, axis] = np.bincount(owners, weights=offsets[:, axis], minlength=count)
-    centres /= np.maximum(owned_counts, 1)[:, None]
-
-    has_child = only_child >= 0
-    to_child = np.zeros((count, 3))
-    to_child[has_child] = heads[only_child[has_child]] - heads[has_child]
-    by_child = has_child & (np.linalg.norm(to_child, axis=1) > 1e-9)
-    by_reach = ~by_child & (owned_counts > 0) & (far > 1e-9)
-    by_centre = ~by_child & ~by_reach & (owned_counts > 0) & (np.linalg.norm(centres, axis=1) > 1e-9)
-    by_stub = ~(by_child | by_reach | by_centre)
-    tails[by_child] = heads[only_child[by_child]]
-    tails[by_reach] = heads[by_reach] + far[by_reach, None] * directions[by_reach]
-    tails[by_centre] = heads[by_centre] + 2.0 * centres[by_centre]
-    tails[by_stub] = heads[by_stub] + stub * directions[by_stub]
-    return heads, tails
-
-
-def _bounds_diagonal(point_sets: list[np.ndarray]) -> float:
-    """The diagonal of the bounds of every point in ``point_sets`` (1 when there are none)."""
-    point_sets = [points for points in point_sets if len(points)]
-    if not point_sets:
-        return 1.0
-    lows = np.min([points.min(axis=0) for points in point_sets], axis=0)
-    highs = np.max([points.max(axis=0) for points in point_sets], axis=0)
-    return float(np.linalg.norm(highs - lows))
-
-
-def _bone_directions(bind_world: np.ndarray, parents: np.ndarray, heads: np.ndarray) -> np.ndarray:
-    """(B, 3) a unit direction per bone for one with no child to point at: away from its parent,
-    else its own +Y axis, else +Z."""
-    directions = np.tile([0.0, 0.0, 1.0], (len(parents), 1))
-    axes = bind_world[:, :3, 1]
-    axis_lengths = np.linalg.norm(axes, axis=1)
-    along_axis = axis_lengths > 1e-12
-    directions[along_axis] = axes[along_axis] / axis_lengths[along_axis, None]
-    away = np.zeros((len(parents), 3))
-    has_parent = parents >= 0
-    away[has_parent] = heads[has_parent] - heads[parents[has_parent]]
-    away_lengths = np.linalg.norm(away, axis=1)
-    from_parent = away_lengths > 1e-9
-    directions[from_parent] = away[from_parent] / away_lengths[from_parent, None]
-    return directions

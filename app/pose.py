@@ -6,14 +6,15 @@ what the renderer, the exporters and ``boneyard pose`` consume.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from app import maths
-from app.model import Clip, Mesh, MeshSkin, Model, Skeleton, world_from_local
+from app.derived import derived
+from app.bone_tree import world_from_local
+from app.model import Clip, Mesh, MeshSkin, Model, Skeleton
 from app.skin_weights import top_influences
 
 SkinningMethod = Literal["lbs", "dqs"]
@@ -200,15 +201,10 @@ class _PackedChannel:
         return sum(weight * point for weight, point in zip(bernstein, points)), rows
 
 
-_packed_clips: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
+@derived
 def _pack(clip: Clip) -> tuple[dict[str, _PackedChannel], np.ndarray]:
     """The clip's keys packed per channel, and the bones any channel animates (ascending), made once
     per clip."""
-    cached = _packed_clips.get(clip)
-    if cached is not None:
-        return cached
     packed = {}
     for channel, width in (("translation", 3), ("rotation", 4), ("scale", 3)):
         tracks = [t for t in clip.tracks if getattr(t, channel) is not None]
@@ -236,7 +232,6 @@ def _pack(clip: Clip) -> tuple[dict[str, _PackedChannel], np.ndarray]:
             curved=np.isin(np.arange(len(tracks)), curved), handles_in=handles[0], handles_out=handles[1])
     bones = [channel.bones for channel in packed.values()]
     animated = maths.sorted_unique(np.concatenate(bones)) if bones else np.zeros(0, int)
-    _packed_clips[clip] = packed, animated
     return packed, animated
 
 
@@ -245,14 +240,10 @@ def animated_bones(clip: Clip) -> np.ndarray:
     return _pack(clip)[1]
 
 
-_rest_trs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
+@derived
 def _rest_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if skeleton not in _rest_trs:
-        translations, rotations, scales, _ = maths.decompose_trs(skeleton.rest_local)
-        _rest_trs[skeleton] = (translations, rotations, scales)
-    return _rest_trs[skeleton]
+    translations, rotations, scales, _ = maths.decompose_trs(skeleton.rest_local)
+    return translations, rotations, scales
 
 
 def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
@@ -362,24 +353,19 @@ def mesh_skinning(model: Model, pose: Pose, mesh: Mesh) -> np.ndarray:
     matrices, else ``pose.skin``."""
     if mesh.skin is None:
         return pose.skin
-    return pose.world @ _bone_inverse_binds(model.skeleton, mesh.skin)
+    return pose.world @ _bone_inverse_binds(mesh.skin, model.skeleton)
 
 
-_skin_inverses: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _bone_inverse_binds(skeleton: Skeleton, skin: MeshSkin) -> np.ndarray:
-    cached = _skin_inverses.get(skin)
-    if cached is None or cached[0] is not skeleton:
-        cached = (skeleton, skin.bone_inverse_binds(skeleton))
-        _skin_inverses[skin] = cached
-    return cached[1]
+@derived
+def _bone_inverse_binds(skin: MeshSkin, skeleton: Skeleton) -> np.ndarray:
+    """(B, 4, 4) ``skin.bone_inverse_binds(skeleton)``, cached on the skin per skeleton."""
+    return skin.bone_inverse_binds(skeleton)
 
 
 def skinning_palette(model: Model, pose: Pose) -> np.ndarray:
     """((1 + S)·B, 4, 4) skinning matrices for the skeleton's bind, then for each of ``model.skins``:
     one table for the GPU, which a mesh indexes from ``palette_offset``."""
-    return np.concatenate([pose.skin] + [pose.world @ _bone_inverse_binds(model.skeleton, skin)
+    return np.concatenate([pose.skin] + [pose.world @ _bone_inverse_binds(skin, model.skeleton)
                                          for skin in model.skins])
 
 
@@ -401,19 +387,14 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
                            for mesh in model.meshes])
 
 
-#: Each model's rest extent, worked out once (a model does not change after it is loaded).
-_rest_extents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
+@derived
 def rest_extent(model: Model) -> float:
     """The diagonal of the rest pose's bounds of vertices and joints (1 when empty), measured where
     they are drawn: a glTF skin may bind in units or axes its nodes scale and turn. The model's size,
     the scale of every tolerance and handle."""
-    if model not in _rest_extents:
-        low, high = posed_bounds(model, rest_pose(model), skeleton=True)
-        size = float(np.linalg.norm(high - low))
-        _rest_extents[model] = size if size > 0 else 1.0
-    return _rest_extents[model]
+    low, high = posed_bounds(model, rest_pose(model), skeleton=True)
+    size = float(np.linalg.norm(high - low))
+    return size if size > 0 else 1.0
 
 
 def posed_bounds(model: Model, pose: Pose, skeleton: bool = False,

@@ -21,7 +21,8 @@ import numpy as np
 
 from app import maths
 from app.export.gltf import export_gltf
-from app.model import Clip, Mesh, Model, Skeleton, Track, hierarchy_levels
+from app.bone_tree import hierarchy_levels
+from app.model import Clip, Mesh, Model, Skeleton, Track
 from app.pose import compose_world
 from tests.writers.c3de_writer import write_bones_2010, write_mesh
 

@@ -99,8 +99,8 @@ class SharedWindow:
         simulation.set_motor_strength(1.0)
         simulation.set_budget(DEFAULT_BUDGET)
         simulation.last_hit = simulation.last_shot = None
-        window.loader.cancel()
-        window._close_progress()
+        window.loads.loader.cancel()
+        window.loads.close_progress()
         window.settings.clear()
         window.state.use_texture_folders([])
         window.state.load_options = formats.LoadOptions()
@@ -111,7 +111,7 @@ class SharedWindow:
         qtbot.waitUntil(lambda: window.viewport.renderer.model is window.model, timeout=10_000)
         window.timer.start()
         window._tick_clock = time.perf_counter()  # as a new window's: its first tick counts from now
-        window.frame_timer.start()
+        window.status.frame_timer.start()
         window.activateWindow()
         window.viewport.setFocus()
         park_pointer(window)

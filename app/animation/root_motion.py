@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.model import Clip, Model, hierarchy_levels, world_from_local
+from app.bone_tree import hierarchy_levels, world_from_local
+from app.model import Clip, Model
 from app.orientation import facing
 from app.pose import animated_bones, frame_worlds, keyed_local_frames, Pose, pose_from_world, rest_extent
 

@@ -168,7 +168,7 @@ def convert(args: Namespace) -> int:
         progress.update(None, f"writing {output.name}")
         warn(write(output, model, clips, args.show_hidden))
     if args.check:
-        from app.export.check import check_export
+        from app.export.roundtrip import check_export
 
         print(check_export(model, loading.load_written(output), clips, args.show_hidden).line())
     return EXIT_OK

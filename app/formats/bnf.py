@@ -24,7 +24,9 @@ from app.formats.textscan import (
     is_number,
     shown,
 )
-from app.model import Clip, Model, Skeleton, Track, derive_tails, hierarchy_levels
+from app.bone_tails import derive_tails
+from app.bone_tree import hierarchy_levels
+from app.model import Clip, Model, Skeleton, Track
 
 #: Values per .bnf bone row: ID ParentID Rx Ry Rz.
 BONE_VALUES = 5

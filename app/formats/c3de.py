@@ -28,9 +28,11 @@ from app.formats.animation_sets import add_clips
 from app.formats.binreader import Block, finite_or_zero
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
 from app.maths import FLOAT32_SINGULAR
-from app.model import Clip, Mesh, Model, Skeleton, derive_tails, hierarchy_levels
+from app.bone_tails import derive_tails
+from app.bone_tree import hierarchy_levels
+from app.model import Clip, Mesh, Model, Skeleton
 from app.orientation import apply_guess
-from app.pending import CheckFit
+from app.posing_steps import CheckFit
 
 #: Frames per second when the user sets none: the engine played 33 ms per frame.
 DEFAULT_FPS = 30.0

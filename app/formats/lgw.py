@@ -18,7 +18,8 @@ import numpy as np
 from app import maths
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import TextScanner, affine_invertible, head_tokens, shown
-from app.model import Helper, Material, Mesh, MeshSkin, Model, Skeleton, derive_tails
+from app.bone_tails import derive_tails
+from app.model import Helper, Material, Mesh, MeshSkin, Model, Skeleton
 
 #: Floats per static vertex: position, uv, normal.
 VERTEX_VALUES = 8

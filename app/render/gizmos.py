@@ -8,7 +8,7 @@ import numpy as np
 
 from app.render.camera import Camera
 from app.scene.gizmo_scene import GizmoScene
-from app.render.renderer import OVERLAY_LAYER
+from app.render.gl_state import OVERLAY_LAYER
 from app.render.shaders import load_program, set_uniform
 
 

@@ -1,5 +1,6 @@
 """The moderngl renderer: meshes skinned on the GPU and drawn with their materials (base colour and
-texture, alpha modes, sidedness), and the overlays (skeleton, grid, wireframe, normals, weight heat map).
+texture, alpha modes, sidedness), and the overlays (skeleton, grid, wireframe, normals, weight heat map,
+bounding box).
 
 It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
 share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``; a model shown
@@ -9,13 +10,14 @@ a pose only uploads the bone texture (and, for vertex-animated clips, the posed 
 Opaque and masked meshes are drawn first, then the grid, then blended meshes from the farthest to
 the nearest without writing depth. Meshes the file hides are left out unless ``show_hidden``.
 
-Depth is split in two layers: meshes and the grid in the back half, the skeleton in the front half,
-so bones show through the skin yet still hide each other.
+The Renderer owns the shader programs and composes one owner per family of GPU resources: the meshes
+(gpu_mesh.py), the bone texture and octahedra (bones.py), the base-colour textures (materials.py), the
+floor grid (floor_grid.py), the bounding box and normals (scene_overlays.py) and the framebuffers read
+back (readback_targets.py); the depth layers are gl_state.py's.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import moderngl
@@ -23,193 +25,26 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import (
-    Pose,
-    floor_height,
-    palette_offset,
-    posed_bounds,
-    rest_extent,
-    rest_pose,
-    skinning_palette,
-)
+from app.pose import Pose, palette_offset, posed_bounds, rest_extent, rest_pose, skinning_palette
+from app.render.bones import BoneShapes, BoneTexture
 from app.render.camera import Camera
-from app.render.materials import ALPHA_CODES, TextureCache, anchor, culls_back_faces
+from app.render.floor_grid import FloorGrid
+from app.render.gl_state import OVERLAY_LAYER, SCENE_LAYER, enable_blending
+from app.render.gpu_mesh import GpuMesh
+from app.render.materials import ALPHA_CODES, TextureCache
+from app.render.readback_targets import CaptureTarget, PickTarget
+from app.render.scene_overlays import BoundsBox, NormalLines
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
-from app.scene.gizmo_scene import box_lines
-from app.skin_weights import top_influences
 
-#: (scale, offset) applied to clip-space z for each depth layer.
-SCENE_LAYER = (0.5, 0.5)
-OVERLAY_LAYER = (0.5, -0.5)
-#: Octahedral bone: the waist's distance along the bone and its radius, as fractions of the length.
-BONE_WAIST = 0.12
-BONE_RADIUS = 0.1
-#: Length of a bone with no extent, as a fraction of the model's extent.
-BONE_STUB = 0.02
-#: Point radius for point clouds and normal line length, as fractions of the model's extent.
+#: Point radius for point clouds, as a fraction of the model's extent.
 POINT_RADIUS = 0.004
-NORMAL_LENGTH = 0.03
-#: Texels per bone in the bone texture: three matrix rows, the real and the dual quaternion.
-BONE_TEXELS = 5
 
 #: The shader's code for each skinning mode (app.scene.draw_settings.SKINNING_MODES).
 SKINNING_CODES = {"none": 0, "lbs": 1, "dqs": 2}
 BONE_COLOR = (0.62, 0.64, 0.70)
 SELECTED_COLOR = (1.0, 0.55, 0.10)
 WIREFRAME_COLOR = (0.05, 0.05, 0.08, 0.55)
-NORMALS_COLOR = (0.25, 0.55, 1.0, 0.9)
-BOUNDS_COLOR = (0.95, 0.80, 0.30, 1.0)
-
-
-class GpuMesh:
-    """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
-
-    positions, normals: (V, 3) f4; joints: (V, 4) i4 rows of the bone texture (bone indices plus
-    ``palette_offset``, where the mesh's own skin's matrices start); weights: (V, 4) f4 (the four
-    largest influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); colors: (V, 4)
-    f4 linear RGBA (ones when the mesh has none); indices: (T·3,) i4 or none for point clouds.
-    """
-
-    def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program],
-                 palette_offset: int = 0):
-        self.ctx = ctx
-        self.mesh = mesh
-        self.palette_offset = palette_offset
-        self.vertex_count = mesh.vertex_count
-        self.points = mesh.triangles is None
-        joints, weights = top_influences(mesh.joints, mesh.weights)
-        uvs = mesh.uvs if mesh.uvs is not None else np.zeros((mesh.vertex_count, 2))
-        colors = mesh.colors if mesh.colors is not None else np.ones((mesh.vertex_count, 4))
-        self.buffers = {
-            "in_position": ctx.buffer(mesh.positions.astype("f4").tobytes()),
-            "in_normal": ctx.buffer(mesh.smooth_normals.astype("f4").tobytes()),
-            "in_joints": ctx.buffer((joints + palette_offset).astype("i4").tobytes()),
-            "in_weights": ctx.buffer(weights.astype("f4").tobytes()),
-            "in_uv": ctx.buffer(uvs.astype("f4").tobytes()),
-            "in_color": ctx.buffer(colors.astype("f4").tobytes()),
-        }
-        self.cull_back = culls_back_faces(mesh)
-        self.centre, self.anchor_bone = anchor(mesh)
-        self.animated_centre: np.ndarray | None = None
-        self.index_buffer = None if self.points else ctx.buffer(mesh.triangles.astype("i4").tobytes())
-        self.animated_buffer: moderngl.Buffer | None = None
-        self.capture_buffer: moderngl.Buffer | None = None
-        self.programs = programs
-        self.vertex_arrays: dict[str, moderngl.VertexArray] = {}
-
-    def _vertex_array(self, program_name: str, animated: bool = False) -> moderngl.VertexArray:
-        key = program_name + (":animated" if animated else "")
-        if key not in self.vertex_arrays:
-            program = self.programs[program_name]
-            formats = {"in_position": "3f", "in_normal": "3f", "in_joints": "4i", "in_weights": "4f",
-                       "in_uv": "2f", "in_color": "4f"}
-            sources = dict(self.buffers)
-            if animated:
-                sources["in_position"] = self.animated_buffer
-            content = [(sources[name], formats[name], name) for name in formats if name in program]
-            index = None if program_name == "capture" else self.index_buffer
-            self.vertex_arrays[key] = self.ctx.vertex_array(program, content, index_buffer=index,
-                                                            index_element_size=4)
-        return self.vertex_arrays[key]
-
-    def upload_positions(self, positions: np.ndarray) -> None:
-        """Replace the drawn positions (V, 3) (a vertex-animated clip's frame)."""
-        data = np.ascontiguousarray(positions, dtype="f4").tobytes()
-        self.animated_centre = positions.mean(axis=0, dtype=np.float64) if len(positions) else self.centre
-        if self.animated_buffer is None:
-            self.animated_buffer = self.ctx.buffer(data, dynamic=True)
-        else:
-            self.animated_buffer.write(data)
-
-    def posed_centre(self, skin: np.ndarray, animated: bool) -> np.ndarray:
-        """(3,) the mesh's centre in the current pose (for sorting blended meshes)."""
-        if animated and self.animated_centre is not None:
-            return self.animated_centre
-        if self.anchor_bone < 0 or self.anchor_bone >= len(skin):
-            return self.centre
-        return skin[self.anchor_bone, :3, :3] @ self.centre + skin[self.anchor_bone, :3, 3]
-
-    def draw(self, animated: bool, mode: int) -> None:
-        """Draw with the mesh program (its uniforms already set): triangles or points."""
-        vertex_array = self._vertex_array("mesh", animated)
-        vertex_array.render(mode if not self.points else moderngl.POINTS)
-
-    def capture(self, animated: bool) -> moderngl.Buffer:
-        """Run the skinning vertex stage alone and keep (V, 6) f4 positions and normals."""
-        if self.capture_buffer is None:
-            self.capture_buffer = self.ctx.buffer(reserve=max(self.vertex_count, 1) * 24)
-        self._vertex_array("capture", animated).transform(
-            self.capture_buffer, mode=moderngl.POINTS, vertices=self.vertex_count)
-        return self.capture_buffer
-
-    def release(self) -> None:
-        for vertex_array in self.vertex_arrays.values():
-            vertex_array.release()
-        for buffer in (*self.buffers.values(), self.index_buffer, self.animated_buffer, self.capture_buffer):
-            if buffer is not None:
-                buffer.release()
-        self.vertex_arrays.clear()
-        self.buffers.clear()
-
-
-def bone_octahedra(model: Model) -> Mesh:
-    """The skeleton as one mesh of octahedral bones in bind space, each vertex weighted 1 to its bone.
-
-    Each bone has 8 flat-shaded faces (24 vertices) from head to tail, its waist turned with the
-    bone's bind X axis. Skinned by S_b, the octahedra follow ``Pose.heads_tails``.
-    """
-    skeleton = model.skeleton
-    count = len(skeleton)
-    heads, tails = skeleton.heads, skeleton.tails
-    along = tails - heads
-    lengths = np.linalg.norm(along, axis=1)
-    y_axes, valid = maths.normalize(along)
-    bind_y, _ = maths.normalize(skeleton.bind_world[:, :3, 1])
-    y_axes = np.where(valid[:, None], y_axes, bind_y)
-    lengths = np.where(valid, lengths, BONE_STUB * rest_extent(model))
-    bind_x = skeleton.bind_world[:, :3, 0]
-    x_axes = bind_x - np.sum(bind_x * y_axes, axis=1)[:, None] * y_axes
-    x_axes, x_valid = maths.normalize(x_axes)
-    fallback = np.where(np.abs(y_axes[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-    fallback, _ = maths.normalize(np.cross(y_axes, fallback))
-    x_axes = np.where(x_valid[:, None], x_axes, fallback)
-    z_axes = np.cross(x_axes, y_axes)
-    waist = heads + y_axes * (lengths * BONE_WAIST)[:, None]
-    radius = (lengths * BONE_RADIUS)[:, None]
-    ring = np.stack([waist + x_axes * radius, waist + z_axes * radius,
-                     waist - x_axes * radius, waist - z_axes * radius], axis=1)  # (B, 4, 3)
-    following = np.roll(ring, -1, axis=1)
-    head_faces = np.stack([np.repeat(heads[:, None], 4, axis=1), following, ring], axis=2)
-    tail_faces = np.stack([np.repeat(tails[:, None], 4, axis=1), ring, following], axis=2)
-    corners = np.concatenate([head_faces, tail_faces], axis=1)  # (B, 8, 3, 3)
-    edges = corners[:, :, 1:] - corners[:, :, :1]
-    normals, _ = maths.normalize(np.cross(edges[:, :, 0], edges[:, :, 1]))
-    return Mesh(
-        name="skeleton",
-        positions=corners.reshape(-1, 3),
-        normals=np.repeat(normals, 3, axis=1).reshape(-1, 3),
-        joints=np.repeat(np.arange(count), 24)[:, None],
-        weights=np.ones((count * 24, 1)),
-        triangles=np.arange(count * 24).reshape(-1, 3),
-    )
-
-
-def bone_texels(skin: np.ndarray) -> np.ndarray:
-    """(B, 5, 4) f4 texture rows from skinning matrices (B, 4, 4): the top three matrix rows,
-    the real quaternion and the dual quaternion (x, y, z, w)."""
-    texels = np.empty((len(skin), BONE_TEXELS, 4), np.float32)
-    texels[:, :3] = skin[:, :3, :]
-    if len(skin):
-        texels[:, 3:] = maths.dual_quaternions_from_matrices(skin)
-    return texels
-
-
-def nice_cell(extent: float) -> float:
-    """A round grid spacing (1, 2 or 5 × 10^k) about a tenth of ``extent``."""
-    raw = max(extent, 1e-9) / 10.0
-    power = 10.0 ** math.floor(math.log10(raw))
-    return power * min((1.0, 2.0, 5.0, 10.0), key=lambda step: abs(math.log(raw / (power * step))))
 
 
 class Renderer:
@@ -224,25 +59,20 @@ class Renderer:
             "normals": load_program(ctx, "normals.glsl"),
             "lines": load_program(ctx, "gizmo.glsl"),
         }
-        self.grid_array = ctx.vertex_array(self.programs["grid"], [])
-        #: The bounding box's 12 edges: (24 ends, position and colour) rewritten for each frame drawn.
-        self.bounds_buffer = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
-        self.bounds_array = ctx.vertex_array(self.programs["lines"],
-                                             [(self.bounds_buffer, "3f 4f", "in_position", "in_color")])
+        self.grid = FloorGrid(ctx, self.programs["grid"])
+        self.bounds_box = BoundsBox(ctx, self.programs["lines"])
+        self.normal_lines = NormalLines(ctx, self.programs["normals"])
         self.model: Model | None = None
         self.pose: Pose | None = None
         self.palette: np.ndarray | None = None
         self.meshes: list[GpuMesh] = []
-        self.skeleton_mesh: GpuMesh | None = None
-        self.bone_texture: moderngl.Texture | None = None
+        self.bone_shapes = BoneShapes(ctx, self.programs)
+        self.bone_texture = BoneTexture(ctx)
         #: The model's extent, worked out once per model (it scales points, normals and the grid).
         self.extent = 1.0
-        self._skeleton_source: tuple | None = None
-        self.normal_arrays: dict[int, moderngl.VertexArray] = {}
         self._bounds: dict[bool, tuple[np.ndarray, np.ndarray]] | None = None
-        self._floor_bounds: tuple[np.ndarray, np.ndarray] | None = None
-        self._capture_framebuffer: moderngl.Framebuffer | None = None
-        self._pick_targets: dict[str, moderngl.Framebuffer | moderngl.Renderbuffer] = {}
+        self.pick_target = PickTarget(ctx)
+        self.capture_target = CaptureTarget(ctx)
         self.textures = TextureCache(ctx)
 
     # --- model and pose -------------------------------------------------------------------------
@@ -254,27 +84,20 @@ class Renderer:
         keep their buffers, and images their textures; the previous model's other objects are freed.
         """
         previous = {id(gpu_mesh.mesh): gpu_mesh for gpu_mesh in self.meshes}
-        self._release_vertex_arrays()
+        self.normal_lines.forget()
         self.model = model
         self.extent = rest_extent(model)
         self.meshes = [self._gpu_mesh(model, mesh, previous) for mesh in model.meshes]
         for gpu_mesh in previous.values():
             gpu_mesh.release()
-        self._set_skeleton_mesh(model)
-        rows = max(len(model.skeleton) * (1 + len(model.skins)), 1)
-        if self.bone_texture is None or self.bone_texture.size != (BONE_TEXELS, rows):
-            if self.bone_texture is not None:
-                self.bone_texture.release()
-            self.bone_texture = self.ctx.texture((BONE_TEXELS, rows), 4, dtype="f4")
-            self.bone_texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        self.bone_shapes.show(model, self.extent)
+        self.bone_texture.fit(len(model.skeleton) * (1 + len(model.skins)))
         materials = [mesh.material for mesh in model.meshes if mesh.material.image is not None]
         self.textures.keep_only([material.image for material in materials])
         for material in materials:
             self.textures.texture(material)
         self.set_pose(pose if pose is not None else rest_pose(model))
-        # The grid stays where the model first stood: it does not bob with the animation, and
-        # playback needs no CPU skinning per frame to place it.
-        self._floor_bounds = self.bounds()
+        self.grid.place(self.bounds(), self.extent)
 
     def _gpu_mesh(self, model: Model, mesh: Mesh, previous: dict[int, GpuMesh]) -> GpuMesh:
         """``mesh`` on the GPU: taken out of ``previous`` when it is there at the same palette offset,
@@ -285,20 +108,6 @@ class Renderer:
             del previous[id(mesh)]
             return kept
         return GpuMesh(self.ctx, mesh, self.programs, offset)
-
-    def _set_skeleton_mesh(self, model: Model) -> None:
-        """The bone octahedra, kept when the skeleton and the extent (their stubs' length) are the ones
-        they were made for."""
-        source = (model.skeleton, self.extent)
-        kept = self._skeleton_source
-        if kept is not None and kept[0] is source[0] and kept[1] == source[1]:
-            return
-        if self.skeleton_mesh is not None:
-            self.skeleton_mesh.release()
-        self.skeleton_mesh, self._skeleton_source = None, None
-        if len(model.skeleton):
-            self.skeleton_mesh = GpuMesh(self.ctx, bone_octahedra(model), self.programs)
-            self._skeleton_source = source
 
     def set_pose(self, pose: Pose) -> None:
         """Upload the pose's bone texture, or its vertex positions for a vertex-animated clip."""
@@ -316,8 +125,7 @@ class Renderer:
         """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
         as ``palette`` for sorting blended meshes without working it out again on every draw."""
         self.palette = skinning_palette(self.model, pose)
-        if len(self.palette):
-            self.bone_texture.write(bone_texels(self.palette).tobytes())
+        self.bone_texture.write(self.palette)
 
     def take_warnings(self) -> list[str]:
         """Problems met since the last call (an image too large for the driver), for the caller to show."""
@@ -359,12 +167,12 @@ class Renderer:
         if options.normals:
             self._draw_normals(options)
         if options.bounds:
-            self._draw_bounds(options)
+            self.bounds_box.draw(*self.bounds(options.bones, options.show_hidden))
         if options.grid:
-            self._draw_grid(camera)
+            self.grid.draw(camera)
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
-        if options.bones and self.skeleton_mesh is not None:
+        if options.bones and self.bone_shapes.mesh is not None:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
 
@@ -445,7 +253,7 @@ class Renderer:
                        for gpu_mesh in meshes]
             distance = [float(np.linalg.norm(centre - camera.eye)) for centre in centres]
             meshes = [meshes[index] for index in np.argsort(distance)[::-1]]
-            self._enable_blending()
+            enable_blending(self.ctx)
             framebuffer.depth_mask = False
             framebuffer.use()
         heat = options.heatmap_bone
@@ -496,7 +304,7 @@ class Renderer:
         self.ctx.disable(moderngl.CULL_FACE)
 
     def _draw_wireframe(self, options: DrawSettings) -> None:
-        self._enable_blending()
+        enable_blending(self.ctx)
         self.ctx.wireframe = True
         self.ctx.polygon_offset = (-1.0, -1.0)
         animated = self._animated()
@@ -511,74 +319,15 @@ class Renderer:
         self.ctx.disable(moderngl.BLEND)
 
     def _draw_normals(self, options: DrawSettings) -> None:
-        program = self.programs["normals"]
-        set_uniform(program, "line_length", NORMAL_LENGTH * self.extent)
-        set_uniform(program, "depth_layer", SCENE_LAYER)
-        alpha = NORMALS_COLOR[3]
-        set_uniform(program, "color", tuple(c * alpha for c in NORMALS_COLOR[:3]) + (alpha,))
-        self._enable_blending()
-        for index, gpu_mesh in enumerate(self.meshes):
-            if not (options.show_hidden or gpu_mesh.mesh.visible):
-                continue
-            buffer = self._capture(gpu_mesh, options.skinning)
-            if index not in self.normal_arrays:
-                self.normal_arrays[index] = self.ctx.vertex_array(
-                    program, [(buffer, "3f 3f", "in_position", "in_normal")])
-            self.normal_arrays[index].render(moderngl.POINTS, vertices=gpu_mesh.vertex_count)
-        self.ctx.disable(moderngl.BLEND)
-
-    def _draw_bounds(self, options: DrawSettings) -> None:
-        """The edges of the box that frames what is drawn (``bounds``), hidden where the model is in
-        front of them."""
-        low, high = self.bounds(options.bones, options.show_hidden)
-        frame = np.eye(4)
-        frame[:3, 3] = 0.5 * (low + high)
-        ends = box_lines(frame[None], (0.5 * (high - low))[None]).reshape(-1, 3)
-        colors = np.broadcast_to(BOUNDS_COLOR, (len(ends), 4))
-        self.bounds_buffer.write(np.ascontiguousarray(np.hstack([ends, colors]), dtype="f4").tobytes())
-        set_uniform(self.programs["lines"], "depth_layer", SCENE_LAYER)
-        self.bounds_array.render(moderngl.LINES, vertices=len(ends))
-
-    def _draw_grid(self, camera: Camera) -> None:
-        """The floor: perpendicular to the up axis, under the model's lowest point in the pose it
-        was shown in first (or through the origin when that point is just above it: ``floor_height``)."""
-        low, high = self._floor_bounds
-        up = camera.world_up
-        axis_u = np.eye(3)[0]
-        axis_v = np.cross(up, axis_u)
-        extent = max(float(np.linalg.norm(high - low)), self.extent * 0.1, 1e-6)
-        cell = nice_cell(extent)
-        centre = 0.5 * (low + high)
-        # Snapped to the lines, so the grid does not swim as the model moves over it.
-        origin = (axis_u * np.round(centre @ axis_u / cell)
-                  + axis_v * np.round(centre @ axis_v / cell)) * cell
-        origin = origin + up * floor_height(low, high, up)
-        program = self.programs["grid"]
-        for name, value in (("origin", origin), ("axis_u", axis_u), ("axis_v", axis_v)):
-            set_uniform(program, name, tuple(float(v) for v in value))
-        set_uniform(program, "half_size", 1.5 * extent)
-        set_uniform(program, "cell", cell)
-        set_uniform(program, "depth_layer", SCENE_LAYER)
-        set_uniform(program, "line_color", (0.55, 0.56, 0.58))
-        set_uniform(program, "fill_color", (0.30, 0.31, 0.33))
-        set_uniform(program, "u_axis_color", (0.75, 0.30, 0.30))
-        set_uniform(program, "v_axis_color", (0.35, 0.65, 0.35))
-        # Drawn last in the scene layer, so its depth writes hide nothing (moderngl has no depth mask).
-        self._enable_blending()
-        self.grid_array.render(moderngl.TRIANGLE_STRIP, vertices=4)
-        self.ctx.disable(moderngl.BLEND)
+        shown = [(index, gpu_mesh) for index, gpu_mesh in enumerate(self.meshes)
+                 if options.show_hidden or gpu_mesh.mesh.visible]
+        self.normal_lines.draw(shown, lambda gpu_mesh: self._capture(gpu_mesh, options.skinning), self.extent)
 
     def _draw_bones(self, options: DrawSettings) -> None:
         self._mesh_uniforms(SKINNING_CODES["lbs"], 0, maths.srgb_to_linear(BONE_COLOR), options.selected_bone,
                             layer=OVERLAY_LAYER)
         set_uniform(self.programs["mesh"], "sphere_points", False)
-        self.skeleton_mesh.draw(False, moderngl.TRIANGLES)
-
-    def _enable_blending(self) -> None:
-        """Premultiplied-alpha blending, which also accumulates coverage into alpha."""
-        self.ctx.enable(moderngl.BLEND)
-        self.ctx.blend_func = (moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA,
-                               moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA)
+        self.bone_shapes.mesh.draw(False, moderngl.TRIANGLES)
 
     # --- picking --------------------------------------------------------------------------------
 
@@ -590,7 +339,7 @@ class Renderer:
         options = options or DrawSettings()
         if self.model is None or not (0 <= x < size[0] and 0 <= y < size[1]):
             return None
-        framebuffer = self._pick_target(size)
+        framebuffer = self.pick_target.framebuffer(size)
         framebuffer.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
         self._begin(framebuffer, camera)
         animated = self._animated()
@@ -607,23 +356,6 @@ class Renderer:
         code = int(pixel[0]) | int(pixel[1]) << 8 | int(pixel[2]) << 16
         return code - 1 if code else None
 
-    def _pick_target(self, size: tuple[int, int]) -> moderngl.Framebuffer:
-        """A single-sample colour + depth framebuffer of ``size``, kept while the size stays."""
-        framebuffer = self._pick_targets.get("framebuffer")
-        if framebuffer is not None and framebuffer.size == tuple(size):
-            return framebuffer
-        self._release_pick_target()
-        color = self.ctx.renderbuffer(tuple(size), 4)
-        depth = self.ctx.depth_renderbuffer(tuple(size))
-        self._pick_targets = {"color": color, "depth": depth,
-                              "framebuffer": self.ctx.framebuffer([color], depth)}
-        return self._pick_targets["framebuffer"]
-
-    def _release_pick_target(self) -> None:
-        for name in ("framebuffer", "color", "depth"):
-            if name in self._pick_targets:
-                self._pick_targets.pop(name).release()
-
     # --- transform feedback ---------------------------------------------------------------------
 
     def _capture(self, gpu_mesh: GpuMesh, skinning: str) -> moderngl.Buffer:
@@ -639,36 +371,22 @@ class Renderer:
         """Read back what the vertex shader makes of one mesh in the current pose by transform
         feedback: positions (V, 3) and unnormalised normals (V, 3), float32."""
         gpu_mesh = self.meshes[mesh_index]
-        # Drawing needs a complete framebuffer even with rasterisation off, and a headless context
-        # has none of its own. ``draw`` binds its target again, so nothing needs restoring.
-        self._capture_target().use()
+        # ``draw`` binds its target again, so nothing needs restoring.
+        self.capture_target.use()
         buffer = self._capture(gpu_mesh, skinning)
         data = np.frombuffer(buffer.read(size=gpu_mesh.vertex_count * 24), dtype="f4")
         data = data.reshape(gpu_mesh.vertex_count, 6)
         return data[:, :3].copy(), data[:, 3:].copy()
 
-    def _capture_target(self) -> moderngl.Framebuffer:
-        if self._capture_framebuffer is None:
-            self._capture_framebuffer = self.ctx.framebuffer([self.ctx.renderbuffer((1, 1))])
-        return self._capture_framebuffer
-
     # --- teardown -------------------------------------------------------------------------------
 
-    def _release_vertex_arrays(self) -> None:
-        for vertex_array in self.normal_arrays.values():
-            vertex_array.release()
-        self.normal_arrays.clear()
-
     def _release_model(self) -> None:
-        self._release_vertex_arrays()
-        for gpu_mesh in self.meshes + ([self.skeleton_mesh] if self.skeleton_mesh else []):
+        self.normal_lines.forget()
+        for gpu_mesh in self.meshes:
             gpu_mesh.release()
         self.meshes = []
-        self.skeleton_mesh = None
-        self._skeleton_source = None
-        if self.bone_texture is not None:
-            self.bone_texture.release()
-        self.bone_texture = None
+        self.bone_shapes.release()
+        self.bone_texture.release()
         self.textures.release()
         self.model = None
         self.pose = None
@@ -676,15 +394,10 @@ class Renderer:
     def release(self) -> None:
         """Free every GL object the renderer owns (call with its context current)."""
         self._release_model()
-        self._release_pick_target()
-        self.grid_array.release()
-        self.bounds_array.release()
-        self.bounds_buffer.release()
-        if self._capture_framebuffer is not None:
-            for attachment in self._capture_framebuffer.color_attachments:
-                attachment.release()
-            self._capture_framebuffer.release()
-            self._capture_framebuffer = None
+        self.pick_target.release()
+        self.capture_target.release()
+        self.grid.release()
+        self.bounds_box.release()
         for program in self.programs.values():
             program.release()
         self.programs = {}

@@ -82,3 +82,14 @@ def fits(source: Model, model: Model) -> bool:
     of its name (any case) in ``model`` — what reading the files together with the model expects."""
     moved = animated_bones(source)
     return bool(moved.any()) and bool((bone_map(source.skeleton, model.skeleton)[moved] >= 0).all())
+
+
+def only_adds_animations(model: Model, paths: list[str]) -> bool:
+    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
+    (one animation each) for a C3DE model."""
+    try:
+        sniffed = [formats.sniff(path) for path in paths]
+    except formats.ReadError:
+        return False
+    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
+               for s in sniffed)

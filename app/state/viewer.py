@@ -28,31 +28,23 @@ events and goes back to the clip.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
-
-import numpy as np
 
 from app import formats, loading
 from app.animation.mix import baked_clip
 from app.animation.retarget import check_map, retarget_clips
-from app.animation.root_motion import (
-    PATH_COLOR,
-    has_root_motion,
-    in_place_model,
-    pose_in_place,
-    root_path_lines,
-    start_of_travel,
-)
+from app.animation.root_motion import in_place_model, pose_in_place
 from app.events import Events
-from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import Pose
 from app.resources import demo_paths
 from app.scene.draw_settings import DrawSettings
-from app.scene.gizmo_scene import GizmoScene, path_scene
+from app.scene.gizmo_scene import GizmoScene
+from app.state import clip_measures, exports
 from app.state.display import DisplayOptions
+from app.state.exports import Exported
 from app.state.live_mix import MixSettings, carried, checked, first_settings
 from app.state.load_requests import (
     ClipsRequest,
@@ -61,6 +53,7 @@ from app.state.load_requests import (
     TextureDrop,
     brings_skeleton,
     fits,
+    only_adds_animations,
 )
 from app.state.playback import Playback
 from app.state.ragdoll.document import RagdollDocument
@@ -87,18 +80,6 @@ class TextureMemory(Protocol):
     def for_model(self, model: Model) -> dict[str, list[int]]: ...
 
     def remember(self, model: Model, indices: list[int], image: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class Exported:
-    """A written file, the writer's warnings and (glTF) how exactly it plays back."""
-
-    path: Path
-    warnings: list[str]
-    note: str = ""
-
-    def line(self) -> str:
-        return f"Wrote {self.path}." + (f"  {self.note}" if self.note else "")
 
 
 class ViewerState:
@@ -131,15 +112,6 @@ class ViewerState:
         self.textures = textures
         self._resume_playback = False
         self._ragdoll_shown = False
-        #: Whether each clip of ``_travels_of`` (a model) has root motion (``following``).
-        self._travels: dict[Clip, bool] = {}
-        self._travels_of: Model | None = None
-        #: Each clip's motion root and where it starts, for View › In Place (``current_pose``).
-        self._starts: dict[Clip, tuple[int, np.ndarray]] = {}
-        self._starts_of: Model | None = None
-        #: Each clip's root path as gizmo lines (``root_path_scene``).
-        self._paths: dict[Clip, GizmoScene] = {}
-        self._paths_of: Model | None = None
         #: The timeline's second clip (None: one clip plays); the chosen clip it was last mixed with.
         self.mix: MixSettings | None = None
         self.mix_problem = ""
@@ -318,11 +290,7 @@ class ViewerState:
         clip = self.playback.clip
         if not self.display.in_place or clip is None:
             return pose
-        if self._starts_of is not self.model:
-            self._starts, self._starts_of = {}, self.model
-        if clip not in self._starts:
-            self._starts[clip] = start_of_travel(self.model, clip)
-        return pose_in_place(self.model, pose, *self._starts[clip])
+        return pose_in_place(self.model, pose, *clip_measures.travel_start(clip, self.model))
 
     def root_path_scene(self) -> GizmoScene | None:
         """View › Root Path: the clip's root path on the ground with its facing each second, as
@@ -330,11 +298,7 @@ class ViewerState:
         clip = self.playback.clip if self.playback is not None else None
         if not self.display.root_path or clip is None or self.ragdoll_running:
             return None
-        if self._paths_of is not self.model:
-            self._paths, self._paths_of = {}, self.model
-        if clip not in self._paths:
-            self._paths[clip] = path_scene(*root_path_lines(self.model, clip), PATH_COLOR)
-        return self._paths[clip]
+        return clip_measures.root_path(clip, self.model)
 
     def copy_poses(self) -> list[Pose]:
         """The other ragdoll copies' poses while the ragdoll runs (none otherwise)."""
@@ -349,11 +313,7 @@ class ViewerState:
         clip = self.playback.clip if self.playback is not None else None
         if clip is None or not self.display.follow or self.ragdoll_running:
             return False
-        if self._travels_of is not self.model:
-            self._travels, self._travels_of = {}, self.model
-        if clip not in self._travels:
-            self._travels[clip] = has_root_motion(self.model, clip)
-        return self._travels[clip]
+        return clip_measures.travels(clip, self.model)
 
     def _playback_changed(self) -> None:
         if self.mix is not None and self.playback.chosen is not self._mixed_from:
@@ -418,9 +378,7 @@ class ViewerState:
             self.events.emit("message", "Nothing to bake yet: run the ragdoll for a moment first")
             return None
         self.simulation.stop()
-        self.model.clips.append(clip)
-        self.set_model(self.model, keep_state=True)
-        self.playback.set_clip(len(self.model.clips) - 1)
+        self._show_with_clips([clip])
         self.playback.set_time(clip.start)
         self.playback.set_playing(False)
         self.events.emit("message", f"Baked {clip.duration:.2f} s of ragdoll into clip {clip.name!r}")
@@ -487,14 +445,8 @@ class ViewerState:
             mixed, self.mix_problem = None, str(error)
         else:
             self.mix_problem = ""
-        self._forget(self.playback.mix)
         self.playback.set_mix(mixed)
         self.events.emit("mix", self.mix)
-
-    def _forget(self, clip: Clip | None) -> None:
-        """Drop what was measured of ``clip`` (a mix replaced by a new one)."""
-        for measured in (self._travels, self._starts, self._paths):
-            measured.pop(clip, None)
 
     def keep_mix(self) -> Clip:
         """Add the mix playing now to the model's clips (it exports with them) and play it alone:
@@ -533,9 +485,14 @@ class ViewerState:
                 name, number = f"{clip.name} {number}", number + 1
             taken.add(name)
             named.append(replace(clip, name=name))
-        self.set_model(replace(self.model, clips=[*self.model.clips, *named]), keep_state=True)
-        self.playback.set_clip(len(self.model.clips) - len(named))
+        self._show_with_clips(named)
         return named
+
+    def _show_with_clips(self, clips: list[Clip]) -> None:
+        """Show a model made of the one on screen with ``clips`` after its own (a loaded model does not
+        change), keeping its state, and play the first of them."""
+        self.set_model(replace(self.model, clips=(*self.model.clips, *clips)).freeze(), keep_state=True)
+        self.playback.set_clip(len(self.model.clips) - len(clips))
 
     # --- meshes -------------------------------------------------------------------------------------
 
@@ -600,25 +557,17 @@ class ViewerState:
 
     def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
         """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
-        Export Animation offers it) as glTF 2.0 (``.glb`` unless the path ends in ``.gltf``), then
-        the written file read back and checked (the figure ``convert --check`` prints).
+        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``).
         ``in_place``: the clips without the root's travel over the ground (``convert --in-place``),
         whatever View › In Place says. Raises OSError, ValueError or InputError."""
-        from app.export.check import check_export
-
-        path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
         model, _ = self.animation_model()
         model = in_place_model(model) if in_place else model
-        hidden = self.display.show_hidden  # what the view shows: hidden meshes only when shown
-        warnings = writer_for(path, MODEL_WRITERS)(path, model, None, hidden)
-        return Exported(path, warnings, check_export(model, loading.load_written(path), None, hidden).line())
+        return exports.export_gltf(model, path, self.display.show_hidden)
 
     def export_pose(self, path: str | Path) -> Exported:
-        """The pose on screen as OBJ (unless the path ends in another suffix of the pose writers),
-        skinned as the view skins. Raises OSError or ValueError."""
-        path = with_suffix(path, tuple(POSE_WRITERS), ".obj")
-        arrays = pose_arrays(self.model, self.current_pose(), self.display.skinning)
-        return Exported(path, writer_for(path, POSE_WRITERS)(path, self.model, arrays))
+        """The pose on screen, skinned as the view skins (``exports.export_pose``). Raises OSError or
+        ValueError."""
+        return exports.export_pose(self.model, self.current_pose(), self.display.skinning, path)
 
 
 def carry_playback(previous: Playback, playback: Playback) -> None:
@@ -632,20 +581,3 @@ def carry_playback(previous: Playback, playback: Playback) -> None:
     playback.set_loop(previous.loop)
     playback.set_reverse(previous.reverse)
     playback.set_playing(previous.playing)
-
-
-def only_adds_animations(model: Model, paths: list[str]) -> bool:
-    """True when every file only adds animations to ``model``: animation files, or C3DE bones files
-    (one animation each) for a C3DE model."""
-    try:
-        sniffed = [formats.sniff(path) for path in paths]
-    except formats.ReadError:
-        return False
-    return all(s.role == "animation" or (s.role == "bones" and s.format == model.format == "c3de")
-               for s in sniffed)
-
-
-def with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:
-    """``path`` as it is when it ends in one of ``allowed``, else with ``default`` added."""
-    path = Path(path)
-    return path if path.suffix.lower() in allowed else path.with_suffix(path.suffix + default)

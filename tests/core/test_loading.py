@@ -12,7 +12,7 @@ import pytest
 
 from app import formats, loading
 from app.formats import ReadError
-from app.pending import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
 from tests.formats.test_c3de import save, translate
 from tests.formats.test_gltf_import_edge import POINTS, morph_document
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
@@ -33,7 +33,7 @@ def test_the_reader_describes_the_morph_clip_and_loading_bakes_it(tmp_path):
     np.testing.assert_allclose(bake.offsets[0], [[[0, 0, z]] * 3 for z in (-0.25, 0.75, 0.25)], atol=1e-7)
 
     model = loading.load([path])
-    assert model.pending == []
+    assert list(model.pending) == []
     clip = model.clips[0]
     assert clip.kind == "vertex" and clip.name == "pulse" and clip.source == path.name
     np.testing.assert_array_equal(clip.times, [0.0, 1.0, 2.0])
@@ -59,7 +59,7 @@ def test_tails_are_derived_at_rest_only_by_the_load_stage(tmp_path):
     path = write_gltf(tmp_path, document, [])
     assert formats.read_unposed([path]).skeleton.tails[0].tolist() == [0, 0, 0]
     model = loading.load([path])
-    assert model.skeleton.tails[0].tolist() == [0, 2, 0] and model.pending == []
+    assert model.skeleton.tails[0].tolist() == [0, 2, 0] and list(model.pending) == []
 
 
 def test_the_fit_check_is_pending_until_loaded(tmp_path):
@@ -75,7 +75,7 @@ def test_the_fit_check_is_pending_until_loaded(tmp_path):
     assert (check.mesh_files, check.bones_file) == (["quad.c3d"], "otherBones.c3d")
     assert not [warning for warning in read.warnings if "does not fit" in warning]
     model = loading.load([mesh, bones])
-    assert model.pending == []
+    assert list(model.pending) == []
     assert [warning for warning in model.warnings if "does not fit" in warning] == [
         "quad.c3d does not fit otherBones.c3d: at its first frame 67% of the mesh's edges stretch or shrink "
         "more than 2 times (the bones of another character?)"]
@@ -87,4 +87,23 @@ def test_a_model_with_nothing_pending_is_loaded_as_read(tmp_path):
     model.pending = []
     skeleton, clips = model.skeleton, list(model.clips)
     assert loading.finish(model) is model
-    assert model.skeleton is skeleton and model.clips == clips
+    assert model.skeleton is skeleton and list(model.clips) == clips
+
+
+def test_a_loaded_model_does_not_change(tmp_path):
+    """Loading freezes the model: its lists are tuples, its arrays read-only and its fields fixed but
+    for the up axis the user may choose; a change is a new model."""
+    from dataclasses import replace
+
+    from app.pose import rest_extent
+    from app.resources import demo_paths
+
+    model = loading.load(demo_paths())
+    assert all(isinstance(getattr(model, name), tuple) for name in ("meshes", "clips", "files", "warnings"))
+    assert not model.meshes[0].positions.flags.writeable and not model.skeleton.bind_world.flags.writeable
+    with pytest.raises(AttributeError, match="does not change"):
+        model.clips = []
+    model.up_axis = "Y"
+    grown = replace(model, clips=(*model.clips, model.clips[0])).freeze()
+    assert len(grown.clips) == len(model.clips) + 1 and grown.meshes is model.meshes
+    assert rest_extent(grown) == rest_extent(model)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from app import maths
-from app.model import Clip, Helper, Mesh, Model, Track, hierarchy_levels
+from app.bone_tree import hierarchy_levels
+from app.model import Clip, Helper, Mesh, Model, Track
 from app.pose import evaluate, frame_time, posed_positions, skin_mesh, top_influences
 from tests.helpers import chain_model, rotation_z, skeleton, translation
 
@@ -181,7 +182,7 @@ def test_pose_evaluation_scales_to_many_bones():
 
 
 def test_derived_tails_follow_the_rules_of_the_formats_page():
-    from app.model import derive_tails
+    from app.bone_tails import derive_tails
 
     # bone0 → bone1 (only child); bone1 has two children (2, 3); bone2 owns vertices; bone3 owns none.
     bind = np.stack([translation(0, 0, 0), translation(0, 0, 1), translation(1, 0, 1), translation(-1, 0, 1)])

@@ -23,7 +23,7 @@ import os
 import shutil
 import struct
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -282,12 +282,12 @@ def lgw_model(folder: Path) -> Model:
                                       np.array([0.0, 0.7, -0.5]))
     bind_rotation = maths.decompose_trs(skeleton.bind_local[bone6])[1]
     rotations = maths.quat_multiply(bind_rotation[None], turn)
-    model.clips.append(Clip("added", "keyed", tracks=[
+    added = Clip("added", "keyed", tracks=[
         Track(bone6, rotation=([0.0, 0.5, 1.0], rotations),
               translation=([0.0, 1.0], [LGW_BONE6[:3, 3], LGW_BONE6[:3, 3] + [10, -5, 3]])),
         Track(hand, scale=([0.0, 0.6], [[1, 1, 1], [1.2, 0.8, 1.0]]), interpolation="step"),
-    ]))
-    return model
+    ])
+    return replace(model, clips=[*model.clips, added])
 
 
 # --- .bnf + .anm + .prm (a skeleton with quaternion keys; no mesh) --------------------------------
@@ -475,7 +475,8 @@ def test_texture_names_survive_and_only_usable_images_are_referenced(tmp_path):
     (tmp_path / "out" / "faces" / "face one.png").write_bytes(
         bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
                       "0000000d49444154789c6360f8cfc0f01f0005000201d5a1b33b0000000049454e44ae426082"))
-    original.meshes = [_retextured(mesh, texture) for mesh, texture in zip(original.meshes, textures)]
+    original = replace(original, meshes=[_retextured(mesh, texture)
+                                         for mesh, texture in zip(original.meshes, textures)])
     path = tmp_path / "out" / "larva.glb"
     warnings = export_gltf(original, path)
     assert [w for w in warnings if "texture" in w] == [
@@ -511,7 +512,7 @@ def test_step_key_takes_effect_at_its_own_time(tmp_path):
 def test_empty_triangle_list_is_written_as_points(tmp_path):
     # TRIANGLES without indices would draw the vertices three by three (validator warning).
     original = c3de_2010_model(tmp_path)
-    original.meshes = [_without_faces(original.meshes[0])]
+    original = replace(original, meshes=[_without_faces(original.meshes[0])])
     export_gltf(original, tmp_path / "points.glb")
     loaded = loading.load([tmp_path / "points.glb"])
     assert loaded.meshes[0].triangles is None and not loaded.warnings
@@ -649,8 +650,8 @@ def test_keyed_clip_keeps_its_keys_beside_factored_bones(tmp_path):
     root = original.skeleton.index("Bip01")
     turn = maths.quat_from_axis_angle(np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.8, 1.6]))
     rest = maths.decompose_trs(original.skeleton.rest_local[root])[1]
-    original.clips.append(Clip("turn", "keyed", tracks=[
-        Track(root, rotation=([0.0, 0.5, 1.0], maths.quat_multiply(rest[None], turn)))]))
+    original = replace(original, clips=[*original.clips, Clip("turn", "keyed", tracks=[
+        Track(root, rotation=([0.0, 0.5, 1.0], maths.quat_multiply(rest[None], turn)))])])
     path = tmp_path / "turn.glb"
     warnings = export_gltf(original, path)
     assert [w.split(":")[0] for w in warnings if "morph targets" in w] == ["clip 'wobble'"]

@@ -12,7 +12,7 @@ import pytest
 
 from app import loading
 from app.cli.main import main
-from app.export.check import check_export
+from app.export.roundtrip import check_export
 from app.export.gltf import export_gltf
 from app.formats.gltf.key_time_rules import key_time_problems
 from app.formats.registry import ReadError

@@ -63,7 +63,7 @@ def test_skeleton_from_rotation_centres(files):
     np.testing.assert_allclose(skeleton.bind_world[:, :3, 3], CENTRES)
     np.testing.assert_allclose(skeleton.bind_world[:, :3, :3], np.tile(np.eye(3), (5, 1, 1)))
     assert (np.linalg.norm(skeleton.tails - skeleton.heads, axis=1) > 0).all()
-    assert skeleton.derived_tails.all() and model.up_axis == "Y" and model.meshes == []
+    assert skeleton.derived_tails.all() and model.up_axis == "Y" and list(model.meshes) == []
     assert skeleton.extras[3] == {"mirror": 2, "H": 1.5, "R": 1.5}
 
 

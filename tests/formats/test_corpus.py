@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.export.check import check_export
+from app.export.roundtrip import check_export
 from app.export.gltf import export_gltf
 from app.loading import load
 from app.pose import evaluate, posed_positions

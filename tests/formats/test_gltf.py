@@ -182,7 +182,7 @@ def test_pose_export_is_static_mesh(tmp_path):
     posed = posed_positions(model, evaluate(model, model.clips[0], 0.8))
     assert export_gltf_pose(model, posed, tmp_path / "pose.glb") == []
     loaded = read(tmp_path / "pose.glb")
-    assert loaded.clips == [] and len(loaded.meshes) == 2
+    assert list(loaded.clips) == [] and len(loaded.meshes) == 2
     np.testing.assert_allclose(loaded.bind_positions, posed, atol=1e-6)
 
 
@@ -195,7 +195,7 @@ def test_rest_pose_option_opens_posed(tmp_path):
     loaded = read(tmp_path / "posed.glb")
     np.testing.assert_allclose(_rest(loaded), posed_positions(model, pose), atol=1e-5)
     np.testing.assert_allclose(loaded.bind_positions, model.bind_positions, atol=1e-6)
-    assert loaded.warnings == []
+    assert list(loaded.warnings) == []
 
 
 def test_sheared_matrices_clip_warns(tmp_path):

@@ -127,4 +127,4 @@ def test_a_binary_gltf_1_file_is_refused_as_such_before_its_length_is_checked(tm
 def test_any_gltf_2_version_is_read(tmp_path, version):
     path = tmp_path / "new.gltf"
     path.write_text(json.dumps({"asset": {"version": version}}))
-    assert loading.load([path]).meshes == []
+    assert list(loading.load([path]).meshes) == []

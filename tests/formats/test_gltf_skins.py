@@ -123,7 +123,7 @@ def expected_vertices(nodes: list[dict], meshes, ibms) -> np.ndarray:
 def test_rest_apart_from_bind_with_two_skins_poses_exactly(tmp_path):
     document, arrays, meshes, ibms = two_skin_case(np.random.default_rng(3))
     model = read(write_gltf(tmp_path, document, arrays))
-    assert model.warnings == []
+    assert list(model.warnings) == []
     assert [m.skin is not None for m in model.meshes] == [True, True]
     np.testing.assert_allclose(posed_positions(model, rest_pose(model)),
                                expected_vertices(NODES, meshes, ibms), atol=1e-5)

@@ -17,7 +17,8 @@ import pytest
 from app.animation.root_motion import root_travel
 from app.bone_tree import BoneTree
 from app.export.gltf import export_gltf
-from app.model import Mesh, Model, Skeleton, hierarchy_levels
+from app.bone_tree import hierarchy_levels
+from app.model import Mesh, Model, Skeleton
 from app.physics.autosetup import auto_setup
 from app.physics.multibody import MAX_LINKS, build_layout
 from app.physics.rig import bind_rig

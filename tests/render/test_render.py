@@ -357,7 +357,8 @@ def test_showing_the_same_meshes_again_keeps_their_gpu_objects(offscreen):
     renderer = offscreen.renderer
     pose = wave_pose(model)
     first = offscreen.render_image(model, pose, SIZE)
-    meshes, skeleton_mesh, bone_texture = list(renderer.meshes), renderer.skeleton_mesh, renderer.bone_texture
+    meshes, skeleton_mesh = list(renderer.meshes), renderer.bone_shapes.mesh
+    bone_texture = renderer.bone_texture.texture
     buffers = [dict(gpu_mesh.buffers) for gpu_mesh in meshes]
     image = body.material.image
     texture = renderer.textures.entries[id(image)][1]
@@ -366,7 +367,7 @@ def test_showing_the_same_meshes_again_keeps_their_gpu_objects(offscreen):
     renderer.set_model(model, pose)
     assert [a is b for a, b in zip(renderer.meshes, meshes)] == [True, True]
     assert [gpu_mesh.buffers for gpu_mesh in renderer.meshes] == buffers
-    assert renderer.skeleton_mesh is skeleton_mesh and renderer.bone_texture is bone_texture
+    assert renderer.bone_shapes.mesh is skeleton_mesh and renderer.bone_texture.texture is bone_texture
     assert renderer.textures.entries[id(image)][1] is texture
     assert np.array_equal(offscreen.render_image(model, pose, SIZE), first)
 
@@ -374,8 +375,8 @@ def test_showing_the_same_meshes_again_keeps_their_gpu_objects(offscreen):
     renderer.set_model(replace(model, meshes=[body, plain]), pose)
     assert renderer.meshes[0] is meshes[0] and renderer.meshes[1].mesh is plain
     assert meshes[1].buffers == {}, "the replaced mesh's buffers are freed"
-    assert renderer.skeleton_mesh is skeleton_mesh, "same skeleton, same extent"
+    assert renderer.bone_shapes.mesh is skeleton_mesh, "same skeleton, same extent"
 
     renderer.set_model(humanoid("Y"))
     assert meshes[0].buffers == {} and renderer.textures.entries == {}
-    assert renderer.skeleton_mesh is not skeleton_mesh
+    assert renderer.bone_shapes.mesh is not skeleton_mesh

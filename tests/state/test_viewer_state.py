@@ -11,7 +11,8 @@ from PIL import Image
 from app import formats, loading
 from app.model import Clip, Mesh, Track
 from app.state.display import DisplayOptions
-from app.state.viewer import ViewerState, with_suffix
+from app.state.exports import with_suffix
+from app.state.viewer import ViewerState
 from app.formats.textures import TextureError
 from tests.helpers import chain_model
 
@@ -308,7 +309,7 @@ def formats_demo():
 def test_close_goes_back_to_the_demo_keeping_the_quaternion_convention(state):
     state.load_options = formats.LoadOptions(fps=5.0, conjugate_quaternions=True)
     state.close_model()
-    assert state.model.files == [str(formats_demo())]
+    assert list(state.model.files) == [str(formats_demo())]
     assert state.load_options.fps is None and state.load_options.conjugate_quaternions
 
 

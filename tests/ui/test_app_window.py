@@ -62,7 +62,7 @@ def test_each_format_opens_through_the_dialog_path(window, qtbot, tmp_path, form
     paths = WRITERS[format_name](window.model, tmp_path)
     open_and_wait(window, qtbot, paths)
     assert window.model.format == format_name
-    assert [str(p) for p in paths] == window.model.files
+    assert [str(p) for p in paths] == list(window.model.files)
     assert_in_frame(view_image(window, qtbot), coverage=0.005)
     if window.model.clips:
         clip = window.playback.clip
@@ -93,10 +93,10 @@ def test_cancelled_load_keeps_the_model(window, qtbot, tmp_path):
     paths = WRITERS["lgw"](window.model, tmp_path)
     model = window.model
     request = window.open_files(paths)
-    window._cancel_load(request)
+    window.loads.cancel(request)
     worker = f"load-{request}"
     qtbot.waitUntil(lambda: all(thread.name != worker for thread in threading.enumerate()), timeout=10_000)
-    assert not window.loader.waiting  # the cancelled result is in, and nothing will deliver it
+    assert not window.loads.loader.waiting  # the cancelled result is in, and nothing will deliver it
     assert window.model is model
 
 
@@ -104,13 +104,13 @@ def test_display_modes_change_the_picture(window, qtbot):
     window.playback.set_time(0.25)  # a bent pose, where dual-quaternion skinning differs
     for name in ("wireframe", "bones", "normals", "dqs"):
         before = view_image(window, qtbot)
-        window.display_actions[name].setChecked(True)
+        window.menus.display_actions[name].setChecked(True)
         changed = changed_pixels(before, view_image(window, qtbot), threshold=20)
         assert changed > 30, f"{name} changes the picture"
-        window.display_actions[name].setChecked(False)
-    window.display_actions["grid"].setChecked(False)
+        window.menus.display_actions[name].setChecked(False)
+    window.menus.display_actions["grid"].setChecked(False)
     no_grid = view_image(window, qtbot)
-    window.display_actions["shaded"].setChecked(False)
+    window.menus.display_actions["shaded"].setChecked(False)
     nothing = view_image(window, qtbot)
     assert foreground(nothing).mean() < 0.001, "no shading, no grid, no overlays: an empty view"
     assert foreground(no_grid).mean() > 0.02
@@ -118,9 +118,9 @@ def test_display_modes_change_the_picture(window, qtbot):
 
 def test_bone_names_are_drawn_over_the_view(window, qtbot):
     before = image_array(window.viewport.grab())
-    window.display_actions["names"].setChecked(True)
+    window.menus.display_actions["names"].setChecked(True)
     qtbot.waitUntil(lambda: changed_pixels(before, image_array(window.viewport.grab())) > 200, timeout=5_000)
-    window.display_actions["names"].setChecked(False)
+    window.menus.display_actions["names"].setChecked(False)
     qtbot.waitUntil(lambda: changed_pixels(before, image_array(window.viewport.grab())) < 20, timeout=5_000)
 
 
@@ -140,8 +140,8 @@ def test_each_view_frame_paints_its_overlay_in_its_own_window(window, qtbot):
             return False
 
     view = window.viewport
-    window.frame_timer.stop()  # the status bar's frame rate would update the main window
-    window.display_actions["names"].setChecked(True)
+    window.status.frame_timer.stop()  # the status bar's frame rate would update the main window
+    window.menus.display_actions["names"].setChecked(True)
     qtbot.wait(200)
     overlay_paints = []
     paint = view.overlay.paint
@@ -164,7 +164,7 @@ def test_each_view_frame_paints_its_overlay_in_its_own_window(window, qtbot):
 
 def test_heat_map_follows_the_selected_bone(window, qtbot):
     names = window.model.skeleton.names
-    window.display_actions["heatmap"].setChecked(True)
+    window.menus.display_actions["heatmap"].setChecked(True)
     window.state.select_bone(names.index("thigh_l"))
     thigh = view_image(window, qtbot)
     window.state.select_bone(names.index("head"))
@@ -179,7 +179,7 @@ def test_clicking_a_bone_selects_it(window, qtbot):
     """Clicked in the view's native GL window, where real clicks land: it hands them to the view."""
     from PySide6.QtCore import QPoint, Qt
 
-    window.display_actions["bones"].setChecked(True)
+    window.menus.display_actions["bones"].setChecked(True)
     viewport = window.viewport
     heads, tails, visible = viewport.bone_segments()
     bone = window.model.skeleton.names.index("chest")
@@ -217,12 +217,12 @@ def test_screenshot_at_full_hd_and_transparent(window, qtbot, tmp_path):
     from PIL import Image
 
     out = tmp_path / "shot.png"
-    assert window.save_screenshot(out, 1920, 1080)
+    assert window.exports.save_screenshot(out, 1920, 1080)
     image = np.asarray(Image.open(out).convert("RGBA"))
     assert image.shape == (1080, 1920, 4)
     assert_in_frame(image)
     clear = tmp_path / "clear.png"
-    assert window.save_screenshot(clear, 800, 600, transparent=True)
+    assert window.exports.save_screenshot(clear, 800, 600, transparent=True)
     image = np.asarray(Image.open(clear).convert("RGBA"))
     corners = image[[0, 0, -1, -1], [0, -1, 0, -1], 3]
     assert (corners == 0).all() and (image[..., 3] == 255).mean() > 0.02
@@ -231,7 +231,7 @@ def test_screenshot_at_full_hd_and_transparent(window, qtbot, tmp_path):
 def test_copy_image_puts_the_view_on_the_clipboard(window, qtbot):
     from PySide6.QtWidgets import QApplication
 
-    window.copy_image()
+    window.exports.copy_image()
     copied = QApplication.clipboard().image()
     assert copied.width() == window.viewport.width() and foreground(image_array(copied)).mean() > 0.02
 
@@ -240,13 +240,14 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
     from app import loading
 
     window.playback.set_time(0.5)
-    assert window.export_pose(tmp_path / "pose.obj") and window.export_pose(tmp_path / "pose.glb")
+    exports = window.exports
+    assert exports.export_pose(tmp_path / "pose.obj") and exports.export_pose(tmp_path / "pose.glb")
     assert (tmp_path / "pose.obj").read_text().count("\nv ") == window.model.vertex_count
-    assert window.export_gltf(tmp_path / "all.glb")
+    assert window.exports.export_gltf(tmp_path / "all.glb")
     back = loading.load([tmp_path / "all.glb"])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
     # The window shows the figure `convert --check` prints.
-    from app.export.check import check_export
+    from app.export.roundtrip import check_export
 
     assert check_export(window.model, back).line() in window.statusBar().currentMessage()
 
@@ -258,14 +259,14 @@ def test_recent_files_reload_and_attach(window, qtbot, tmp_path):
     assert not window.model.clips
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.attach_files([animation])
-    assert len(window.model.clips) == 1 and window.model.files == [str(structure), str(animation)]
+    assert len(window.model.clips) == 1 and list(window.model.files) == [str(structure), str(animation)]
     window.playback.set_time(0.2)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.reload()
     assert window.playback.time == pytest.approx(0.2)
     assert window.recent.entries()[0] == [str(structure), str(animation)]
-    window._fill_recent_menu()
-    labels = [action.text() for action in window.recent_menu.actions()]
+    window.menus.fill_recent_menu()
+    labels = [action.text() for action in window.menus.recent_menu.actions()]
     assert any("demo_structure.txt + demo_walk.txt" in label for label in labels)
 
 
@@ -284,9 +285,9 @@ def test_dropping_files_opens_or_attaches_them(window, qtbot, tmp_path):
             window.dropEvent(event)
 
     drop([structure])
-    assert window.model.files == [str(structure)]
+    assert list(window.model.files) == [str(structure)]
     drop([animation])
-    assert window.model.files == [str(structure), str(animation)], "an animation file attaches"
+    assert list(window.model.files) == [str(structure), str(animation)], "an animation file attaches"
 
 
 def test_files_dropped_on_the_views_own_window_open(window, qtbot, tmp_path):
@@ -314,7 +315,7 @@ def test_files_dropped_on_the_views_own_window_open(window, qtbot, tmp_path):
                       Qt.KeyboardModifier.NoModifier)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         QApplication.sendEvent(surface, drop)
-    assert drop.isAccepted() and window.model.files == [str(structure)]
+    assert drop.isAccepted() and list(window.model.files) == [str(structure)]
 
 
 def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tmp_path):
@@ -332,7 +333,7 @@ def test_dropping_several_bones_files_attaches_a_clip_for_each(window, qtbot, tm
                        Qt.KeyboardModifier.NoModifier)
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
         window.dropEvent(event)
-    assert window.model.files == [str(mesh), str(bones), str(run)], "bones files attach to a C3DE mesh"
+    assert list(window.model.files) == [str(mesh), str(bones), str(run)], "bones files attach to a C3DE mesh"
     clips = window.timeline.clips
     labels = [clips.itemText(index) for index in range(clips.count())]
     assert labels == ["demo_bones  ·  demo_bones.c3d", "demo_run  ·  demo_run.c3d"]
@@ -348,7 +349,7 @@ def test_shortcuts_dialog_lists_the_keys(window):
 
 def test_up_axis_switch_turns_the_view(window, qtbot):
     before = view_image(window, qtbot)
-    window.up_axis_actions["Z"].setChecked(True)
+    window.menus.up_axis_actions["Z"].setChecked(True)
     after = view_image(window, qtbot)
     assert window.viewport.camera.up_axis == "Z" and changed_pixels(before, after) > 1000
 
@@ -382,9 +383,9 @@ def test_screenshot_option_without_opengl_fails_at_once_with_the_reason(tmp_path
 def test_saved_pictures_carry_the_bone_names_when_they_are_shown(window, qtbot):
     """Bone Names is a display option like Bones: a saved picture shows them, at any size, where the
     bones are in that picture, their text scaled with it."""
-    plain = {size: image_array(window.capture(*size)) for size in ((800, 600), (1600, 1200))}
-    window.display_actions["names"].setChecked(True)
-    named = {size: image_array(window.capture(*size)) for size in plain}
+    plain = {size: image_array(window.exports.capture(*size)) for size in ((800, 600), (1600, 1200))}
+    window.menus.display_actions["names"].setChecked(True)
+    named = {size: image_array(window.exports.capture(*size)) for size in plain}
     changes = {size: np.nonzero((np.abs(named[size][..., :3].astype(int) - plain[size][..., :3])
                                  .max(axis=-1) > 30)) for size in plain}
     small, large = (len(changes[size][0]) for size in plain)
@@ -399,10 +400,10 @@ def test_saved_pictures_carry_the_bone_names_when_they_are_shown(window, qtbot):
 def test_saved_screenshots_show_the_gizmos_the_view_shows(window, qtbot):
     window.ragdoll_panel.raise_()
     qtbot.waitUntil(lambda: window.viewport.gizmo_scene is not None, timeout=5_000)
-    with_gizmos = image_array(window.capture(800, 600))
+    with_gizmos = image_array(window.exports.capture(800, 600))
     window.outliner.raise_()
     qtbot.waitUntil(lambda: window.viewport.gizmo_scene is None, timeout=5_000)
-    without = image_array(window.capture(800, 600))
+    without = image_array(window.exports.capture(800, 600))
     assert changed_pixels(with_gizmos, without) > 500
 
 
@@ -433,17 +434,18 @@ def test_the_timer_only_tells_the_state_how_much_time_passed(window, qtbot, monk
 
 
 def test_each_display_action_sets_its_option_in_the_state_and_follows_it(window):
-    from app.ui.main_window import DISPLAY_ACTIONS
+    from app.ui.menus import DISPLAY_ACTIONS
 
     display = window.state.display
     for key, _, option, _ in DISPLAY_ACTIONS:
-        action, before = window.display_actions[key], getattr(display, option)
+        action, before = window.menus.display_actions[key], getattr(display, option)
         action.trigger()
         assert getattr(display, option) != before, f"{key} sets {option}"
         action.trigger()
         assert getattr(display, option) == before
     window.state.set_display(wireframe=True, skinning="dqs")
-    assert window.display_actions["wireframe"].isChecked() and window.display_actions["dqs"].isChecked()
+    actions = window.menus.display_actions
+    assert actions["wireframe"].isChecked() and actions["dqs"].isChecked()
     assert window.viewport.options.wireframe and window.viewport.options.skinning == "dqs"
 
 
@@ -452,7 +454,7 @@ def test_vertex_colours_toggle_and_a_scaled_armature_in_frame(window, qtbot, tmp
 
     open_and_wait(window, qtbot, [vertex_colored_torus(tmp_path)])
     colored = view_image(window, qtbot)
-    window.display_actions["colors"].setChecked(False)
+    window.menus.display_actions["colors"].setChecked(False)
     assert window.viewport.options.vertex_colors is False
     plain = view_image(window, qtbot)
     assert changed_pixels(colored, plain) > 500, "the vertex colours leave the picture"
@@ -472,13 +474,13 @@ def test_root_path_and_in_place_on_a_travelling_clip(window, qtbot):
     playback.set_playing(False)
     playback.set_time(0.5)
     before = view_image(window, qtbot)
-    window.display_actions["rootpath"].setChecked(True)
+    window.menus.display_actions["rootpath"].setChecked(True)
     with_path = view_image(window, qtbot)
     assert changed_pixels(before, with_path) > 30, "the root path is drawn"
-    window.display_actions["inplace"].setChecked(True)
+    window.menus.display_actions["inplace"].setChecked(True)
     assert changed_pixels(with_path, view_image(window, qtbot)) > 100, "the fox moves back over its start"
-    window.display_actions["inplace"].setChecked(False)
-    window.display_actions["rootpath"].setChecked(False)
+    window.menus.display_actions["inplace"].setChecked(False)
+    window.menus.display_actions["rootpath"].setChecked(False)
 
 
 def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_path, monkeypatch):
@@ -494,21 +496,21 @@ def test_exports_keep_the_travel_unless_asked_for_in_place(window, qtbot, tmp_pa
 
     fox = CORPUS / "Fox" / "Fox.glb"
     open_and_wait(window, qtbot, [str(fox)])
-    window.display_actions["inplace"].setChecked(True)
+    window.menus.display_actions["inplace"].setChecked(True)
     chosen = iter([str(tmp_path / "kept.glb"), str(tmp_path / "placed.glb")])
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (next(chosen), ""))
-    window.export_action.trigger()
-    window.export_in_place_action.trigger()
+    window.menus.export_action.trigger()
+    window.menus.export_in_place_action.trigger()
     run = [clip.name for clip in window.model.clips].index("Run")
     kept, placed = (loading.load([str(tmp_path / name)]) for name in ("kept.glb", "placed.glb"))
     assert root_travel(kept, kept.clips[run])[0] > 26.0 and root_travel(placed, placed.clips[run])[0] < 1e-4
-    window.display_actions["inplace"].setChecked(False)
+    window.menus.display_actions["inplace"].setChecked(False)
     run_clip = window.model.clips[run]
     shots = {}
     for in_place in (False, True):
         choice = AnimationChoice(kind="frames", clip=run, start=run_clip.start, end=run_clip.start + 0.8,
                                  fps=2.5, size=(200, 150), turntable=False, frames=1, in_place=in_place)
-        assert window.export_animation(tmp_path / f"run{in_place}_%02d.png", choice)
+        assert window.exports.export_animation(tmp_path / f"run{in_place}_%02d.png", choice)
         shots[in_place] = [np.asarray(Image.open(tmp_path / f"run{in_place}_{k:02d}.png").convert("RGBA"))
                            for k in (0, 2)]
     # both start alike; the running fox's orange leaves its place (about 6 px in 0.8 s at this size),
@@ -543,15 +545,15 @@ def test_attach_animation_of_another_skeleton_opens_the_bone_map(window, qtbot, 
                         lambda dialog: maps.append(dialog.mapping()) or dialog.accept())
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *args: ([copy], ""))
     open_and_wait(window, qtbot, [soldier])
-    window.attach_action.trigger()
+    window.menus.attach_action.trigger()
     qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
                     timeout=LOAD_TIMEOUT_MS)
     assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
-    assert window.model.files == [soldier]  # carried onto the soldier's skeleton, not read with it
+    assert list(window.model.files) == [soldier]  # carried onto the soldier's skeleton, not read with it
     open_and_wait(window, qtbot, [str(path) for path in demo_paths()])
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
-        window.attach_action.trigger()
-    assert window.model.files == [str(demo_paths()[0]), copy] and len(maps) == 1
+        window.menus.attach_action.trigger()
+    assert list(window.model.files) == [str(demo_paths()[0]), copy] and len(maps) == 1
     assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk (2)", "idle (2)"]
 
 
@@ -571,11 +573,11 @@ def test_attach_clips_of_another_skeleton_reads_in_the_background(window, qtbot,
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text: warned.append((title, text)))
     open_and_wait(window, qtbot, [soldier])
     window.attach_other([str(demo_paths()[0])])
-    assert window.loader.waiting
+    assert window.loads.loader.waiting
     qtbot.waitUntil(lambda: [clip.name for clip in window.model.clips] == ["walk", "idle"],
                     timeout=LOAD_TIMEOUT_MS)
     assert len(maps) == 1 and maps[0]["thigh_l"] == "mixamorig:LeftUpLeg"
     window.attach_other([str(tmp_path / "missing.glb")])
     qtbot.waitUntil(lambda: bool(warned), timeout=LOAD_TIMEOUT_MS)
     assert warned[0][0] == "Attach Clips of Another Skeleton" and "missing.glb" in warned[0][1]
-    assert window.model.files == [soldier] and len(maps) == 1
+    assert list(window.model.files) == [soldier] and len(maps) == 1

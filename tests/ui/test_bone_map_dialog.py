@@ -53,7 +53,7 @@ def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state,
     dialog.choices[demo.skeleton.names.index("chest")].setCurrentIndex(hips)
     dialog.accept()
     assert shown and "target bone 'mixamorig:Hips' has two source bones: 'pelvis' and 'chest'" in shown[0]
-    assert soldier_state.model.clips == []
+    assert list(soldier_state.model.clips) == []
 
 
 def test_c3de_characters_of_one_inferred_hierarchy_start_paired_by_index(qtbot):

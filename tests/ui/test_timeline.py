@@ -176,7 +176,7 @@ def test_scrubbing_uploads_poses_not_meshes(window, paused, qtbot, monkeypatch):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QWidget
 
-    from app.render.renderer import GpuMesh
+    from app.render.gpu_mesh import GpuMesh
 
     renderer, bar = window.viewport.renderer, window.timeline.scrub_bar
     calls = {"set_model": 0, "set_pose": 0, "upload_positions": 0}

@@ -35,14 +35,14 @@ def test_export_animation_writes_video_gif_and_sheet(qtbot, tmp_path):
 
     window = show_demo_window(qtbot)
     walk = dict(clip=0, start=0.0, end=1.0, fps=10.0, size=(161, 120), turntable=False, frames=3)
-    assert window.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
+    assert window.exports.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
     gif = Image.open(tmp_path / "walk.gif")
     assert (gif.n_frames, gif.size) == (11, (161, 120))
-    assert window.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
+    assert window.exports.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
     with av.open(str(tmp_path / "walk.mp4")) as container:
         stream = container.streams.video[0]
         assert (sum(1 for _ in container.decode(stream)), stream.width, stream.height) == (11, 162, 120)
-    assert window.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
+    assert window.exports.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
     assert Image.open(tmp_path / "sheet.png").size == (3 * 161, 2 * (120 + 14))  # two clips, three frames
     assert "Saved" in window.statusBar().currentMessage()
 
@@ -56,7 +56,7 @@ def test_cancel_stops_the_export_and_removes_the_file(qtbot, tmp_path, monkeypat
     monkeypatch.setattr(QProgressDialog, "wasCanceled", lambda self: self.value() >= 200)
     choice = AnimationChoice(kind="webp", clip=1, start=0.0, end=3.0, fps=30.0, size=(96, 72),
                              turntable=True, frames=6)
-    assert not window.export_animation(tmp_path / "idle.webp", choice)
+    assert not window.exports.export_animation(tmp_path / "idle.webp", choice)
     assert not (tmp_path / "idle.webp").exists()
     assert window.statusBar().currentMessage() == "Export Animation cancelled"
 
@@ -72,7 +72,7 @@ def test_the_mix_on_screen_is_offered_and_exported(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     assert dialog.clip.currentText() == "walk>idle" and dialog.choice().end == pytest.approx(3.7)
     choice = replace(dialog.choice(), kind="frames", fps=5.0, size=(64, 48))
-    assert window.export_animation(tmp_path / "mix_%02d.png", choice)
+    assert window.exports.export_animation(tmp_path / "mix_%02d.png", choice)
     assert len(list(tmp_path.glob("mix_*.png"))) == 19  # 0 to 3.6 s, 5 a second
     assert [clip.name for clip in window.model.clips] == ["walk", "idle"]  # the mix was not kept
 
@@ -90,13 +90,13 @@ def test_exports_keep_to_the_command_lines_limits(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: warned.append(text))
     monkeypatch.setattr(video, "MAX_FRAMES", 10)
     walk = dict(clip=0, start=0.0, end=1.0, fps=10.0, size=(96, 72), turntable=False, frames=3)
-    assert not window.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
+    assert not window.exports.export_animation(tmp_path / "walk.gif", AnimationChoice(kind="gif", **walk))
     assert "walk.gif was not written: 11 frames at 10 per second; at most 10 are rendered" in warned[-1]
     monkeypatch.setattr(sheet, "MAX_SIDE", 200)
-    assert not window.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
+    assert not window.exports.export_animation(tmp_path / "sheet.png", AnimationChoice(kind="sheet", **walk))
     assert "the sheet would be 288×172 pixels, over 200 on a side" in warned[-1]
     monkeypatch.setattr(offscreen, "available_memory", lambda: 1 << 20)
     walk["end"] = 0.5
-    assert not window.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
+    assert not window.exports.export_animation(tmp_path / "walk.mp4", AnimationChoice(kind="mp4", **walk))
     assert "a 96×72 picture needs about" in warned[-1] and len(warned) == 3
     assert list(tmp_path.iterdir()) == []

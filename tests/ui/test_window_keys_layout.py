@@ -178,20 +178,20 @@ def test_clicking_a_row_keeps_the_table_scrolled_sideways(window, qtbot):
 # --- the status bar and the clip list -----------------------------------------------------------------
 
 def test_the_frame_rate_stays_in_the_status_bar_whole(window, qtbot):
-    from app.ui.main_window import WIDEST_FRAME_TIME
+    from app.ui.status_line import WIDEST_FRAME_TIME
 
-    window.frame_label.setText(WIDEST_FRAME_TIME)
+    window.status.frame_label.setText(WIDEST_FRAME_TIME)
     bar = window.statusBar()
-    label = window.frame_label
+    label = window.status.frame_label
     assert label.isVisible()
     qtbot.waitUntil(lambda: label.width() >= label.fontMetrics().horizontalAdvance(WIDEST_FRAME_TIME),
                     timeout=5_000)
     assert bar.rect().contains(label.geometry())
-    names = window.file_label
+    names = window.status.file_label
     assert names.full_text().count(" + ") == 4
     assert names.text() != names.full_text() and "…" in names.text()
     assert names.toolTip() == names.full_text()
-    assert names.geometry().right() < window.counts_label.geometry().left()
+    assert names.geometry().right() < window.status.counts_label.geometry().left()
 
 
 def test_long_clip_names_elide_in_the_middle_with_the_whole_name_as_tooltip(window, qtbot):
@@ -238,7 +238,7 @@ def test_a_travelling_clip_is_followed_and_an_in_place_one_is_not(window, qtbot)
     assert model.up_axis == "Y"
     window.state.set_model(replace(model, clips=[travelling(model, 20.0), *model.clips]))
     qtbot.wait(100)
-    assert window.state.display.follow and window.display_actions["follow"].isChecked()
+    assert window.state.display.follow and window.menus.display_actions["follow"].isChecked()
     assert window.state.following
     start = window.viewport.camera.target.copy()
     play_to_the_end(window)
@@ -253,7 +253,7 @@ def test_without_follow_a_travelling_clip_walks_out_of_view(window, qtbot):
     model = window.model
     window.state.set_model(replace(model, clips=[travelling(model, 20.0), *model.clips]))
     qtbot.wait(100)
-    window.display_actions["follow"].trigger()
+    window.menus.display_actions["follow"].trigger()
     assert not window.state.display.follow and not window.state.following
     start = window.viewport.camera.target.copy()
     play_to_the_end(window)

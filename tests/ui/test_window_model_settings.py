@@ -47,13 +47,13 @@ def test_up_axis_chosen_in_the_window_is_remembered_per_file(new_window, tmp_pat
     model_file = nwn_model(tmp_path)
     window = new_window()
     window.state.set_model(loading.load([model_file]))
-    assert window.model.up_axis == "Z" and window.up_axis_actions["Z"].isChecked()
-    window.up_axis_actions["Y"].setChecked(True)
+    assert window.model.up_axis == "Z" and window.menus.up_axis_actions["Z"].isChecked()
+    window.menus.up_axis_actions["Y"].setChecked(True)
     assert (window.model.up_axis, window.model.up_source) == ("Y", "option")
     assert window.viewport.camera.up_axis == "Y"
     again = new_window()
     again.set_model(loading.load([model_file]))
-    assert again.model.up_axis == "Y" and again.up_axis_actions["Y"].isChecked()
+    assert again.model.up_axis == "Y" and again.menus.up_axis_actions["Y"].isChecked()
     given = new_window(LoadOptions(up="Z"))
     given.set_model(loading.load([model_file], given.load_options))
     assert given.model.up_axis == "Z"  # --up wins over the remembered choice

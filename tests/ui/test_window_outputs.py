@@ -30,8 +30,8 @@ def test_an_export_over_the_model_on_screen_is_refused(qtbot, tmp_path, monkeypa
     warnings = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, **kwargs: (str(model), ""))
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: warnings.append(text))
-    window.export_dialog()
-    window.export_pose_dialog()
+    window.exports.export_dialog()
+    window.exports.export_pose_dialog()
     assert len(warnings) == 2 and all("is a file of the model on screen" in text for text in warnings)
     assert hashlib.sha256(model.read_bytes()).hexdigest() == before
 
@@ -40,7 +40,7 @@ def test_a_screenshot_replaces_the_previous_one_whole(qtbot, tmp_path):
     window = show_demo_window(qtbot)
     path = tmp_path / "shot.png"
     path.write_bytes(b"an earlier picture")
-    assert window.save_screenshot(path, 200, 150)
+    assert window.exports.save_screenshot(path, 200, 150)
     picture = np.asarray(Image.open(path).convert("RGB")).astype(int)
     assert picture.shape == (150, 200, 3) and picture.std() > 5  # the model, not a blank image
     assert sorted(os.listdir(tmp_path)) == ["shot.png"]
@@ -56,6 +56,6 @@ def test_a_screenshot_that_cannot_be_written_keeps_the_previous_file(qtbot, tmp_
     warnings = []
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: warnings.append(text))
     monkeypatch.setattr(QImage, "save", lambda self, name, kind=None: False)
-    assert not window.save_screenshot(path, 200, 150)
+    assert not window.exports.save_screenshot(path, 200, 150)
     assert path.read_bytes() == b"an earlier picture" and warnings == [f"Could not write {path}"]
     assert sorted(os.listdir(tmp_path)) == ["shot.png"]

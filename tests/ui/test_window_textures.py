@@ -36,7 +36,7 @@ def show_quads(window, qtbot, *meshes):
     camera = front_camera()
     camera.distance *= 1.4
     window.viewport.camera = camera
-    window.display_actions["grid"].setChecked(False)
+    window.menus.display_actions["grid"].setChecked(False)
     return model
 
 
@@ -98,9 +98,9 @@ def test_hidden_meshes_show_with_the_action_and_the_outliner_check_box(window, q
     assert is_red(image[left]) and np.array_equal(image[right], background)
     assert window.outliner.mesh_items[1].checkState(0) == Qt.CheckState.Unchecked
 
-    window.display_actions["hidden"].trigger()
+    window.menus.display_actions["hidden"].trigger()
     assert is_green(view_image(window, qtbot)[right])
-    window.display_actions["hidden"].trigger()
+    window.menus.display_actions["hidden"].trigger()
     assert np.array_equal(view_image(window, qtbot)[right], background)
 
     window.outliner.mesh_items[1].setCheckState(0, Qt.CheckState.Checked)
@@ -205,11 +205,11 @@ def test_screenshot_shows_what_the_view_shows(window, qtbot):
     hidden = quad(Material(base_color=(0.05, 0.8, 0.05, 1.0)), x=0.5, half=0.45, name="hidden", visible=False)
     textured = quad(Material(base_color=WHITE, image=red_left_green_right()), x=-0.5, half=0.45)
     show_quads(window, qtbot, textured, hidden)
-    window.display_actions["hidden"].trigger()
+    window.menus.display_actions["hidden"].trigger()
     for textures in (True, False):
-        window.display_actions["textures"].setChecked(textures)
+        window.menus.display_actions["textures"].setChecked(textures)
         view = view_image(window, qtbot).astype(int)
-        saved = image_array(window.capture()).astype(int)
+        saved = image_array(window.exports.capture()).astype(int)
         assert view.shape == saved.shape
         assert np.mean(np.abs(view - saved).max(axis=-1) > 12) < 0.002, textures
 
@@ -222,7 +222,8 @@ def test_an_image_too_large_for_the_driver_is_shrunk_with_a_status_warning(windo
         show_quads(window, qtbot, quad(Material(base_color=WHITE, image=wide, texture="wide.png")))
     assert "wide.png" in warning.args[0] and f"limit of {limit}" in warning.args[0]
     listed = [window.warnings_dock.list.item(row).text() for row in range(window.warnings_dock.list.count())]
-    assert listed[-1] == warning.args[0] and window.warnings_button.isVisible()  # the status bar's count
+    # The status bar counts it.
+    assert listed[-1] == warning.args[0] and window.status.warnings_button.isVisible()
     image = view_image(window, qtbot)
     assert is_red(image[pixel_of(window, (-0.5, 0.0, 0.0))])
     assert is_green(image[pixel_of(window, (0.5, 0.0, 0.0))])

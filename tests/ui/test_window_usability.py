@@ -146,12 +146,12 @@ def test_load_warnings_are_listed_in_full_in_their_own_dock(window, qtbot, tmp_p
                           [long, "skin 'body': weights that do not sum to 1 are renormalised"])
     window.state.set_model(model)
     assert window.statusBar().currentMessage() == ""
-    button = window.warnings_button
+    button = window.status.warnings_button
     assert button.isVisible() and button.text() == "⚠ 2 warnings"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     dock = window.warnings_dock
     assert dock.isVisible() and dock.windowTitle() == "Warnings (2)"
-    assert [dock.list.item(row).text() for row in range(dock.list.count())] == model.warnings
+    assert [dock.list.item(row).text() for row in range(dock.list.count())] == list(model.warnings)
     assert "hero.mdl" in dock.files_label.text() and "hero_anim.mdl" in dock.files_label.text()
     picture = image_array(dock.grab())
     assert (picture[..., :3].std(axis=(0, 1)) > 5).any(), "the dock shows its text"
@@ -181,16 +181,16 @@ def test_the_status_bar_shows_frames_per_second(window, qtbot):
     window.timer.start()  # the frames painted per wall-clock second
     window.playback.set_playing(True)
     pattern = re.compile(r"[1-9]\d* fps · draw \d+\.\d ms")
-    qtbot.waitUntil(lambda: bool(pattern.fullmatch(window.frame_label.text())), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(pattern.fullmatch(window.status.frame_label.text())), timeout=10_000)
     window.playback.set_playing(False)
     still = re.compile(r"still · draw \d+\.\d ms")  # nothing drawn for a whole update: not "0 fps"
-    qtbot.waitUntil(lambda: bool(still.fullmatch(window.frame_label.text())), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(still.fullmatch(window.status.frame_label.text())), timeout=10_000)
 
 
 def test_open_recent_shows_the_folders(window, tmp_path):
     window.recent.add([str(tmp_path / "models" / "hero.mdl"), str(tmp_path / "models" / "a_ba.mdl")])
-    window._fill_recent_menu()
-    texts = [action.text() for action in window.recent_menu.actions()]
+    window.menus.fill_recent_menu()
+    texts = [action.text() for action in window.menus.recent_menu.actions()]
     assert any("hero.mdl + a_ba.mdl" in text and str(tmp_path / "models") in text for text in texts)
 
 
@@ -199,8 +199,8 @@ def test_file_close_goes_back_to_the_demo(window, qtbot, tmp_path):
     close = next(action for action in window.menuBar().actions()[0].menu().actions()
                  if action.text() == "&Close")
     close.trigger()
-    assert window.model.files == [str(path) for path in demo_paths()]
-    assert window.windowTitle() == "demo.glb — Boneyard" and not window.warnings_button.isVisible()
+    assert list(window.model.files) == [str(path) for path in demo_paths()]
+    assert window.windowTitle() == "demo.glb — Boneyard" and not window.status.warnings_button.isVisible()
 
 
 def test_export_dialogs_open_in_the_last_export_folder(window, tmp_path, monkeypatch):
@@ -214,8 +214,8 @@ def test_export_dialogs_open_in_the_last_export_folder(window, tmp_path, monkeyp
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", ask)
     window.settings.setValue("last_folder", str(tmp_path / "models"))
-    window.export_dialog()
-    window.export_pose_dialog()
+    window.exports.export_dialog()
+    window.exports.export_pose_dialog()
     assert offered[0].startswith(str(tmp_path / "models"))
     assert offered[1].startswith(str(exports))
 
@@ -277,7 +277,7 @@ def test_the_orientation_gizmo_sits_in_the_bottom_left_corner(window, qtbot):
 def test_key_5_toggles_an_orthographic_view(window, qtbot):
     before = grab(window, qtbot)
     press(qtbot, Qt.Key.Key_5)
-    assert window.viewport.camera.orthographic and window.orthographic_action.isChecked()
+    assert window.viewport.camera.orthographic and window.menus.orthographic_action.isChecked()
     np.testing.assert_allclose(window.viewport.camera.projection_matrix(1.0)[3], [0, 0, 0, 1])
     after = grab(window, qtbot)
     assert (np.abs(before[..., :3].astype(int) - after[..., :3]).max(axis=-1) > 30).sum() > 500
@@ -369,8 +369,8 @@ def test_without_opengl_the_window_says_so_and_keeps_working(qtbot, tmp_path, mo
     qtbot.waitUntil(lambda: any(problem in label.text() for label in window.viewport.findChildren(QLabel)),
                     timeout=5_000)
     assert window.outliner.isVisible() and window.model is not None
-    assert not window.save_screenshot(tmp_path / "shot.png") and problem in refusals[-1]
-    window.copy_image()
+    assert not window.exports.save_screenshot(tmp_path / "shot.png") and problem in refusals[-1]
+    window.exports.copy_image()
     assert problem in refusals[-1] and len(refusals) == 2
     picture = image_array(window.grab())
     assert picture.shape[0] > 100  # the window's own widgets, the message in the view's place

@@ -111,7 +111,7 @@ class Worker:
         with writing(output):
             warnings = MODEL_WRITERS[output.suffix.lower()](output, model, clips, self.args.show_hidden)
         if self.args.check:
-            from app.export.check import check_export
+            from app.export.roundtrip import check_export
 
             warnings.append(check_export(model, loading.load_written(output), clips,
                                          self.args.show_hidden).line())
@@ -153,7 +153,7 @@ def check_poses(model: Model) -> dict:
 
 def check_round_trip(model: Model) -> dict:
     """The model written as GLB and read back: ``convert --check``'s worst vertex error."""
-    from app.export.check import check_export
+    from app.export.roundtrip import check_export
     from app.export.writers import MODEL_WRITERS
 
     with tempfile.TemporaryDirectory(prefix="boneyard-check-") as folder:

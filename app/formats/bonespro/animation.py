@@ -17,7 +17,8 @@ import numpy as np
 from app import maths
 from app.formats.registry import ReadError
 from app.formats.textscan import RecordLayout, TextScanner, record_starts, shown
-from app.model import Clip, Mesh, Skeleton, world_from_local
+from app.bone_tree import world_from_local
+from app.model import Clip, Mesh, Skeleton
 
 #: Frames per second when the user sets none (3ds Max's NTSC default).
 DEFAULT_FPS = 30.0

@@ -17,7 +17,9 @@ from app.formats.bonespro.animation import Animation, build_clips, read_animatio
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import (RecordLayout, TextScanner, affine_invertible, first_unrooted, head_lines,
                                   head_tokens, is_integer, is_number, record_starts)
-from app.model import Mesh, Model, Skeleton, derive_tails, hierarchy_levels
+from app.bone_tails import derive_tails
+from app.bone_tree import hierarchy_levels
+from app.model import Mesh, Model, Skeleton
 
 #: x y z Nbv, then Nbv × (b W).
 VERTEX_LAYOUT = RecordLayout(head=4, count_at=3, item=2)

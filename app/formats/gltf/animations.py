@@ -14,7 +14,7 @@ import numpy as np
 
 from app.formats.gltf.reading import Reading
 from app.model import Clip, Mesh, Track
-from app.pending import BakeVertexClip
+from app.posing_steps import BakeVertexClip
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
 CUBIC_SUBSTEPS = 8

@@ -22,7 +22,8 @@ from app import maths
 from app.formats.gltf.container import attribute_accessors
 from app.formats.gltf.reading import Reading
 from app.maths import FLOAT32_SINGULAR
-from app.model import MAX_MAGNITUDE, hierarchy_levels, usable_frames, world_from_local
+from app.bone_tree import hierarchy_levels, world_from_local
+from app.model import MAX_MAGNITUDE, usable_frames
 
 
 def node_frames(reading: Reading) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ from app.formats.gltf.nodes import (bind_frames, kept_nodes, node_frames, read_s
 from app.formats.gltf.reading import Reading
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.model import Clip, Helper, MeshSkin, Model, Skeleton
-from app.pending import BakeVertexClip, DeriveTailsAtRest
+from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
 
 #: A glTF top-level key, as the sniffer finds it in the head of a JSON file.
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.formats.gltf.container import APPEARANCE_EXTENSIONS, Buffer, Document
-from app.pending import BakeVertexClip
+from app.posing_steps import BakeVertexClip
 
 if TYPE_CHECKING:
     from pygltflib import GLTF2

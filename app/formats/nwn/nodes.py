@@ -23,9 +23,10 @@ import numpy as np
 from app import maths
 from app.formats.animation_sets import unique_name
 from app.formats.registry import ReadError
-from app.model import (Clip, Material, Mesh, Model, Skeleton, Track, derive_tails, hierarchy_levels,
-                       world_from_local)
-from app.pending import BakeVertexClip
+from app.bone_tails import derive_tails
+from app.bone_tree import hierarchy_levels, world_from_local
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track
+from app.posing_steps import BakeVertexClip
 
 #: Influences per vertex the compiled form stores (skins are given at least this many lanes).
 SKIN_LANES = 4

@@ -85,7 +85,7 @@ def test_go_ragdoll_takes_over_without_a_pop_and_falls(window, qtbot, tmp_path):
     assert changed_colour_pixels(before, after) > 2000
     assert "real time" in window.ragdoll_panel.simulation_box.stats_label.text()
     # Export Pose writes what is shown.
-    assert window.export_pose(tmp_path / "fallen.obj")
+    assert window.exports.export_pose(tmp_path / "fallen.obj")
     lowest = min(float(line.split()[2]) for line in (tmp_path / "fallen.obj").read_text().splitlines()
                  if line.startswith("v "))
     assert lowest < 0.2
@@ -198,13 +198,13 @@ def test_editing_an_offset_in_the_table_with_undo_and_redo(window, qtbot):
     new_lines = window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)]
     np.testing.assert_allclose(np.linalg.norm(new_lines.mean(axis=0) - old_lines.mean(axis=0)), shift,
                                atol=1e-5)
-    assert window.undo_action.isEnabled()
-    window.undo_action.trigger()
+    assert window.menus.undo_action.isEnabled()
+    window.menus.undo_action.trigger()
     assert part(session, "head").offset == old and not session.document.dirty
     np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], old_lines,
                                atol=1e-6)
     assert table.item(row, OFFSET_Y).text() == f"{old[1]:.4g}"
-    window.redo_action.trigger()
+    window.menus.redo_action.trigger()
     assert part(session, "head").offset == pytest.approx((old[0], moved, old[2]))
     np.testing.assert_allclose(window.viewport.gizmo_scene.lines[24 * row: 24 * (row + 1)], new_lines,
                                atol=1e-6)
@@ -232,7 +232,7 @@ def test_the_shape_column_turns_a_box_into_a_capsule_with_undo(window, qtbot):
     assert table.item(row, SHAPE).text() == "capsule" and len(session.document.steps) == 1
     # The head's 12 box edges became the capsule's rings, side lines and cap arcs.
     assert window.viewport.gizmo_scene.line_count == lines_before - 12 + 4 * CAPSULE_SEGMENTS + 4
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert part(session, "head").shape == "box" and table.item(row, SHAPE).text() == "box"
     assert window.viewport.gizmo_scene.line_count == lines_before
 
@@ -257,7 +257,7 @@ def test_joint_editor_edits_limits_and_orientation(window, qtbot):
     limits = panel.joints_tab.limit_boxes
     assert limits["swing1"].isVisibleTo(panel) and not limits["high"].isVisibleTo(panel)
     for _ in range(3):
-        window.undo_action.trigger()
+        window.menus.undo_action.trigger()
     assert joint(session, "knee_l").high == 135.0 and joint(session, "knee_l").kind == "hinge"
 
 

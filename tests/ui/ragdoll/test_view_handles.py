@@ -87,7 +87,7 @@ def test_dragging_a_move_arrow_in_the_view_moves_the_part(window, qtbot):
     assert moved[0] == pytest.approx(0.12, abs=0.012) and abs(moved[1]) < 1e-9 and abs(moved[2]) < 1e-9
     # The selected part's orange outline moved on screen as its box's corners project.
     assert expected[0] > 10 and shift == pytest.approx(expected, abs=3)
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert document.profile.parts[chest].offset == offset
     assert changed_colour_pixels(view_image(window, qtbot), before) < 50
 

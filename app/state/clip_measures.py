@@ -1,0 +1,33 @@
+"""What the view measures of a clip on a model, once: whether it travels (View › Follow), where its
+root starts (View › In Place) and its root path (View › Root Path).
+
+Each is cached on the clip (``app.derived``), per model, so a mix replaced by another takes its
+measures with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.animation.root_motion import PATH_COLOR, has_root_motion, root_path_lines, start_of_travel
+from app.derived import derived
+from app.model import Clip, Model
+from app.scene.gizmo_scene import GizmoScene, path_scene
+
+
+@derived
+def travels(clip: Clip, model: Model) -> bool:
+    """Whether ``clip`` carries ``model`` away (root motion): the view follows it."""
+    return has_root_motion(model, clip)
+
+
+@derived
+def travel_start(clip: Clip, model: Model) -> tuple[int, np.ndarray]:
+    """``clip``'s motion root on ``model`` and where it starts."""
+    return start_of_travel(model, clip)
+
+
+@derived
+def root_path(clip: Clip, model: Model) -> GizmoScene:
+    """``clip``'s root path on the ground with its facing each second, as gizmo lines."""
+    return path_scene(*root_path_lines(model, clip), PATH_COLOR)

@@ -1,0 +1,48 @@
+"""The window's exports of the model on screen: glTF (checked by reading the file back) and the pose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app import loading
+from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
+from app.model import Model
+from app.pose import Pose
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A written file, the writer's warnings and (glTF) how exactly it plays back."""
+
+    path: Path
+    warnings: list[str]
+    note: str = ""
+
+    def line(self) -> str:
+        return f"Wrote {self.path}." + (f"  {self.note}" if self.note else "")
+
+
+def export_gltf(model: Model, path: str | Path, show_hidden: bool) -> Exported:
+    """``model``'s meshes (hidden ones only with ``show_hidden``), skeleton and clips as glTF 2.0
+    (``.glb`` unless the path ends in ``.gltf``), then the written file read back and checked (the
+    figure ``convert --check`` prints). Raises OSError, ValueError or InputError."""
+    from app.export.roundtrip import check_export
+
+    path = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
+    warnings = writer_for(path, MODEL_WRITERS)(path, model, None, show_hidden)
+    return Exported(path, warnings, check_export(model, loading.load_written(path), None, show_hidden).line())
+
+
+def export_pose(model: Model, pose: Pose, skinning: str, path: str | Path) -> Exported:
+    """``pose`` as OBJ (unless the path ends in another suffix of the pose writers), skinned by
+    ``skinning``. Raises OSError or ValueError."""
+    path = with_suffix(path, tuple(POSE_WRITERS), ".obj")
+    arrays = pose_arrays(model, pose, skinning)
+    return Exported(path, writer_for(path, POSE_WRITERS)(path, model, arrays))
+
+
+def with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:
+    """``path`` as it is when it ends in one of ``allowed``, else with ``default`` added."""
+    path = Path(path)
+    return path if path.suffix.lower() in allowed else path.with_suffix(path.suffix + default)
