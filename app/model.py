@@ -497,7 +497,9 @@ class Helper:
 @dataclass(eq=False)
 class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
-    else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
+    else 'unknown' (lengths are as the authoring tool wrote them). ``file_unit_m`` and ``file_axes``:
+    the unit (in metres) and axis system ('Y up, -Z front') a file states when the reader converted
+    from them (FBX), else None and ''. ``supermodels``: the supermodel
     chain followed, each link's name with the file found for it (None: not found, the chain stops
     there). ``pending``: posing work the reader left for the load stage (app/pending.py: clips to
     bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's list is
@@ -514,6 +516,8 @@ class Model:
     up_source: Literal["file", "guessed", "option"] = "file"
     forward: str = ""
     unit: str = "unknown"
+    file_unit_m: float | None = None
+    file_axes: str = ""
     warnings: list[str] = field(default_factory=list)
     supermodels: list[tuple[str, str | None]] = field(default_factory=list)
     pending: list[PendingStep] = field(default_factory=list)

@@ -103,6 +103,7 @@ READERS = {
     "c3de": "app.formats.c3de",
     "nwn_ascii": "app.formats.nwn_ascii",
     "nwn_mdl": "app.formats.nwn_mdl",
+    "fbx": "app.formats.fbx",
 }
 
 
