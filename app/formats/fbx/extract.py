@@ -112,7 +112,8 @@ def _unread_content(scene, held: _Held) -> list[str]:
     found = []
     for what, items in (("NURBS curve(s)", held(scene.nurbs_curves)),
                         ("NURBS surface(s)", held(scene.nurbs_surfaces)),
-                        ("constraint(s)", held(scene.constraints)), ("line curve(s)", held(scene.line_curves))):
+                        ("constraint(s)", held(scene.constraints)),
+                        ("line curve(s)", held(scene.line_curves))):
         if len(items):
             found.append(f"{len(items)} {what} not read")
     return found
@@ -166,7 +167,8 @@ def _mesh(mesh, node, held: _Held, typed_to_index: dict[int, int], warnings: lis
     corners = _uints(held, mesh.vertex_indices)
     points = _floats(held, mesh.vertices, 3)
     materials = [_material(material, held) for material in held.each(mesh.materials)]
-    face_materials = _uints(held, mesh.face_material) if len(materials) > 1 else np.zeros(len(faces), np.int64)
+    face_materials = _uints(held, mesh.face_material) if len(materials) > 1 \
+        else np.zeros(len(faces), np.int64)
     skins = held.each(mesh.skin_deformers)
     if len(skins) > 1:
         warnings.append(f"mesh {name!r}: {len(skins)} skin deformers; only the first is read")
