@@ -104,6 +104,7 @@ READERS = {
     "nwn_ascii": "app.formats.nwn_ascii",
     "nwn_mdl": "app.formats.nwn_mdl",
     "fbx": "app.formats.fbx",
+    "bvh": "app.formats.bvh",
 }
 
 
