@@ -44,6 +44,8 @@ def read(path: str | Path) -> Model:
         raise _located(path, data, f"ufbx cannot read it: {error}") from None
     except ChildCrash as error:
         raise _located(path, data, str(error)) from None
+    if not contents.nodes.names:  # ufbx reads what it can: a file cut short may give an empty scene
+        raise _located(path, data, "it holds no nodes")
     try:
         return build_model(path, contents)
     except ValueError as error:  # a model check on what was read (shapes, bounds, bone indices)
