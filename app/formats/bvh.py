@@ -46,7 +46,6 @@ class _Joint:
     parent: int
     offset: np.ndarray
     channels: list[tuple[str, str]]
-    line: int
     end_site: np.ndarray | None = None
     children: list[int] = field(default_factory=list)
 
@@ -61,15 +60,37 @@ class _Reader:
         scanner.keyword("HIERARCHY")
         while scanner.peek() is not None and scanner.peek().text == "ROOT":
             scanner.next("ROOT")
-            self.joint(-1, 0)
+            self.tree()
         if not self.joints:
             raise scanner.error("expected ROOT (a BVH hierarchy needs at least one joint)")
 
-    def joint(self, parent: int, depth: int) -> None:
-        """One ROOT or JOINT block, its keyword read: name, offset, channels, children."""
+    def tree(self) -> None:
+        """One ROOT block and every joint in it, its keyword read (a stack of open joints, not
+        recursion: a hostile file may nest thousands deep)."""
         scanner = self.scanner
-        if depth > MAX_DEPTH:
-            raise scanner.error(f"joints nest deeper than {MAX_DEPTH} levels")
+        open_joints = [self.joint(-1)]
+        while open_joints:
+            name = self.joints[open_joints[-1]].name
+            token = scanner.next(f"JOINT, End Site or '}}' closing joint {name!r}")
+            if token.text == "}":
+                open_joints.pop()
+            elif token.text == "JOINT":
+                if len(open_joints) >= MAX_DEPTH:
+                    raise scanner.error(f"joints nest deeper than {MAX_DEPTH} levels", token.line)
+                open_joints.append(self.joint(open_joints[-1]))
+            elif token.text == "End":
+                scanner.keyword("Site")
+                scanner.keyword("{")
+                scanner.keyword("OFFSET")
+                self.joints[open_joints[-1]].end_site = scanner.floats(3, f"End Site of {name!r} OFFSET")
+                scanner.keyword("}")
+            else:
+                raise scanner.error(f"expected JOINT, End Site or '}}' in joint {name!r}, found "
+                                    f"{shown(token.text)}", token.line)
+
+    def joint(self, parent: int) -> int:
+        """A joint's name, offset and channels, its ROOT or JOINT keyword read; its index."""
+        scanner = self.scanner
         if len(self.joints) >= MAX_JOINTS:
             raise scanner.error(f"more than {MAX_JOINTS} joints")
         name, line = scanner.line_text("a joint name")
@@ -79,25 +100,10 @@ class _Reader:
         scanner.keyword("OFFSET")
         offset = scanner.floats(3, f"joint {name!r} OFFSET")
         index = len(self.joints)
-        joint = _Joint(name=name, parent=parent, offset=offset, channels=self.channels(name), line=line)
-        self.joints.append(joint)
+        self.joints.append(_Joint(name=name, parent=parent, offset=offset, channels=self.channels(name)))
         if parent >= 0:
             self.joints[parent].children.append(index)
-        while True:
-            token = scanner.next(f"JOINT, End Site or '}}' closing joint {name!r}")
-            if token.text == "}":
-                return
-            if token.text == "JOINT":
-                self.joint(index, depth + 1)
-            elif token.text == "End":
-                scanner.keyword("Site")
-                scanner.keyword("{")
-                scanner.keyword("OFFSET")
-                joint.end_site = scanner.floats(3, f"End Site of {name!r} OFFSET")
-                scanner.keyword("}")
-            else:
-                raise scanner.error(f"expected JOINT, End Site or '}}' in joint {name!r}, found "
-                                    f"{shown(token.text)}", token.line)
+        return index
 
     def channels(self, name: str) -> list[tuple[str, str]]:
         scanner = self.scanner
