@@ -92,6 +92,9 @@ def info(args: Namespace) -> int:
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]
+    if "file_unit_m" in facts:
+        axes = facts["file_axes"] or "axes not stated"
+        lines.insert(4, f"file:       {facts['file_unit_m']:g} m per unit, {axes} (read in metres, Y up)")
     lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s) "
               f"from {c['source']}" for i, c in enumerate(facts["clips"])]
     if facts["supermodels"]:
