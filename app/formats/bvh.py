@@ -21,6 +21,7 @@ Interpretation:
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,13 +145,18 @@ class _Reader:
 
 
 def _all_numbers(scanner: TextScanner) -> np.ndarray:
-    """Every remaining token as float64. The motion block is most of a file, so it is split and
-    converted at once (faster than ``np.fromstring``); anything that fails that way (a comment, a
-    word, NaN or a huge value) is read again by the scanner, which names the line."""
+    """Every remaining token as float64. The motion block is most of a file, so it is read at once:
+    as rows of numbers (numpy's loadtxt, faster than ``np.fromstring``), else split into tokens
+    (rows of unequal length); anything that fails both ways (a comment, a word, NaN or a huge value)
+    is read again by the scanner, which names the line."""
+    rest = scanner.data[scanner.position:]
     try:
-        values = np.array(scanner.data[scanner.position:].split(), dtype=np.float64)
+        values = np.loadtxt(io.BytesIO(rest), dtype=np.float64, comments=None, ndmin=2).ravel()
     except ValueError:
-        values = None
+        try:
+            values = np.array(rest.split(), dtype=np.float64)
+        except ValueError:
+            values = None
     if values is None or not np.all(np.abs(values) <= MAX_MAGNITUDE):
         values, _, _ = scanner.rest_floats("a channel value", np.float64)
     return values
@@ -216,32 +222,43 @@ def _tails(joints: list[_Joint], heads: np.ndarray, bind: np.ndarray,
 
 def _clip(path: Path, joints: list[_Joint], offsets: np.ndarray, values: np.ndarray,
           frame_time: float) -> Clip:
-    times = np.arange(len(values)) * frame_time
-    tracks, column = [], 0
+    """One keyed clip of every frame: each joint's translation (offset plus its position channels)
+    and rotation (its rotation channels composed in their order), worked out for all joints at once."""
+    frames = len(values)
+    times = np.arange(frames) * frame_time
+    translations = np.broadcast_to(offsets, (frames, *offsets.shape)).copy()
+    # Up to three rotation channels per joint; a joint with fewer turns 0° about X in the others.
+    angles = np.zeros((frames, len(joints), 3))
+    axes = np.zeros((len(joints), 3), np.int64)
+    column = 0
     for index, joint in enumerate(joints):
-        columns = values[:, column: column + len(joint.channels)]
-        column += len(joint.channels)
-        translation = np.broadcast_to(offsets[index], (len(values), 3)).copy()
-        rotation = maths.quat_identity((len(values),))
-        for (kind, axis), amounts in zip(joint.channels, columns.T):
+        turns = 0
+        for kind, axis in joint.channels:
             if kind == "position":
-                translation[:, "XYZ".index(axis)] += amounts
+                translations[:, index, "XYZ".index(axis)] += values[:, column]
             else:
-                rotation = maths.quat_multiply(rotation, _axis_quaternions(axis, amounts))
-        has_position = any(kind == "position" for kind, _ in joint.channels)
-        has_rotation = any(kind == "rotation" for kind, _ in joint.channels)
-        if has_position or has_rotation:
-            tracks.append(Track(bone=index, translation=(times, translation) if has_position else None,
-                                rotation=(times, rotation) if has_rotation else None))
+                angles[:, index, turns], axes[index, turns] = values[:, column], "XYZ".index(axis)
+                turns += 1
+            column += 1
+    turns = _axis_quaternions(axes, angles)
+    rotations = maths.quat_multiply(maths.quat_multiply(turns[:, :, 0], turns[:, :, 1]), turns[:, :, 2])
+    tracks = []
+    for index, joint in enumerate(joints):
+        kinds = {kind for kind, _ in joint.channels}
+        if kinds:
+            tracks.append(Track(bone=index,
+                                translation=(times, translations[:, index]) if "position" in kinds else None,
+                                rotation=(times, rotations[:, index]) if "rotation" in kinds else None))
     return Clip(name=path.stem, kind="keyed", tracks=tracks, source=path.name)
 
 
-def _axis_quaternions(axis: str, degrees: np.ndarray) -> np.ndarray:
-    """(F, 4) quaternions (x, y, z, w) turning ``degrees`` (F,) about the X, Y or Z axis."""
+def _axis_quaternions(axes: np.ndarray, degrees: np.ndarray) -> np.ndarray:
+    """(F, J, 3, 4) quaternions (x, y, z, w) turning ``degrees`` (F, J, 3) about each joint's
+    channel axes (``axes`` (J, 3): 0, 1, 2 for X, Y, Z)."""
     half = np.radians(degrees) / 2
-    quaternions = np.zeros((len(degrees), 4))
-    quaternions[:, "XYZ".index(axis)] = np.sin(half)
-    quaternions[:, 3] = np.cos(half)
+    quaternions = np.empty((*degrees.shape, 4))
+    quaternions[..., :3] = np.sin(half)[..., None] * np.eye(3)[axes]
+    quaternions[..., 3] = np.cos(half)
     return quaternions
 
 

@@ -137,21 +137,23 @@ def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
 
 
 def _corner_vertices(data: MeshData, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (control point, normal, UV, colour) among ``corners``: (V,) a representative
+    """The distinct (control point, normal, UV, colour) among ``corners`` (attribute values compared
+    as their bytes: files often index every corner's normal on its own): (V,) a representative
     corner of each vertex, ordered by control point, and (len(corners),) each corner's vertex."""
-    columns = [data.corners[corners].astype(np.float64)]
-    for values in (data.normals, data.uvs, data.colors):
-        if values is not None:
-            columns.extend(values[corners].T)
-    table = np.stack(columns, axis=1)
-    order = np.lexsort(table.T[::-1])
-    ordered = table[order]
-    new = np.ones(len(order), bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    ids = np.cumsum(new) - 1
-    vertex_of_corner = np.empty(len(order), np.int64)
-    vertex_of_corner[order] = ids
-    return corners[order[new]], vertex_of_corner
+    key = data.corners[corners].astype(np.int64)
+    for attribute in (data.normals, data.uvs, data.colors):
+        if attribute is None:
+            continue
+        values = np.ascontiguousarray(attribute.values)
+        _, distinct = np.unique(values.view(np.dtype((np.void, values.dtype.itemsize * values.shape[1]))),
+                                return_inverse=True)
+        rows = distinct.reshape(-1)[attribute.indices[corners]]
+        width = len(values)
+        if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
+            _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
+        key = key * width + rows
+    _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
+    return corners[representative], vertex_of_corner.reshape(-1)
 
 
 def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
@@ -173,7 +175,7 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
         representative, vertex_of_corner = _corner_vertices(data, chosen.ravel())
         points = data.corners[representative]
         positions = data.points[points]
-        normals = data.normals[representative] if data.normals is not None else None
+        normals = data.normals.per_corner(representative) if data.normals is not None else None
         mesh_triangles = vertex_of_corner.reshape(-1, 3)
         offsets = np.stack([channel.offsets[points] for channel in data.morphs]) if data.morphs else None
         if offsets is not None:
@@ -192,10 +194,11 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
         name = data.name if len(used) == 1 else f"{data.name}.{material_index}"
         material = _material(data.materials[material_index], name, warnings) if data.materials else Material()
         built.append(Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                          uvs=_flipped(data.uvs[representative]) if data.uvs is not None else None,
+                          uvs=_flipped(data.uvs.per_corner(representative)) if data.uvs is not None
+                          else None,
                           triangles=mesh_triangles, material=material, visible=data.visible, skin=skin,
-                          colors=_linear_colors(data.colors[representative]) if data.colors is not None
-                          else None))
+                          colors=_linear_colors(data.colors.per_corner(representative))
+                          if data.colors is not None else None))
         morphs.append(offsets)
     return built, morphs
 

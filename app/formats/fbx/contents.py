@@ -41,6 +41,19 @@ class MaterialData:
 
 
 @dataclass
+class CornerValues:
+    """A per-corner attribute as the file indexes it: values (N, width) and each face corner's
+    row (I,) (distinct rows tell vertices apart without comparing floats)."""
+
+    values: np.ndarray
+    indices: np.ndarray
+
+    def per_corner(self, corners: np.ndarray) -> np.ndarray:
+        """(len(corners), width) the values at the given corners."""
+        return self.values[self.indices[corners]]
+
+
+@dataclass
 class SkinData:
     """One skin deformer. bones: (C,) node index per cluster; geometry_to_bone: (C, 4, 4) each
     cluster's inverse bind matrix for this mesh's geometry; bind_world: (C, 4, 4) each bone's world
@@ -71,8 +84,8 @@ class MeshData:
 
     node: the instancing node's index; points: (P, 3) control points in geometry space;
     geometry_to_node: (4, 4); corners: (I,) the control point of each face corner; faces: (F, 2)
-    each face's first corner and corner count; normals (I, 3), uvs (I, 2), colors (I, 4): per
-    corner or None; face_materials: (F,) index into ``materials``."""
+    each face's first corner and corner count; normals (3 wide), uvs (2), colors (4): per corner, or
+    None; face_materials: (F,) index into ``materials``."""
 
     name: str
     node: int
@@ -80,9 +93,9 @@ class MeshData:
     geometry_to_node: np.ndarray
     corners: np.ndarray
     faces: np.ndarray
-    normals: np.ndarray | None
-    uvs: np.ndarray | None
-    colors: np.ndarray | None
+    normals: CornerValues | None
+    uvs: CornerValues | None
+    colors: CornerValues | None
     face_materials: np.ndarray
     materials: list[MaterialData]
     skin: SkinData | None

@@ -21,6 +21,7 @@ import numpy as np
 import ufbx
 
 from app.formats.fbx.contents import (
+    CornerValues,
     FbxContents,
     MaterialData,
     MeshData,
@@ -182,15 +183,15 @@ def _mesh(mesh, node, held: _Held, typed_to_index: dict[int, int], warnings: lis
                     visible=bool(node.visible))
 
 
-def _corner_values(attribute, held: _Held, width: int) -> np.ndarray | None:
-    """(I, width) one value per face corner, or None when the mesh has no such attribute."""
+def _corner_values(attribute, held: _Held, width: int) -> CornerValues | None:
+    """The attribute's values and per-corner indices, or None when the mesh has none."""
     if not attribute.exists:
         return None
     values = _floats(held, attribute.values, width)
     indices = _uints(held, attribute.indices)
     if len(values) == 0 or (len(indices) and indices.max() >= len(values)):
         return None
-    return values[indices]
+    return CornerValues(values=values, indices=indices)
 
 
 def _material(material, held: _Held) -> MaterialData:
