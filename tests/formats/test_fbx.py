@@ -11,7 +11,7 @@ import pytest
 from app.formats.registry import ReadError
 from app.loading import load
 from app.pose import evaluate, posed_positions
-from tests.writers.fbx_ascii_writer import Bone, Curve, MeshSpec, Stack, write_fbx
+from tests.writers.fbx_ascii_writer import Bone, Curve, MeshSpec, ShapeCurve, Stack, write_fbx
 
 #: Points of a two-segment strip: a quad on the root bone, a triangle on the child.
 POINTS = np.array([[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 10.0, 0.0], [-1.0, 10.0, 0.0], [0.0, 20.0, 0.0]])
@@ -66,12 +66,12 @@ def worlds(skeleton: list[Bone], rotations: dict[int, tuple]) -> list[np.ndarray
     return result
 
 
-def skinned(skeleton: list[Bone], rotations: dict[int, tuple]) -> np.ndarray:
-    """(P, 3) the points in the file's space, blend shape at its rest weight, skinned from the rest
-    pose (the clusters' bind frames) to the pose ``rotations`` gives."""
+def skinned(skeleton: list[Bone], rotations: dict[int, tuple], smile: float = SMILE[0]) -> np.ndarray:
+    """(P, 3) the points in the file's space, blend shape at ``smile`` percent (default its rest
+    weight), skinned from the rest pose (the clusters' bind frames) to the pose ``rotations`` gives."""
     bind, posed = worlds(skeleton, {}), worlds(skeleton, rotations)
     points = POINTS.copy()
-    points[SMILE[1]] += SMILE[0] / 100 * SMILE[2]
+    points[SMILE[1]] += smile / 100 * SMILE[2]
     result = np.zeros_like(points)
     for bone, (indices, weights) in INFLUENCES.items():
         move = posed[bone] @ np.linalg.inv(bind[bone])
@@ -164,6 +164,19 @@ def test_an_animation_file_for_other_bones_is_refused(tmp_path):
                                                                                              (0, 30))])])
     with pytest.raises(ReadError, match="holds no animation for the bones"):
         load([written(tmp_path), only])
+
+
+def test_animated_blend_shape_weights_play_as_a_vertex_clip(tmp_path):
+    skeleton = bones()
+    bind = {index: world for index, world in enumerate(worlds(skeleton, {}))}
+    mesh = MeshSpec(points=POINTS, polygons=POLYGONS, influences=INFLUENCES, bind=bind,
+                    shapes={"smile": SMILE})
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    model = load([write_fbx(tmp_path / "grin.fbx", skeleton, mesh, [grin])])
+    assert model.clips[0].kind == "vertex"
+    for time, rotation, percent in ((0.0, 0.0, 0.0), (0.5, 45.0, 50.0), (1.0, 90.0, 100.0)):
+        expected = in_metres_y_up(skinned(skeleton, {1: (rotation, 0.0, 0.0)}, percent), "Y", 0.01)
+        assert np.allclose(posed_points(model, "grin", time), expected, atol=1e-5)
 
 
 def test_an_unclosed_block_is_named_by_its_line(tmp_path):

@@ -41,10 +41,20 @@ class Curve:
 
 
 @dataclass
+class ShapeCurve:
+    """Linear keys of a blend shape channel's DeformPercent (0..100): its index in the mesh's shapes."""
+
+    channel: int
+    times: tuple
+    percents: tuple
+
+
+@dataclass
 class Stack:
     name: str
     seconds: float
     curves: list[Curve]
+    shape_curves: list[ShapeCurve] = field(default_factory=list)
 
 
 @dataclass
@@ -203,6 +213,14 @@ def _stack_objects(number: int, stack: Stack, connections: list[str]) -> list[st
     by_bone: dict[int, list[Curve]] = {}
     for curve in stack.curves:
         by_bone.setdefault(curve.bone, []).append(curve)
+    for offset, shape in enumerate(stack.shape_curves):
+        node = base + 90 - 2 * offset
+        out.append(f'\tAnimationCurveNode: {node}, "AnimCurveNode::DeformPercent", "" {{\n'
+                   '\t\tProperties70:  {\n\t\t\tP: "d|DeformPercent", "Number", "", "A",0\n\t\t}\n\t}\n')
+        connections.append(f'\tC: "OO",{node},{base + 1}\n'
+                           f'\tC: "OP",{node},{410 + shape.channel}, "DeformPercent"\n')
+        out.extend(_curve(node + 1, shape.times, shape.percents))
+        connections.append(f'\tC: "OP",{node + 1},{node}, "d|DeformPercent"\n')
     for offset, (bone, curves) in enumerate(by_bone.items()):
         node = base + 10 + 10 * offset
         out.append(f'\tAnimationCurveNode: {node}, "AnimCurveNode::R", "" {{\n\t\tProperties70:  {{\n'
@@ -211,12 +229,15 @@ def _stack_objects(number: int, stack: Stack, connections: list[str]) -> list[st
         connections.append(f'\tC: "OO",{node},{base + 1}\n\tC: "OP",{node},{1000 + bone}, "Lcl Rotation"\n')
         for position, curve in enumerate(curves):
             uid = node + 1 + position
-            out.append(f'\tAnimationCurve: {uid}, "AnimCurve::", "" {{\n\t\tDefault: 0\n\t\tKeyVer: 4009\n')
-            out.append(_array("KeyTime", [int(round(t * KTIME)) for t in curve.times], integers=True))
-            out.append(_array("KeyValueFloat", curve.degrees))
-            out.append(_array("KeyAttrFlags", [4], integers=True))
-            out.append(_array("KeyAttrDataFloat", [0, 0, 218434821, 0]))
-            out.append(_array("KeyAttrRefCount", [len(curve.times)], integers=True))
-            out.append("\t}\n")
+            out.extend(_curve(uid, curve.times, curve.degrees))
             connections.append(f'\tC: "OP",{uid},{node}, "d|{curve.axis}"\n')
     return out
+
+
+def _curve(uid: int, times, values) -> list[str]:
+    """An AnimationCurve of linear keys."""
+    return [f'\tAnimationCurve: {uid}, "AnimCurve::", "" {{\n\t\tDefault: 0\n\t\tKeyVer: 4009\n',
+            _array("KeyTime", [int(round(t * KTIME)) for t in times], integers=True),
+            _array("KeyValueFloat", values), _array("KeyAttrFlags", [4], integers=True),
+            _array("KeyAttrDataFloat", [0, 0, 218434821, 0]),
+            _array("KeyAttrRefCount", [len(times)], integers=True), "\t}\n"]
