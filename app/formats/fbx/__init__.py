@@ -19,7 +19,15 @@ from app.formats.fbx.build import build_model
 from app.formats.fbx.child import ChildCrash, read_isolated
 from app.formats.fbx.extract import ExtractError
 from app.formats.fbx.locate import BINARY_MAGIC, ascii_problem, binary_problem
-from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, read_bytes, register
+from app.formats.registry import (
+    Format,
+    LoadOptions,
+    ReadError,
+    SniffedFile,
+    read_bytes,
+    register,
+    regular_size,
+)
 from app.model import Model
 
 #: Lines an ASCII FBX file opens with: its comment header, else its first block.
@@ -37,23 +45,24 @@ def sniff(head: bytes, path: Path) -> str | None:
 def read(path: str | Path) -> Model:
     """One FBX file as a Model (metres, Y up, format 'fbx'); ReadError for anything unreadable."""
     path = Path(path)
-    data = read_bytes(path)
+    regular_size(path)
     try:
         contents = read_isolated(path)
     except ExtractError as error:
-        raise _located(path, data, f"ufbx cannot read it: {error}") from None
+        raise _located(path, f"ufbx cannot read it: {error}") from None
     except ChildCrash as error:
-        raise _located(path, data, str(error)) from None
+        raise _located(path, str(error)) from None
     if not contents.nodes.names:  # ufbx reads what it can: a file cut short may give an empty scene
-        raise _located(path, data, "it holds no nodes")
+        raise _located(path, "it holds no nodes")
     try:
         return build_model(path, contents)
     except ValueError as error:  # a model check on what was read (shapes, bounds, bone indices)
         raise ReadError(path, str(error)) from None
 
 
-def _located(path: Path, data: bytes, message: str) -> ReadError:
+def _located(path: Path, message: str) -> ReadError:
     """A ReadError placed at the first structural fault the file shows, else at its start."""
+    data = read_bytes(path)
     if data.startswith(BINARY_MAGIC):
         found = binary_problem(data)
         if found is not None:

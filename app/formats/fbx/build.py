@@ -93,7 +93,7 @@ def _bone_nodes(contents: FbxContents) -> np.ndarray:
             rigid_mesh[mesh.node] = True
     for stack in contents.stacks:
         needed[list(stack.tracks)] = True
-    kinds = np.array(nodes.kinds + [""])[:count]
+    kinds = np.array(nodes.kinds, dtype=object)
     skinned_only = (kinds == "mesh") & ~rigid_mesh
     leaf_helper = np.isin(kinds, HELPER_KINDS)
     return ~((skinned_only | leaf_helper) & ~has_children & ~needed)
