@@ -179,6 +179,23 @@ def test_animated_blend_shape_weights_play_as_a_vertex_clip(tmp_path):
         assert np.allclose(posed_points(model, "grin", time), expected, atol=1e-5)
 
 
+def test_a_vertex_keeps_its_four_strongest_influences_with_a_warning(tmp_path):
+    skeleton = [Bone(f"b{index}", translation=(0.0, 1.0, 0.0), parent=None if index == 0 else index - 1)
+                for index in range(5)]
+    bind = {index: world for index, world in enumerate(worlds(skeleton, {}))}
+    weights = [0.05, 0.3, 0.25, 0.2, 0.2]
+    influences = {bone: ([0], [weight]) for bone, weight in enumerate(weights)}
+    influences[0] = ([0, 1, 2], [weights[0], 1.0, 1.0])
+    mesh = MeshSpec(points=POINTS[:3], polygons=[[0, 1, 2]], influences=influences, bind=bind)
+    model = load([write_fbx(tmp_path / "five.fbx", skeleton, mesh)])
+    assert any("more than 4 influences" in warning for warning in model.warnings)
+    mesh = model.meshes[0]
+    first = int(np.flatnonzero(np.isclose(mesh.positions[:, 0], -0.01))[0])
+    kept = dict(zip(mesh.joints[first].tolist(), mesh.weights[first].tolist()))
+    assert set(kept) == {1, 2, 3, 4}
+    assert kept[1] == pytest.approx(0.3 / 0.95)
+
+
 def test_an_unclosed_block_is_named_by_its_line(tmp_path):
     path = written(tmp_path)
     text = path.read_text()

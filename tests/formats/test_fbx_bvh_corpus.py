@@ -21,7 +21,7 @@ BVH = CORPUS / "cmu-bvh" / "01_01_first240.bvh"
 MAX_CHECK = 1e-6
 
 
-@pytest.mark.parametrize("path", [FBX / "huesitos.fbx", FBX / "spider.fbx", BVH], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [*sorted(FBX.glob("*.fbx")), BVH], ids=lambda path: path.name)
 def test_real_file_loads_poses_and_converts(path, tmp_path):
     model = load([path])
     for clip in model.clips:
@@ -47,6 +47,14 @@ def test_spider_reads_twice_in_one_process():
     first, second = load([FBX / "spider.fbx"]), load([FBX / "spider.fbx"])
     assert len(first.meshes) == len(second.meshes) == 19
     assert any("not found" in warning for warning in first.warnings)
+
+
+def test_an_embedded_texture_is_decoded_from_the_file():
+    path = FBX / "box_orphant_embedded_texture.fbx"
+    material = load([path]).meshes[0].material
+    assert material.image is not None and material.texture_path is None
+    assert material.texture.endswith("GridGrey.tga")
+    assert path.read_bytes().count(b"GridGrey.tga") >= 1
 
 
 def test_the_cmu_take_has_its_joints_and_frames():
