@@ -138,9 +138,8 @@ class _Reader:
         start_line = scanner.peek_line()
         values = _all_numbers(scanner)
         if values.size < frames * width:
-            raise ReadError(scanner.path, f"the motion has {values.size} values, {frames} frames of {width} "
-                                          f"channels need {frames * width}", line=start_line + values.size
-                            // max(width, 1))
+            raise ReadError(scanner.path, f"the motion has {values.size} values; {frames} frames of {width} "
+                                          f"channels need {frames * width}", line=start_line)
         return values[: frames * width].reshape(frames, width), frame_time
 
 
@@ -150,6 +149,8 @@ def _all_numbers(scanner: TextScanner) -> np.ndarray:
     (rows of unequal length); anything that fails both ways (a comment, a word, NaN or a huge value)
     is read again by the scanner, which names the line."""
     rest = scanner.data[scanner.position:]
+    if not rest.strip():
+        return np.zeros(0)
     try:
         values = np.loadtxt(io.BytesIO(rest), dtype=np.float64, comments=None, ndmin=2).ravel()
     except ValueError:
