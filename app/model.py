@@ -416,7 +416,8 @@ class Clip:
 
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
-    ``source`` is the name of the file the clip came from.
+    ``source`` is the name of the file the clip came from. ``rate``: the frames per second the file
+    states for it (FBX, BVH), else None.
     """
 
     name: str
@@ -428,6 +429,7 @@ class Clip:
     events: list[tuple[float, str]] = field(default_factory=list)
     note: str = ""
     source: str = ""
+    rate: float | None = None
 
     def __post_init__(self):
         if self.kind not in ("keyed", "matrices", "vertex"):

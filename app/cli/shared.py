@@ -177,6 +177,7 @@ def describe(model: Model) -> dict:
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
                    "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
+                   "rate": clip.rate,
                    **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
                   for clip in model.clips],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],

@@ -64,13 +64,13 @@ def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton) -> Clip | None:
         if not tracks:
             return None
         return Clip(name=clip.name, kind="keyed", tracks=tracks, events=clip.events, note=clip.note,
-                    source=clip.source)
+                    source=clip.source, rate=clip.rate)
     if clip.kind == "matrices" and (mapping >= 0).any():
         world = np.broadcast_to(target.bind_world, (len(clip.times), *target.bind_world.shape)).copy()
         used = np.flatnonzero(mapping >= 0)
         world[:, mapping[used]] = clip.world[:, used]
         return Clip(name=clip.name, kind="matrices", times=clip.times, world=world, events=clip.events,
-                    note=clip.note, source=clip.source)
+                    note=clip.note, source=clip.source, rate=clip.rate)
     return None
 
 

@@ -250,7 +250,7 @@ def _clip(path: Path, joints: list[_Joint], offsets: np.ndarray, values: np.ndar
             tracks.append(Track(bone=index,
                                 translation=(times, translations[:, index]) if "position" in kinds else None,
                                 rotation=(times, rotations[:, index]) if "rotation" in kinds else None))
-    return Clip(name=path.stem, kind="keyed", tracks=tracks, source=path.name)
+    return Clip(name=path.stem, kind="keyed", tracks=tracks, source=path.name, rate=1.0 / frame_time)
 
 
 def _axis_quaternions(axes: np.ndarray, degrees: np.ndarray) -> np.ndarray:

@@ -103,6 +103,7 @@ def test_the_clip_has_every_frame_at_the_frame_time(tmp_path):
     assert [clip.name for clip in model.clips] == ["take"]
     assert model.clips[0].frame_count == 6
     assert model.clips[0].duration == pytest.approx(5 * 0.0083333)
+    assert model.clips[0].rate == pytest.approx(120.0, rel=1e-5)
 
 
 def test_a_second_bvh_file_lends_its_clip_by_bone_names(tmp_path):

@@ -134,6 +134,7 @@ def test_two_stacks_are_two_clips_with_their_own_times(tmp_path):
     assert [clip.name for clip in model.clips] == ["walk", "wave"]
     assert [clip.duration for clip in model.clips] == pytest.approx([1.0, 0.5])
     assert [clip.frame_count for clip in model.clips] == [31, 16]  # sampled at the file's 30 fps
+    assert [clip.rate for clip in model.clips] == [30.0, 30.0]
 
 
 def test_a_quad_is_two_triangles_and_a_vertex_per_distinct_corner(tmp_path):

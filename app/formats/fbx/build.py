@@ -65,7 +65,7 @@ def build_model(path: Path, contents: FbxContents) -> Model:
                       if nodes.parents[node] >= 0 else -1, offset=nodes.local[node]) for node in helper_nodes]
     clips, pending = [], [DeriveTailsAtRest(path=path)]
     for stack in contents.stacks:
-        clip = _clip(stack, node_bones)
+        clip = _clip(stack, node_bones, contents.rate)
         if clip is None:
             warnings.append(f"animation stack {stack.name!r} moves nothing; left out")
             continue
@@ -258,12 +258,12 @@ def _material(data: MaterialData, mesh_name: str, warnings: list[str]) -> Materi
                     alpha_mode="BLEND" if data.color[3] < 1.0 else "OPAQUE")
 
 
-def _clip(stack: StackData, node_bones: np.ndarray) -> Clip | None:
+def _clip(stack: StackData, node_bones: np.ndarray, rate: float | None) -> Clip | None:
     tracks = [Track(bone=int(node_bones[node]), **channels) for node, channels in stack.tracks.items()
               if node_bones[node] >= 0]
     if not tracks and not stack.morph_weights:
         return None
-    return Clip(name=stack.name, kind="keyed", tracks=tracks)
+    return Clip(name=stack.name, kind="keyed", tracks=tracks, rate=rate)
 
 
 def _morph_bake(path: Path, clip: Clip, stack: StackData, contents: FbxContents, morph_sets,
