@@ -5,7 +5,8 @@ The child reads the file, sends the contents back pickled through a pipe and end
 no ufbx object is ever freed (the bindings crash freeing some) and no interpreter teardown runs. A
 fork costs a few milliseconds where starting a new interpreter with numpy and ufbx costs a quarter
 of a second, more than reading the file (docs/formats/fbx.md, "Safety"). Where there is no fork
-(Windows), the file is read in this process and its ufbx objects are kept until the process ends.
+(Windows), the file is read in this process and its ufbx objects are kept until the process ends
+(whose teardown may then crash: not tried there).
 """
 
 from __future__ import annotations
