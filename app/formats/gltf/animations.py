@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.formats.gltf.reading import Reading
-from app.model import Clip, Mesh, Track
+from app.model import MAX_MAGNITUDE, Clip, Mesh, Track
 from app.morph_targets import WeightChannel
 
 #: Linear keys made per key interval when resampling a CUBICSPLINE sampler.
@@ -36,7 +36,8 @@ def read_clips(reading: Reading, meshes: list[Mesh], morphs: list[tuple[int, int
 def weight_channels(reading: Reading, index: int, weight_keys: dict, meshes: list[Mesh],
                     morphs: list[tuple[int, int]]) -> list[WeightChannel]:
     """A WeightChannel per mesh of each node whose weights are keyed; a node without targets is
-    warned about, and keys with fewer weights than targets are refused."""
+    warned about; keys with fewer weights than targets, or weights that would move a vertex past the
+    model's bounds (``MAX_MAGNITUDE``), are refused."""
     channels = []
     for node, (times, values, mode, tangents) in weight_keys.items():
         drawn = [mesh_index for morph_node, mesh_index in morphs if morph_node == node]
@@ -48,10 +49,21 @@ def weight_channels(reading: Reading, index: int, weight_keys: dict, meshes: lis
             if values.shape[1] < count:
                 raise reading.fail(f"animations[{index}]: {values.shape[1]} weights per key for node {node}, "
                                    f"whose mesh has {count} morph targets")
+            if not _reach(meshes[mesh_index], values[:, :count]) <= MAX_MAGNITUDE:
+                raise reading.fail(f"animations[{index}]: the weights keyed for node {node} move its mesh's "
+                                   f"vertices past ±{MAX_MAGNITUDE:g}")
             channels.append(WeightChannel(mesh=mesh_index, times=times, values=values[:, :count],
                                           interpolation=mode,
                                           tangents=None if tangents is None else tangents[..., :count]))
     return channels
+
+
+def _reach(mesh: Mesh, weights: np.ndarray) -> float:
+    """A bound on how far from the origin ``weights`` (K, M) can move ``mesh``'s vertices."""
+    if not mesh.vertex_count:
+        return 0.0
+    moved = np.abs(weights).sum(axis=1).max() * np.abs(mesh.morphs.positions).max()
+    return float(moved + np.abs(mesh.positions).max())
 
 
 def animation_channels(reading: Reading, index: int, animation,
