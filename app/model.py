@@ -374,12 +374,12 @@ class Track:
 class Clip:
     """One animation. Exactly one of three payloads is set, by ``kind``:
 
-    - 'keyed': ``tracks`` — local TRS keys per bone, each channel with its own key times — and
-      ``weight_channels``, keyed morph weights per mesh (by mesh index).
+    - 'keyed': ``tracks`` — local TRS keys per bone, each channel with its own key times.
     - 'matrices': ``times`` (F,) and ``world`` (F, B, 4, 4) bone world matrices per frame.
     - 'vertex': ``times`` (F,) and ``positions`` (F, N, 3) every mesh's vertices per frame
       (meshes in model order); ``world`` may also be given for the bones, else they stay at rest.
 
+    A keyed or matrices clip may also key morph weights: ``weight_channels``, per mesh (by index).
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
     ``source`` is the name of the file the clip came from.

@@ -74,9 +74,9 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     """
     if clip is None:
         return rest_pose(model)
+    weights = sampled_weights(model.meshes, clip.weight_channels, time) if clip.weight_channels else None
     if clip.kind == "keyed":
         local = _sample_keyed(model.skeleton, clip, time)
-        weights = sampled_weights(model.meshes, clip.weight_channels, time) if clip.weight_channels else None
         return pose_from_world(model, compose_world(model.skeleton, local), morph_weights=weights)
     frame, fraction = _bracket(clip.times, time)
     world = (model.skeleton.rest_world.copy() if clip.world is None
@@ -84,7 +84,7 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     positions = None
     if clip.kind == "vertex":
         positions = _lerp_frames(clip.positions, frame, fraction).astype(np.float32)
-    return pose_from_world(model, world, positions)
+    return pose_from_world(model, world, positions, weights)
 
 
 def compose_world(skeleton: Skeleton, local: np.ndarray) -> np.ndarray:

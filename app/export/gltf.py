@@ -428,9 +428,9 @@ def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, sample
         _sampled_channels(animation, blob, clip.frame_times, sampled, layout)
     elif clip.kind == "keyed":
         _keyed_channels(animation, blob, model, clip, layout, pose)
-    if clip.kind == "keyed":
+    if clip.kind != "vertex":
         _keyed_weight_channels(animation, blob, clip, mesh_nodes, morph_clips)
-    elif clip.kind == "vertex":
+    else:
         _weight_channels(animation, blob, model, clip, mesh_nodes, morph_clips)
         if clip.world is not None:
             warnings.append(f"clip {clip.name!r}: bone motion of a vertex clip is not exported "
