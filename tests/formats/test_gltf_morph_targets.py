@@ -13,9 +13,11 @@ import pytest
 from app import loading
 from app.cli.main import main
 from app.export.gltf import export_gltf
+from app.export.roundtrip import check_export
 from app.formats import ReadError
 from app.pose import evaluate, pose_morph_weights, posed_positions
-from tests.formats.morph_rig import INSTANTS, expected_state, morph_rig_document
+from tests.formats.morph_rig import (INSTANTS, WAVE_ANGLES, WAVE_WEIGHTS, expected_state, morph_rig_document,
+                                     quaternion_about_z)
 from tests.writers.gltf_writer import write_gltf
 
 
@@ -131,3 +133,25 @@ def test_weights_on_a_mesh_without_targets_are_ignored_with_a_warning(tmp_path):
     model = loading.load([write_gltf(tmp_path, document, arrays)])
     assert any("morph weights animated on node 0, whose mesh has no targets" in w for w in model.warnings)
     assert all(not clip.weight_channels for clip in model.clips)
+
+
+def test_check_export_measures_weights_bones_and_between_keys(tmp_path):
+    """The file's 'wave' weights are 0.1 higher at its middle key and its arm turns 10° more there:
+    the weight error is 0.1, and the bone and vertex errors are those of the changed key, found at
+    that key (frame 1)."""
+    model = loading.load([rig_path(tmp_path)])
+    document, arrays = morph_rig_document()
+    weights = WAVE_WEIGHTS.copy()
+    weights[1] += 0.1
+    arrays[12] = (weights.ravel(), "SCALAR", 5126)
+    angles = WAVE_ANGLES.copy()
+    angles[1] += np.radians(10)
+    arrays[11] = (np.array([quaternion_about_z(angle) for angle in angles]), "VEC4", 5126)
+    other = loading.load([write_gltf(tmp_path, document, arrays, name="other.gltf")])
+    result = check_export(model, other, [model.clips[0]])
+    assert result.weight_error == pytest.approx(0.1, abs=1e-6)
+    assert result.bone_error == 0.0  # the arm's origin does not move when it turns
+    assert (result.clip, result.frame, result.between) == ("wave", 1, False)
+    assert result.line().endswith("at clip wave frame 1")
+    result.between = True
+    assert result.line().endswith("at clip wave between frames 1 and 2")
