@@ -261,8 +261,6 @@ def _normal_matrix(placement: np.ndarray) -> np.ndarray:
 def _transform_normals(placement: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """(V, 3) unit normals under one (4, 4) matrix (the inverse transpose of its 3×3 part; a singular
     one leaves them as they are)."""
-    linear = placement[:3, :3]
-    inverse_transpose = np.linalg.inv(linear).T if abs(np.linalg.det(linear)) > 1e-20 else np.eye(3)
-    unit, valid = maths.normalize(normals @ inverse_transpose.T)
+    unit, valid = maths.normalize(normals @ _normal_matrix(placement).T)
     unit[~valid] = (0.0, 0.0, 1.0)
     return unit
