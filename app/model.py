@@ -24,6 +24,7 @@ import numpy as np
 
 from app import maths
 from app.bone_tree import BoneTree, hierarchy_levels, world_from_local
+from app.morph_targets import MorphTargets, WeightChannel
 
 if TYPE_CHECKING:
     from app.posing_steps import PendingStep
@@ -263,7 +264,7 @@ class Mesh:
     image's top-left corner. ``visible`` is False for meshes the file marks as not rendered. skin:
     the mesh's own binding, or None to bind at ``Skeleton.bind_world`` (positions then in model space
     at bind time). colors: (V, 4) linear RGBA per vertex in 0..1, multiplied with the material's base
-    colour (glTF's COLOR_0), or None.
+    colour (glTF's COLOR_0), or None. morphs: the mesh's morph targets (app/morph_targets.py), or None.
     """
 
     name: str
@@ -277,9 +278,13 @@ class Mesh:
     visible: bool = True
     skin: MeshSkin | None = None
     colors: np.ndarray | None = None
+    morphs: MorphTargets | None = None
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
+        if self.morphs is not None and self.morphs.positions.shape[1] != count:
+            raise ValueError(f"mesh {self.name!r}: its morph targets have {self.morphs.positions.shape[1]} "
+                             f"vertices, the mesh {count}")
         with np.errstate(over="ignore", invalid="ignore"):
             self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
         _check_bounded(self.positions, f"mesh {self.name!r} positions")
@@ -374,6 +379,7 @@ class Clip:
     - 'vertex': ``times`` (F,) and ``positions`` (F, N, 3) every mesh's vertices per frame
       (meshes in model order); ``world`` may also be given for the bones, else they stay at rest.
 
+    A keyed or matrices clip may also key morph weights: ``weight_channels``, per mesh (by index).
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
     ``source`` is the name of the file the clip came from. ``rate``: the frames per second the file
@@ -390,6 +396,7 @@ class Clip:
     note: str = ""
     source: str = ""
     rate: float | None = None
+    weight_channels: list[WeightChannel] = field(default_factory=list)
 
     def __post_init__(self):
         if self.kind not in ("keyed", "matrices", "vertex"):
@@ -417,7 +424,15 @@ class Clip:
 
     @property
     def skeletal(self) -> bool:
+        """Whether the clip moves bones: not a vertex clip, nor a keyed one that only moves weights."""
+        if self.kind == "keyed":
+            return bool(self.tracks) or not self.weight_channels
         return self.kind != "vertex"
+
+    @property
+    def motion(self) -> Literal["skeletal", "morph", "vertex"]:
+        """What the clip moves, as ``info`` says it: bones, only morph weights, or the vertices."""
+        return "vertex" if self.kind == "vertex" else "skeletal" if self.skeletal else "morph"
 
     @cached_property
     def frame_times(self) -> np.ndarray:
@@ -426,6 +441,7 @@ class Clip:
             return self.times
         times = [keys[0] for track in self.tracks
                  for keys in (track.translation, track.rotation, track.scale) if keys is not None]
+        times += [channel.times for channel in self.weight_channels]
         return maths.sorted_unique(np.concatenate(times)) if times else np.zeros(1)
 
     @property
@@ -498,6 +514,11 @@ class Model:
             if clip.kind == "vertex" and clip.positions.shape[1] != self.vertex_count:
                 raise ValueError(f"clip {clip.name!r} has {clip.positions.shape[1]} vertices, "
                                  f"the model {self.vertex_count}")
+            for channel in clip.weight_channels:
+                morphs = self.meshes[channel.mesh].morphs if 0 <= channel.mesh < len(self.meshes) else None
+                if morphs is None or morphs.count != channel.width:
+                    raise ValueError(f"clip {clip.name!r} keys {channel.width} morph weights of mesh "
+                                     f"{channel.mesh}, which has {0 if morphs is None else morphs.count}")
             for track in clip.tracks:
                 if not 0 <= track.bone < bones:
                     raise ValueError(f"clip {clip.name!r} animates bone {track.bone}, outside 0..{bones - 1}")

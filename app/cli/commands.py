@@ -178,7 +178,9 @@ def convert(args: Namespace) -> int:
     if args.check:
         from app.export.roundtrip import check_export
 
-        print(check_export(model, loading.load_written(output), clips, args.show_hidden).line())
+        result = check_export(model, loading.load_written(output), clips, args.show_hidden)
+        print(result.parts_line())
+        print(result.line())
     return EXIT_OK
 
 

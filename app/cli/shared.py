@@ -176,8 +176,8 @@ def describe(model: Model) -> dict:
         "meshes": len(model.meshes),
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
-                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
-                   "rate": clip.rate,
+                   "kind": clip.motion, "source": clip.source, "rate": clip.rate,
+                   **({"morph_weights": True} if clip.skeletal and clip.weight_channels else {}),
                    **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
                   for clip in model.clips],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],

@@ -5,7 +5,8 @@ bounding box).
 It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
 share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``; a model shown
 again, e.g. with a clip added, keeps the buffers and textures of the meshes and images it still holds);
-a pose only uploads the bone texture (and, for vertex-animated clips, the posed positions).
+a pose only uploads the bone texture and the morph weights (and, for vertex-animated clips, the posed
+positions); the vertex stage applies the weighted morph targets, then skins.
 
 Opaque and masked meshes are drawn first, then the grid, then blended meshes from the farthest to
 the nearest without writing depth. Meshes the file hides are left out unless ``show_hidden``.
@@ -25,7 +26,9 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, palette_offset, posed_bounds, rest_extent, rest_pose, skinning_palette
+from app.morph_targets import weight_slices
+from app.pose import (Pose, palette_offset, pose_morph_weights, posed_bounds, rest_extent, rest_pose,
+                      skinning_palette)
 from app.render.bones import BoneShapes, BoneTexture
 from app.render.camera import Camera
 from app.render.floor_grid import FloorGrid
@@ -123,9 +126,14 @@ class Renderer:
 
     def _upload_bones(self, pose: Pose) -> None:
         """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
-        as ``palette`` for sorting blended meshes without working it out again on every draw."""
+        as ``palette`` for sorting blended meshes without working it out again on every draw; and each
+        morphed mesh's weights."""
         self.palette = skinning_palette(self.model, pose)
         self.bone_texture.write(self.palette)
+        weights = pose_morph_weights(self.model, pose)
+        for gpu_mesh, part in zip(self.meshes, weight_slices(self.model.meshes)):
+            if part is not None:
+                gpu_mesh.upload_morph_weights(weights[part])
 
     def take_warnings(self) -> list[str]:
         """Problems met since the last call (an image too large for the driver), for the caller to show."""

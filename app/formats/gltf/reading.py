@@ -1,6 +1,6 @@
 """One read of a glTF file: its document (``container.Document``: the JSON, the buffers, checked
-accessors) with what the reading gathers as it goes: the warnings, the morph bakes it leaves to the
-load stage, and the images it has decoded (each once, however many materials use it).
+accessors) with what the reading gathers as it goes: the warnings and the images it has decoded
+(each once, however many materials use it).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.formats.gltf.container import APPEARANCE_EXTENSIONS, Buffer, Document
-from app.posing_steps import BakeVertexClip
 
 if TYPE_CHECKING:
     from pygltflib import GLTF2
@@ -24,7 +23,6 @@ class Reading(Document):
     def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
         self.warnings: list[str] = self._unshown_lights() + self._approximated_materials()
-        self.pending: list[BakeVertexClip] = []
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
 
     def _unshown_lights(self) -> list[str]:
