@@ -34,6 +34,7 @@ from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
+from app.cli.clip_choice import chosen_clip_index
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -161,7 +162,7 @@ def convert(args: Namespace) -> int:
     write = _writer(output, MODEL_WRITERS)
     model = load_model_for(args, [output])
     try:
-        clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
+        clips = None if not args.clip else [model.clips[chosen_clip_index(model, c)] for c in args.clip]
     except KeyError as error:
         raise UsageError(error.args[0]) from None
     with Progress("convert") as progress, writing(output):

@@ -4,14 +4,12 @@ skeleton they were read with onto the model's, bone by bone, by name (docs/cli.m
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 import numpy as np
 
 from app.model import Clip, Skeleton, Track
 
 
-def unique_name(name: str, taken: Collection[str], numbers: dict[str, int] | None = None) -> str:
+def unique_name(name: str, taken: set[str], numbers: dict[str, int] | None = None) -> str:
     """``name``, or ``name (2)``, ``name (3)``… — the first not in ``taken`` (compared lower-cased).
 
     ``numbers``, kept by the caller while ``taken`` only grows, remembers the last suffix given to each
@@ -44,18 +42,23 @@ def add_clips(clips: list[Clip], new: list[Clip], warnings: list[str]) -> None:
 
 
 def make_clip_names_unique(clips: list[Clip], warnings: list[str]) -> None:
-    """Rename, in place and in order, each clip whose name an earlier clip of ``clips`` has (compared
-    lower-cased) to ``NAME (2)``, ``NAME (3)``…, with a warning naming both clips (docs/cli.md "Clips")."""
-    first_of: dict[str, int] = {}
+    """Rename, in place and in order, each clip whose exact name an earlier clip of ``clips`` has to
+    ``NAME (2)``, ``NAME (3)``…, with a warning naming both clips (docs/cli.md "Clips"). Names that
+    differ only in case stay apart, as ``--clip`` tells them apart by exact name."""
+    index_of: dict[str, int] = {}
     numbers: dict[str, int] = {}
     for index, clip in enumerate(clips):
-        name = unique_name(clip.name, first_of.keys(), numbers)
-        if name != clip.name:
-            first = first_of[clip.name.lower()]
-            warnings.append(f"clips {first} and {index} are both named {clip.name!r}; clip {index} is "
-                            f"shown as {name!r}")
+        name = clip.name
+        if name in index_of:
+            number = numbers.get(name, 1) + 1
+            while f"{name} ({number})" in index_of:
+                number += 1
+            numbers[name] = number
+            name = f"{name} ({number})"
+            warnings.append(f"clips {index_of[clip.name]} and {index} are both named {clip.name!r}; "
+                            f"clip {index} is shown as {name!r}")
             clip.name = name
-        first_of[name.lower()] = index
+        index_of[name] = index
 
 
 def bone_map(source: Skeleton, target: Skeleton) -> np.ndarray:
