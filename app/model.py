@@ -189,7 +189,10 @@ class Material:
     file gives, or an assigned image's path; texture_path: the file found for it (None when missing or
     embedded); image: decoded (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t)
     each 'repeat', 'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to
-    UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit).
+    UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit);
+    emissive: linear RGB light the surface gives off, added after lighting (glTF's emissiveFactor times
+    KHR_materials_emissive_strength, so it may pass 1); emissive_image: (H, W, 4) uint8 sRGB RGBA that
+    multiplies it at the mesh's UVs (read-only), emissive_texture its name.
     """
 
     name: str = ""
@@ -203,8 +206,18 @@ class Material:
     double_sided: bool = False
     uv_transform: np.ndarray | None = None
     unlit: bool = False
+    emissive: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    emissive_image: np.ndarray | None = None
+    emissive_texture: str = ""
 
     def __post_init__(self):
+        emissive = tuple(float(c) for c in self.emissive)
+        if len(emissive) != 3 or not all(0.0 <= c < float("inf") for c in emissive):
+            raise ValueError(f"material {self.name!r} emissive: expected 3 finite values ≥ 0, got {emissive}")
+        self.emissive = emissive
+        if self.emissive_image is not None and not _shared_image(self.emissive_image):
+            self.emissive_image = _frozen(self.emissive_image, np.uint8, (None, None, 4),
+                                          f"material {self.name!r} emissive_image")
         color = tuple(float(c) for c in self.base_color)
         if len(color) == 3:
             color = (*color, 1.0)
@@ -212,9 +225,7 @@ class Material:
             raise ValueError(f"material {self.name!r} base_color: expected 3 or 4 values, got {len(color)}")
         self.base_color = color
         image = self.image
-        shared = isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
-            and image.shape[2] == 4 and not image.flags.writeable
-        if image is not None and not shared:  # a checked, read-only image is shared, not copied
+        if image is not None and not _shared_image(image):  # a checked, read-only image is shared, not copied
             self.image = _frozen(image, np.uint8, (None, None, 4), f"material {self.name!r} image")
         if self.uv_transform is not None:
             self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3),
@@ -224,6 +235,12 @@ class Material:
         for wrap in self.wrap:
             if wrap not in ("repeat", "clamp", "mirror"):
                 raise ValueError(f"material {self.name!r}: unknown wrap mode {wrap!r}")
+
+
+def _shared_image(image) -> bool:
+    """Whether ``image`` is already a checked image: read-only (H, W, 4) uint8, shared, not copied."""
+    return isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
+        and image.shape[2] == 4 and not image.flags.writeable
 
 
 @dataclass(eq=False)
