@@ -280,7 +280,8 @@ class Mesh:
     image's top-left corner. ``visible`` is False for meshes the file marks as not rendered. skin:
     the mesh's own binding, or None to bind at ``Skeleton.bind_world`` (positions then in model space
     at bind time). colors: (V, 4) linear RGBA per vertex in 0..1, multiplied with the material's base
-    colour (glTF's COLOR_0), or None.
+    colour (glTF's COLOR_0), or None. hidden_reason: why the file hides the mesh, when it says more
+    than "not rendered" (an NWN mesh at alpha 0: "alpha 0"), for info's mesh list.
     """
 
     name: str
@@ -294,6 +295,7 @@ class Mesh:
     visible: bool = True
     skin: MeshSkin | None = None
     colors: np.ndarray | None = None
+    hidden_reason: str = ""
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))

@@ -65,6 +65,13 @@ def _fail(args: Namespace, message: str, status: int) -> int:
     return status
 
 
+def _hidden_state(mesh) -> str:
+    """', hidden' for a hidden mesh, with the file's reason where it gives one; '' for a shown one."""
+    if mesh.visible:
+        return ""
+    return f", hidden ({mesh.hidden_reason})" if mesh.hidden_reason else ", hidden"
+
+
 def _texture_state(mesh) -> str:
     """How ``info`` describes a mesh's texture: its name and whether an image was found for it."""
     material = mesh.material
@@ -101,7 +108,7 @@ def info(args: Namespace) -> int:
         lines.append(f"supermodels: {' → '.join(links)}")
     lines += ["mesh list:" + ("" if model.meshes else "  none")] + [
         f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
-        f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}"
+        f"{_hidden_state(mesh)}, {_texture_state(mesh)}"
         f"{', vertex colours' if mesh.colors is not None else ''}" for mesh in model.meshes]
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")

@@ -173,12 +173,14 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
         uvs = geometry["uvs"]
         if uvs is not None:
             uvs = np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])  # OpenGL-style V → glTF's top-left origin
+        alpha = rest_alpha(node)
         meshes.append(Mesh(name=node.name,
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
-                           material=_material(node), visible=geometry["render"],
-                           colors=_linear_colours(geometry.get("colors"))))
+                           material=_material(node, alpha), visible=geometry["render"] and alpha > 0,
+                           colors=_linear_colours(geometry.get("colors")),
+                           hidden_reason="alpha 0" if alpha <= 0 else ""))
     return meshes
 
 
@@ -189,13 +191,19 @@ def _linear_colours(colours: np.ndarray | None) -> np.ndarray | None:
     return np.column_stack([maths.srgb_to_linear_array(colours[:, :3]), colours[:, 3]])
 
 
-def _material(node: Node) -> Material:
-    """The texture0 (bitmap) name, the diffuse colour, and the rest value of the alpha controller:
-    below 1 the mesh is blended."""
+def rest_alpha(node: Node) -> float:
+    """The mesh's opacity at rest, 0..1: its alpha controller's first value (1 without one)."""
+    values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
+    return float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
+
+
+def _material(node: Node, alpha: float) -> Material:
+    """The texture0 (bitmap) name, the diffuse colour, and the opacity at rest: below 1 the mesh is
+    blended. At 0 the game hides the mesh, which the reader does (Mesh.visible); shown anyway (Show
+    Hidden Meshes) it is drawn opaque."""
     geometry = node.geometry
     texture = "" if geometry["texture"].lower() in ("", "null") else geometry["texture"]
-    values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
-    alpha = float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
+    alpha = 1.0 if alpha <= 0 else alpha
     colour = maths.srgb_to_linear(geometry["color"])
     return Material(name=node.name, texture=texture, base_color=(*colour, alpha),
                     alpha_mode="BLEND" if alpha < 1.0 else "OPAQUE")
