@@ -395,7 +395,8 @@ class Clip:
 
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
-    ``source`` is the name of the file the clip came from.
+    ``source`` is the name of the file the clip came from. ``mesh_alpha``: mesh index → (times (K,),
+    opacities (K,) in 0..1), keys played linearly in place of the mesh's own opacity (NWN alpha keys).
     """
 
     name: str
@@ -407,8 +408,11 @@ class Clip:
     events: list[tuple[float, str]] = field(default_factory=list)
     note: str = ""
     source: str = ""
+    mesh_alpha: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __post_init__(self):
+        self.mesh_alpha = {int(mesh): _opacity_keys(keys, f"clip {self.name!r} mesh {mesh} alpha")
+                           for mesh, keys in self.mesh_alpha.items()}
         if self.kind not in ("keyed", "matrices", "vertex"):
             raise ValueError(f"clip {self.name!r}: unknown kind {self.kind!r}")
         if self.kind != "keyed":
@@ -438,11 +442,13 @@ class Clip:
 
     @cached_property
     def frame_times(self) -> np.ndarray:
-        """(F,) the times of the stored frames, or of every distinct key for keyed clips."""
+        """(F,) the times of the stored frames, or of every distinct key for keyed clips (opacity
+        keys included)."""
         if self.kind != "keyed":
             return self.times
         times = [keys[0] for track in self.tracks
                  for keys in (track.translation, track.rotation, track.scale) if keys is not None]
+        times += [keys[0] for keys in self.mesh_alpha.values()]
         return maths.sorted_unique(np.concatenate(times)) if times else np.zeros(1)
 
     @property
@@ -459,6 +465,18 @@ class Clip:
         """The timeline's length: from ``start`` to the last key (a clip keyed from 1/24 s to 2.5 s
         lasts 2.5 s), so every stored key lies on it at its own time."""
         return float(self.frame_times[-1]) - self.start
+
+
+def _opacity_keys(keys: tuple, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """(times (K,), opacities (K,)): at least one key, times increasing, opacities in 0..1."""
+    times = _frozen(keys[0], np.float64, (None,), f"{what} times")
+    values = _frozen(keys[1], np.float64, (len(times),), f"{what} values")
+    _check_bounded(times, f"{what} times")
+    if not len(times) or np.any(np.diff(times) <= 0):
+        raise ValueError(f"{what}: expected at least one key, times increasing")
+    if not np.all((values >= 0) & (values <= 1)):
+        raise ValueError(f"{what}: opacities must lie in 0..1")
+    return times, values
 
 
 @dataclass(eq=False)

@@ -6,7 +6,7 @@ what the renderer, the exporters and ``boneyard pose`` consume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -25,12 +25,14 @@ class Pose:
     """world: (B, 4, 4) bone world matrices ``W_b``; skin: (B, 4, 4) ``W_b @ inv(B_b)`` (the
     skeleton's bind; a mesh with its own skin uses ``mesh_skinning``); positions: (N, 3) vertex
     positions that replace skinning (vertex-animated clips) or None; helpers: (H, 4, 4) helper
-    world matrices. Column vectors throughout."""
+    world matrices; mesh_alpha: mesh index → opacity in 0..1 for the meshes the clip keys it for
+    (others keep their material's). Column vectors throughout."""
 
     world: np.ndarray
     skin: np.ndarray
     positions: np.ndarray | None
     helpers: np.ndarray
+    mesh_alpha: dict[int, float] = field(default_factory=dict)
 
     def heads_tails(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
         """Posed joint positions and bone ends, (B, 3) each."""
@@ -65,6 +67,13 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     """
     if clip is None:
         return rest_pose(model)
+    pose = _clip_pose(model, clip, time)
+    pose.mesh_alpha = {mesh: float(np.interp(time, *keys)) for mesh, keys in clip.mesh_alpha.items()}
+    return pose
+
+
+def _clip_pose(model: Model, clip: Clip, time: float) -> Pose:
+    """The bones (and vertex positions) of ``clip`` at ``time``."""
     if clip.kind == "keyed":
         local = _sample_keyed(model.skeleton, clip, time)
         return pose_from_world(model, compose_world(model.skeleton, local))

@@ -249,8 +249,11 @@ class Renderer:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
+        opacities = self._keyed_opacities()
         meshes = [gpu_mesh for gpu_mesh in self.shown_meshes(options)
-                  if (gpu_mesh.mesh.material.alpha_mode == "BLEND") == blended]
+                  if opacities.get(id(gpu_mesh), 1.0) > 0
+                  and (gpu_mesh.mesh.material.alpha_mode == "BLEND"
+                       or opacities.get(id(gpu_mesh), 1.0) < 1) == blended]
         if not meshes:
             return
         if blended:
@@ -263,16 +266,27 @@ class Renderer:
             framebuffer.use()
         heat = options.heatmap_bone
         for gpu_mesh in meshes:
-            self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
-                                gpu_mesh.mesh.material.base_color,
+            color = gpu_mesh.mesh.material.base_color
+            if id(gpu_mesh) in opacities:
+                color = (*color[:3], opacities[id(gpu_mesh)])
+            self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1, color,
                                 None if heat is None else heat + gpu_mesh.palette_offset, animated=animated)
             self._material_uniforms(gpu_mesh, options.textures, options.vertex_colors)
+            if blended:
+                set_uniform(self.programs["mesh"], "alpha_mode", ALPHA_CODES["BLEND"])
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         self._plain_material()
         if blended:
             framebuffer.depth_mask = True
             framebuffer.use()
             self.ctx.disable(moderngl.BLEND)
+
+    def _keyed_opacities(self) -> dict[int, float]:
+        """id(GpuMesh) → the opacity the pose's clip keys for that mesh (NWN alpha keys)."""
+        if self.pose is None or not self.pose.mesh_alpha:
+            return {}
+        return {id(self.meshes[index]): alpha for index, alpha in self.pose.mesh_alpha.items()
+                if 0 <= index < len(self.meshes)}
 
     def _material_uniforms(self, gpu_mesh: GpuMesh, textures: bool, vertex_colors: bool = True) -> None:
         """The mesh's texture, vertex colours, alpha mode and culling (its colour goes with

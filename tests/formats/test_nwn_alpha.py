@@ -66,3 +66,50 @@ def test_hidden_mesh_is_not_drawn_by_render(tmp_path):
     assert main(["render", str(path), "-o", str(out), "--size", "96x96"]) == 0
     assert main(["render", str(path), "-o", str(shown), "--size", "96x96", "--show-hidden"]) == 0
     assert not np.array_equal(np.asarray(Image.open(out)), np.asarray(Image.open(shown)))
+
+
+# --- animated alpha keys ----------------------------------------------------------------------------
+
+FADE_TIMES, FADE_ALPHAS = [0.0, 1.0, 2.0], [0.0, 1.0, 0.5]
+
+
+def _fading(tmp_path, rest_alpha: float):
+    from tests.writers.nwn_writer import WAnimation, WNode
+
+    tree = _with_torso_alpha(rest_alpha)
+    fade = WAnimation("fade", 2.0, WNode("c_test", children=[
+        WNode("torso_g", keys=[(ALPHA, FADE_TIMES, [[a] for a in FADE_ALPHAS])])]))
+    return save(tmp_path, "c_test.mdl", write_mdl("c_test", tree, [walk_animation(), fade]))
+
+
+@pytest.mark.parametrize("time, expected", [(0.0, 0.0), (0.5, 0.5), (1.0, 1.0), (1.5, 0.75), (3.0, 0.5)])
+def test_animated_alpha_keys_play_linearly(tmp_path, time, expected):
+    from app.pose import evaluate
+
+    model = loading.load([_fading(tmp_path, 1.0)])
+    torso = next(index for index, mesh in enumerate(model.meshes) if mesh.name == "torso_g")
+    fade = next(clip for clip in model.clips if clip.name == "fade")
+    assert evaluate(model, fade, time).mesh_alpha == {torso: pytest.approx(expected)}
+    walk = next(clip for clip in model.clips if clip.name == "walk")
+    assert evaluate(model, walk, time).mesh_alpha == {}
+
+
+def test_a_mesh_at_alpha_0_that_a_clip_fades_in_is_not_hidden(tmp_path):
+    model = loading.load([_fading(tmp_path, 0.0)])
+    torso = next(mesh for mesh in model.meshes if mesh.name == "torso_g")
+    assert torso.visible and torso.hidden_reason == ""
+    assert torso.material.alpha_mode == "BLEND" and torso.material.base_color[3] == 0.0
+
+
+def test_faded_mesh_drawn_at_its_keyed_opacity(tmp_path):
+    """Rendered at 0 s (alpha 0: the torso is not drawn) and at 1 s (alpha 1: drawn opaque), the pictures
+    differ exactly where the torso is; at 0 s the picture equals the model drawn with the torso hidden."""
+    from PIL import Image
+
+    path = _fading(tmp_path, 0.0)
+    pictures = {}
+    for name, extra in (("t0", ["--time", "0"]), ("t1", ["--time", "1"])):
+        out = tmp_path / f"{name}.png"
+        assert main(["render", str(path), "--clip", "fade", *extra, "-o", str(out), "--size", "96x96"]) == 0
+        pictures[name] = np.asarray(Image.open(out)).astype(int)
+    assert np.abs(pictures["t0"] - pictures["t1"]).max() > 40
