@@ -5,7 +5,9 @@ material gives the base colour factor, alpha mode and cutoff, double-sidedness, 
 texture: the sampler's wrap modes, a KHR_texture_transform matrix, the TEXCOORD set it names, and the
 image — decoded here when embedded (GLB bufferView or data URI), else its URI, which the texture
 lookup finds beside the file (app/formats/textures.py). Without a texture, ``extras.texture`` names
-one (Boneyard's exporter keeps there the names glTF cannot reference as images).
+one (Boneyard's exporter keeps there the names glTF cannot reference as images). Emission is
+emissiveFactor times KHR_materials_emissive_strength, with the emissiveTexture's image (decoded here,
+an external one from beside the file).
 """
 
 from __future__ import annotations
