@@ -64,8 +64,8 @@ def finish(model: Model) -> Model:
 
 
 def _bake(model: Model, step: BakeVertexClip) -> None:
-    """The baked 'vertex' clip takes the place (and the name, source, events and note) of its keyed
-    stand-in."""
+    """The baked 'vertex' clip takes the place (and the name, source, events, note and mesh opacity
+    keys) of its keyed stand-in."""
     placeholder = step.clip
     index = next(index for index, clip in enumerate(model.clips) if clip is placeholder)
     try:
@@ -73,6 +73,7 @@ def _bake(model: Model, step: BakeVertexClip) -> None:
     except ValueError as error:  # the baked positions or matrices are past the model's bounds
         raise ReadError(step.path, str(error)) from None
     baked.source, baked.events, baked.note = placeholder.source, placeholder.events, placeholder.note
+    baked.mesh_alpha = placeholder.mesh_alpha
     model.clips[index] = baked
 
 

@@ -6,7 +6,7 @@ what the renderer, the exporters and ``boneyard pose`` consume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -27,13 +27,16 @@ class Pose:
     skeleton's bind; a mesh with its own skin uses ``mesh_skinning``); positions: (N, 3) vertex
     positions that replace skinning (vertex-animated clips) or None; helpers: (H, 4, 4) helper
     world matrices; morph_weights: (T,) every morph target's weight, meshes and targets in model order
-    (``morph_targets.rest_weights``), or None for the meshes' defaults. Column vectors throughout."""
+    (``morph_targets.rest_weights``), or None for the meshes' defaults; mesh_alpha: mesh index →
+    opacity in 0..1 for the meshes the clip keys it for (others keep their material's). Column vectors
+    throughout."""
 
     world: np.ndarray
     skin: np.ndarray
     positions: np.ndarray | None
     helpers: np.ndarray
     morph_weights: np.ndarray | None = None
+    mesh_alpha: dict[int, float] = field(default_factory=dict)
 
     def heads_tails(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
         """Posed joint positions and bone ends, (B, 3) each."""
@@ -74,6 +77,13 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     """
     if clip is None:
         return rest_pose(model)
+    pose = _clip_pose(model, clip, time)
+    pose.mesh_alpha = {mesh: float(np.interp(time, *keys)) for mesh, keys in clip.mesh_alpha.items()}
+    return pose
+
+
+def _clip_pose(model: Model, clip: Clip, time: float) -> Pose:
+    """The bones, morph weights (and vertex positions) of ``clip`` at ``time``."""
     weights = sampled_weights(model.meshes, clip.weight_channels, time) if clip.weight_channels else None
     if clip.kind == "keyed":
         local = _sample_keyed(model.skeleton, clip, time)

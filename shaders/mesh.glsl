@@ -131,6 +131,9 @@ uniform bvec2 mirror;            // mirrored repeat along s / t, done here (mode
 uniform int alpha_mode;          // 0: opaque, 1: mask (cut below alpha_cutoff), 2: blend
 uniform float alpha_cutoff;
 uniform bool unlit;              // mode 0: the colour as it is, without lighting (KHR_materials_unlit)
+uniform vec3 emissive;           // mode 0: linear light given off, added after lighting
+uniform bool emissive_textured;  // multiply the emission by emissive_texture at v_uv
+uniform sampler2D emissive_texture;  // sRGB RGBA, mipmapped
 uniform vec3 highlight_color;    // mixed in by v_heat in mode 0 (the selected bone)
 uniform bool sphere_points;      // shade each point as a little sphere
 uniform bool derivative_normals; // faceted normals from screen derivatives (vertex-animated clips)
@@ -171,6 +174,12 @@ vec4 base_color() {
     return factor * textureGrad(base_texture, folded, dFdx(v_uv), dFdy(v_uv));
 }
 
+vec3 emission() {
+    if (!emissive_textured) return emissive;
+    vec2 folded = mix(v_uv, 1.0 - abs(mod(v_uv, 2.0) - 1.0), vec2(mirror));
+    return emissive * textureGrad(emissive_texture, folded, dFdx(v_uv), dFdy(v_uv)).rgb;
+}
+
 vec3 srgb_encode(vec3 linear) {
     linear = clamp(linear, 0.0, 1.0);
     return mix(linear * 12.92, 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, linear));
@@ -205,6 +214,7 @@ void main() {
     vec3 normal = shaded_normal(to_eye);
     vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(base.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
     vec3 linear = unlit && mode == 0 ? albedo : lit(albedo, normal, to_eye);
+    if (mode == 0) linear += emission();
     // Premultiplied, as the blending and the transparent captures expect.
     f_color = vec4(srgb_encode(linear) * alpha, alpha);
 }

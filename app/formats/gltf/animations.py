@@ -117,15 +117,28 @@ def raw_sampler_keys(reading: Reading, sampler, where: str,
     values = reading.accessor(sampler.output, f"{where}.output", types, (5126, 5120, 5121, 5122, 5123))
     if not len(times):
         raise reading.fail(f"{where}.input: a sampler needs at least one key")
-    if np.any(np.diff(times) < 0):
-        raise reading.fail(f"{where}.input: key times go backwards")
     mode = sampler.interpolation or "LINEAR"
     per_key = 3 if mode == "CUBICSPLINE" else 1
     if mode not in ("LINEAR", "STEP", "CUBICSPLINE"):
         raise reading.fail(f"{where}.interpolation: unknown {mode!r}")
     if len(values) % (len(times) * per_key):
         raise reading.fail(f"{where}.output: {len(values)} values do not fit {len(times)} keys ({mode})")
-    return times, values.reshape(len(times), per_key, -1), mode
+    values = values.reshape(len(times), per_key, -1)
+    kept = increasing_keys(times)
+    if len(kept) < len(times):
+        reading.warnings.append(f"{where}.input: {len(times) - len(kept)} of {len(times)} key times do not "
+                                "increase; repaired (keys at one time merged, the last kept; keys going "
+                                "back dropped; the order kept)")
+        times, values = times[kept], values[kept]
+    return times, values, mode
+
+
+def increasing_keys(times: np.ndarray) -> np.ndarray:
+    """Indices of the keys to keep so that (K,) ``times`` strictly increase, in file order: a key
+    earlier than one before it is dropped, and of keys at one time the last is kept."""
+    earlier_max = np.maximum.accumulate(np.concatenate([[-np.inf], times[:-1]]))
+    forward = np.flatnonzero(times >= earlier_max)
+    return forward[np.append(times[forward[:-1]] < times[forward[1:]], True)]
 
 
 def _resample_cubic(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
