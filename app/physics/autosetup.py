@@ -36,6 +36,7 @@ from app.bone_names import body_kind, bone_role, is_helper
 from app.bone_tree import BoneTree
 from app.model import Model
 from app.physics.body_shape import MIN_OWNED_VERTICES, BodyShape, body_size
+from app.physics.clip_limits import fit_to_clips
 from app.physics.part_fitting import fit_box, make_joint, part_frames, swing_axis, twin_parts
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import rigid
@@ -339,7 +340,10 @@ def _finish(model: Model, shape: BodyShape, parts: list[Part], joints: list[Join
     pairs = np.array([(names[j.part_a], names[j.part_b]) for j in joints], dtype=int)
     masses = balance_masses(density * volumes, pairs.reshape(-1, 2))
     sized = [replace(p, mass=float(f"{mass:.4g}")) for p, mass in zip(parts, masses)]
-    return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+    profile = RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+    twists = {joint.name: shape.directions[skeleton.index(parts[names[joint.part_b]].bone)]
+              for joint in joints}
+    return fit_to_clips(model, profile, twists)
 
 
 def balance_masses(masses: np.ndarray, pairs: np.ndarray, ratio: float = MASS_RATIO,

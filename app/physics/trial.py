@@ -7,7 +7,9 @@ around (SHOTS rays at its parts' centres, from eight sides level and from above,
 and let go, and it settles again. Every step it measures each joint's angles past its limits and
 each part's depth below the ground. Without motion it reports what the profile's numbers say:
 rest poses outside the limits, mass ratios across joints, skin vertices per part, limits under
-MIN_LIMIT_DEG, and bones that move vertices but have no part.
+MIN_LIMIT_DEG, and bones that move vertices but have no part. Notes (not problems) say where the rest
+pose or a clip goes past a joint's limits (``clip_outside_deg``) and where a limit passes its role's
+anatomical bound because a clip needs it (``clip_limits.clip_notes``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Model
+from app.physics.clip_limits import clip_notes
 from app.physics.multibody import gimbal_angles
 from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, UP_AXES, Ragdoll
@@ -42,16 +45,18 @@ DIGITS = 2
 
 
 def check_profile(model: Model, profile: RagdollProfile) -> dict:
-    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems."""
+    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems, notes."""
     with Ragdoll(model, profile) as world:
         world.take_over(rest_pose(model).world)
         overshoot, depth, finite = _trial(world)
         rig = world.rig
     rest = _rest_outside(rig, model)
+    clips_past, notes = clip_notes(model, rig)
     ratios = _joint_mass_ratios(rig)
     names = rig.part_names
     joints = [{"name": joint.name, "type": joint.kind, "overshoot_deg": _round(overshoot[index]),
-               "rest_outside_deg": _round(rest[index]), "mass_ratio": _round(ratios[index]),
+               "rest_outside_deg": _round(rest[index]), "clip_outside_deg": _round(clips_past[index]),
+               "mass_ratio": _round(ratios[index]),
                "smallest_limit_deg": _round(_smallest_limit(rig, index))}
               for index, joint in enumerate(profile.joints)]
     covered = _skin_vertices(model, rig)
@@ -63,7 +68,7 @@ def check_profile(model: Model, profile: RagdollProfile) -> dict:
     uncovered = uncovered_bones(model, rig)
     problems = _problems(joints, parts, uncovered, finite)
     return {"verdict": "fail" if problems else "pass", "thresholds": THRESHOLDS, "joints": joints,
-            "parts": parts, "uncovered_bones": uncovered, "problems": problems}
+            "parts": parts, "uncovered_bones": uncovered, "problems": problems, "notes": notes}
 
 
 def _trial(world: Ragdoll) -> tuple[np.ndarray, np.ndarray, bool]:
