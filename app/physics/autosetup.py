@@ -19,7 +19,9 @@ A flat skeleton (LGW, C3DE 2009: no parents, tails derived along an arbitrary ax
 directions from the principal axis of each bone's vertices, the hierarchy ``app.loose_skeleton``
 infers for it (the one retargeting carries clips through: one tree per model), and joints at the end
 of the child's box nearest the parent's. Masses come from box volumes; ``meters_per_unit`` from the
-model's height when it is not plausibly metres.
+model's height when it is not plausibly metres. All of it is measured on the model as drawn
+(``drawn_model``: a 0.01-scaled armature's skin in metres), and joint limits hold the model's rest
+pose and clips (``clip_limits``).
 
 What the setup reads from the skeleton is ``body_shape``'s; how it fits boxes and joints to bones,
 ``part_fitting``'s; what bone names say, ``app.bone_names``'.
@@ -37,6 +39,7 @@ from app.bone_tree import BoneTree
 from app.model import Model
 from app.physics.body_shape import MIN_OWNED_VERTICES, BodyShape, body_size
 from app.physics.clip_limits import fit_to_clips
+from app.physics.drawn_model import as_drawn
 from app.physics.part_fitting import fit_box, make_joint, part_frames, swing_axis, twin_parts
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import rigid
@@ -97,6 +100,7 @@ def auto_setup(model: Model) -> RagdollProfile:
     """A humanoid profile when the bone names allow one, else a generic profile.
 
     Raises ``ValueError`` when the model has no bones."""
+    model = as_drawn(model)
     if not len(model.skeleton):
         raise ValueError(f"{model.name!r} has no bones to build a ragdoll on")
     shape = BodyShape.of(model)
@@ -107,6 +111,7 @@ def auto_setup(model: Model) -> RagdollProfile:
 def fit_part(model: Model, profile: RagdollProfile, bone: str, name: str | None = None) -> Part:
     """A new part on ``bone`` for ``profile``, fitted as the automatic setup fits its parts (box over
     the bone and its vertices), its mass DENSITY kg/m³ of box in the profile's unit."""
+    model = as_drawn(model)
     part = fit_box(model, BodyShape.of(model), name or bone, model.skeleton.index(bone))
     mass = DENSITY * float(np.prod(part.size)) * profile.meters_per_unit ** 3
     return replace(part, mass=float(f"{mass:.4g}"))
@@ -116,6 +121,7 @@ def joint_between(model: Model, profile: RagdollProfile, part_a: str, part_b: st
                   name: str | None = None) -> Joint:
     """A new cone-twist joint from ``part_a`` to ``part_b`` at part b's bone's head (a flat
     skeleton: the end of b's box nearest a), limits by the role b's bone's name suggests."""
+    model = as_drawn(model)
     skeleton = model.skeleton
     shape = BodyShape.of(model)
     parts = profile.parts
@@ -131,7 +137,7 @@ def meters_per_unit(model: Model) -> float:
     """1 when the model's format states metres and its size (the largest extent of its bind pose)
     is plausible in metres; else what makes that size HUMAN_HEIGHT metres. Formats without a unit
     (C3DE, BonesPro, LGW) are scaled: their numbers say nothing about size."""
-    size = body_size(model)
+    size = body_size(as_drawn(model))
     if size <= 0 or (model.unit == "metre" and METRE_HEIGHTS[0] <= size <= METRE_HEIGHTS[1]):
         return 1.0
     return float(f"{HUMAN_HEIGHT / size:.4g}")

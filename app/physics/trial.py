@@ -187,7 +187,8 @@ def _skin_vertices(model: Model, rig: Rig) -> np.ndarray:
 
 def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     """Bones without a part that dominate at least THRESHOLDS' share of the skinned vertices lying
-    outside every part's box (grown by the cover margin) at the bind pose."""
+    outside every part's box (grown by the cover margin) at the bind pose, as drawn (the rig's model)."""
+    model = rig.model
     owners, positions = _dominant_bones(model)
     if not len(owners):
         return []
