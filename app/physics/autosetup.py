@@ -9,7 +9,9 @@
   chains of parts meet (a hub: a hip bone with a spine and two legs, its box spanning its children's
   heads), and each part joins its nearest ancestor's part with a cone-twist.
 
-Every other bone follows the part of its nearest ancestor that has one (``relations``). Boxes lie
+Bones that carry props and accessories (``body_shape.prop_bones``: a sword, a cape, hair) get no part
+and no part is fitted over their vertices. Every other bone follows the part of its nearest ancestor
+that has one (``relations``). Boxes lie
 along the bone (``Part.rotation`` turns them when the bone's frame does not); across it they span the
 vertices weighted mostly to the bone (5th to 95th percentile), along it the bone and those vertices;
 without a skin they are a quarter of the bone's length thick. Joints sit at the child bone's head,
@@ -257,12 +259,13 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
     """Parts on long bones, cone-twists to the nearest ancestor's part."""
     skeleton = model.skeleton
     skinned = bool(shape.owned)
-    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * rest_extent(model)
+    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * rest_extent(model) and not shape.props[b]
                      and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
                      for b in range(len(skeleton))])
     ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
     long |= ends
-    hubs = {} if skinned else _hubs(shape.tree, long)
+    hubs = {} if skinned else {bone: heads for bone, heads in _hubs(shape.tree, long).items()
+                                if not shape.props[bone]}
     bones = [int(b) for b in np.argsort(shape.tree.depth, kind="stable") if long[b] or b in hubs]
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]

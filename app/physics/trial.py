@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Model
+from app.physics.body_shape import prop_bones
 from app.physics.clip_limits import clip_notes
 from app.physics.multibody import gimbal_angles
 from app.physics.profile import RagdollProfile, capsule_dimensions
@@ -187,7 +188,8 @@ def _skin_vertices(model: Model, rig: Rig) -> np.ndarray:
 
 def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     """Bones without a part that dominate at least THRESHOLDS' share of the skinned vertices lying
-    outside every part's box (grown by the cover margin) at the bind pose, as drawn (the rig's model)."""
+    outside every part's box (grown by the cover margin) at the bind pose, as drawn (the rig's model).
+    Props and accessories (``body_shape.prop_bones``) are left out on purpose."""
     model = rig.model
     owners, positions = _dominant_bones(model)
     if not len(owners):
@@ -197,6 +199,7 @@ def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     counts = np.bincount(loose, minlength=len(model.skeleton))
     enough = counts >= THRESHOLDS["uncovered_vertex_share"] * len(owners)
     enough[rig.part_bones] = False
+    enough[prop_bones(model)] = False
     return [model.skeleton.names[bone] for bone in np.flatnonzero(enough)]
 
 

@@ -180,3 +180,65 @@ def test_a_centimetre_armature_gets_the_parts_of_the_same_rig_in_metres():
     report = check_profile(armature, got)
     assert max(row["penetration_cm"] for row in report["parts"]) <= report["thresholds"]["penetration_cm"]
     assert report["verdict"] == "pass", report["problems"]
+
+
+# --- props and bones that move vertices ----------------------------------------------------------
+
+def with_bone(model: Model, name: str, parent: str, head, tail, half_width: float,
+              steal_from: str | None = None) -> Model:
+    """``model`` (one mesh) with a bone ``name`` under ``parent`` from ``head`` to ``tail``: a box of
+    ``half_width`` along it weighted to it, or (``steal_from``) the vertices of that bone lying
+    nearer its tail than its head handed to the new bone (a twist bone)."""
+    skeleton, mesh = model.skeleton, model.meshes[0]
+    head, tail = np.asarray(head, float), np.asarray(tail, float)
+    frame = np.eye(4)
+    frame[:3, 3] = head
+    bind = np.concatenate([skeleton.bind_world, frame[None]])
+    parents = np.append(skeleton.parents, skeleton.index(parent))
+    grown = Skeleton(names=[*skeleton.names, name], parents=parents, bind_world=bind,
+                     heads=np.vstack([skeleton.heads, head]), tails=np.vstack([skeleton.tails, tail]),
+                     derived_tails=np.zeros(len(skeleton) + 1, bool))
+    positions, joints, triangles = mesh.positions.astype(float), mesh.joints.copy(), mesh.triangles
+    new = len(skeleton)
+    if steal_from is None:
+        low, high = np.minimum(head, tail) - half_width, np.maximum(head, tail) + half_width
+        box, _, faces = synthetic.box(low, high)
+        triangles = np.vstack([triangles, faces + len(positions)])
+        positions = np.vstack([positions, box])
+        joints = np.vstack([joints, np.full((len(box), 1), new)])
+    else:
+        bone = skeleton.index(steal_from)
+        start, end = skeleton.heads[bone], skeleton.tails[bone]
+        nearer_tail = np.linalg.norm(positions - end, axis=1) < np.linalg.norm(positions - start, axis=1)
+        joints[(joints[:, 0] == bone) & nearer_tail, 0] = new
+    body = Mesh(name="body", positions=positions, joints=joints, weights=np.ones((len(positions), 1)),
+                triangles=triangles)
+    return dataclasses.replace(model, skeleton=grown, meshes=[body])
+
+
+def test_a_prop_bone_gets_no_part_and_does_not_stretch_the_hand():
+    """An axe 0.9 m long hanging from the left forearm to below the feet: no part of its own, the
+    forearm's box as without it, nothing in the ground, and the axe's bone not reported uncovered."""
+    plain = synthetic.humanoid("Z")
+    armed = with_bone(plain, "Axe", "forearm.L", (0.76, 0.0, 1.42), (0.76, 0.0, 0.52), 0.03)
+    profile = auto_setup(armed)
+    assert "Axe" not in {part.bone for part in profile.parts}
+    assert profile.relations["Axe"] == "forearm_l"
+    forearm = profile.parts[profile.part_index("forearm_l")]
+    expected = auto_setup(plain).parts[auto_setup(plain).part_index("forearm_l")]
+    np.testing.assert_allclose(forearm.size, expected.size, atol=1e-6)
+    report = check_profile(armed, profile)
+    assert report["uncovered_bones"] == []
+    assert report["verdict"] == "pass", report["problems"]
+
+
+def test_a_twist_bone_that_moves_vertices_is_covered_by_its_limb():
+    """Half the upper arm's skin handed to a twist bone below it: no part of its own (a helper), but
+    the upper arm's box still covers its vertices, so the check finds no uncovered bone."""
+    model = synthetic.humanoid("Z")
+    model = with_bone(model, "upperarm_twist.L", "arm.L", (0.36, 0.0, 1.42), (0.50, 0.0, 1.42), 0.0,
+                      steal_from="arm.L")
+    profile = auto_setup(model)
+    assert "upperarm_twist.L" not in {part.bone for part in profile.parts}
+    report = check_profile(model, profile)
+    assert report["uncovered_bones"] == []
