@@ -391,7 +391,7 @@ class MainWindow(QMainWindow):
         session = self.ragdoll
         session.profile_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_gizmos)
-        session.selection_changed.connect(self._show_selected_part)
+        session.part_selected.connect(self._show_selected_part)
         session.state_changed.connect(self._show_gizmos)
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
         self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)

@@ -133,9 +133,14 @@ class SimulationBox(QGroupBox):
         self.release_box = spin(self, 0.0, 60.0, 0.25, 2, " s", "Release Motors fades them out over this")
         self.release_box.valueChanged.connect(simulation.set_release_seconds)
         self.strength_slider.setMinimumWidth(40)
+        self.strength_label = QLabel(self)
+        self.strength_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.strength_label.setMinimumWidth(self.strength_label.fontMetrics().horizontalAdvance("100 %"))
+        self.strength_slider.valueChanged.connect(self._show_strength)
         motors = QHBoxLayout()
         motors.addWidget(tool_button(self, self.follow_action))
         motors.addWidget(self.strength_slider, stretch=1)
+        motors.addWidget(self.strength_label)
         grid.addLayout(motors, 5, 0, 1, 2)
         release = QHBoxLayout()
         release.addWidget(tool_button(self, self.release_action))
@@ -182,6 +187,7 @@ class SimulationBox(QGroupBox):
         with QSignalBlocker(self.follow_action), QSignalBlocker(self.strength_slider):
             self.follow_action.setChecked(simulation.follow)
             self.strength_slider.setValue(round(simulation.motor_strength * 100))
+        self._show_strength(self.strength_slider.value())
         set_value(self.release_box, simulation.release_seconds)
         set_value(self.impulse_box, simulation.impulse)
         set_value(self.copies_box, simulation.copies)
@@ -204,6 +210,9 @@ class SimulationBox(QGroupBox):
         self.check_dialog = CheckDialog(report, self.simulation.document, self)
         self.check_dialog.show()
         return report
+
+    def _show_strength(self, percent: int) -> None:
+        self.strength_label.setText(f"{percent} %")
 
     def _show_drag_strength(self) -> None:
         strength = self.simulation.current_drag_strength()
