@@ -40,16 +40,22 @@ SHOTS = 16
 SHOT_GAP = 0.25
 IMPULSES = (50.0, 100.0, 200.0)
 PULL_SECONDS = 1.0
+#: The pull rises in this many moves of the drag point.
+PULL_STEPS = 10
 FINAL_SECONDS = 2.0
+#: Steps between progress reports.
+PROGRESS_STEPS = 60
 #: Decimals kept in the report's numbers.
 DIGITS = 2
 
 
-def check_profile(model: Model, profile: RagdollProfile) -> dict:
-    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems, notes."""
+def check_profile(model: Model, profile: RagdollProfile, progress=None) -> dict:
+    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems, notes.
+    ``progress(share)``, when given, is told the share (0..1) of the trial's steps done, now and then
+    (the window's Check Profile runs it on a worker thread behind a progress bar)."""
     with Ragdoll(model, profile) as world:
         world.take_over(rest_pose(model).world)
-        overshoot, depth, finite = _trial(world)
+        overshoot, depth, finite = _trial(world, progress or (lambda _share: None))
         rig = world.rig
     rest = _rest_outside(rig, model)
     clips_past, notes = clip_notes(model, rig)
@@ -72,16 +78,27 @@ def check_profile(model: Model, profile: RagdollProfile) -> dict:
             "parts": parts, "uncovered_bones": uncovered, "problems": problems, "notes": notes}
 
 
-def _trial(world: Ragdoll) -> tuple[np.ndarray, np.ndarray, bool]:
+def trial_steps() -> int:
+    """The steps the standard trial takes (all of them when nothing blows up)."""
+    seconds = ((SETTLE_SECONDS,) + (SHOT_GAP,) * SHOTS + (PULL_SECONDS / PULL_STEPS,) * PULL_STEPS
+               + (FINAL_SECONDS,))
+    return sum(int(round(part / TIME_STEP)) for part in seconds)
+
+
+def _trial(world: Ragdoll, progress) -> tuple[np.ndarray, np.ndarray, bool]:
     """Run the standard trial; (J,) worst degrees past the limits, (P,) deepest cm, all finite."""
     rig = world.rig
     overshoot = np.zeros(len(rig.joint_parts))
     depth = np.zeros(len(rig.part_bones))
     finite = True
+    total, done = trial_steps(), 0
 
     def run(seconds: float) -> None:
-        nonlocal finite
+        nonlocal finite, done
         for _ in range(int(round(seconds / TIME_STEP))):
+            done += 1
+            if done % PROGRESS_STEPS == 0:
+                progress(min(done / total, 1.0))
             world.step()
             parts = world.part_world()
             if not np.isfinite(parts).all():
@@ -123,10 +140,9 @@ def _pull(world: Ragdoll, up: np.ndarray, run) -> None:
     hit = world.begin_drag(centre + up * 2.0 * rest_extent(world.model), -up)
     if hit is None:
         return
-    steps = 10
-    for index in range(1, steps + 1):
-        world.drag_to(hit.point + up * 0.5 * rest_extent(world.model) * index / steps)
-        run(PULL_SECONDS / steps)
+    for index in range(1, PULL_STEPS + 1):
+        world.drag_to(hit.point + up * 0.5 * rest_extent(world.model) * index / PULL_STEPS)
+        run(PULL_SECONDS / PULL_STEPS)
     world.end_drag()
 
 

@@ -242,3 +242,10 @@ def test_a_twist_bone_that_moves_vertices_is_covered_by_its_limb():
     assert "upperarm_twist.L" not in {part.bone for part in profile.parts}
     report = check_profile(model, profile)
     assert report["uncovered_bones"] == []
+
+
+def test_the_check_reports_its_progress_to_the_end():
+    model = synthetic.humanoid("Y")
+    shares = []
+    check_profile(model, auto_setup(model), shares.append)
+    assert shares == sorted(shares) and 0.0 < shares[0] < 0.1 and shares[-1] == pytest.approx(1.0, abs=0.03)
