@@ -89,6 +89,9 @@ class Simulation:
             self.stop()
             self._clip_world = None
             self._close_ragdoll()
+            # What the last model's run said (a shot, a drag) is not the new model's.
+            self.message, self.last_hit, self.last_shot = "", None, None
+            self.events.emit("stats")
             return
         if not self.running:
             self._close_ragdoll()

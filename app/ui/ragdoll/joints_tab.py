@@ -126,6 +126,7 @@ class JointsTab(QSplitter):
         index = document.selected_joint
         self.form.setEnabled(index is not None)
         if index is None or document.profile is None:
+            self._clear_joint()
             return
         joint = document.profile.joints[index]
         for box, name in ((self.part_a_box, joint.part_a), (self.part_b_box, joint.part_b)):
@@ -140,6 +141,16 @@ class JointsTab(QSplitter):
         for name, box in self.limit_boxes.items():
             set_value(box, getattr(joint, name))
             self.form_layout.setRowVisible(box, name in LIMIT_FIELDS[joint.kind])
+
+    def _clear_joint(self) -> None:
+        """No joint selected: the disabled editor shows nothing rather than the last joint's values
+        (another model's, after a load)."""
+        for box in (self.part_a_box, self.part_b_box, self.kind_box):
+            with QSignalBlocker(box):
+                box.setCurrentIndex(-1)
+        vectors = self.offset_a_boxes + self.offset_b_boxes + self.euler_boxes
+        for box in [*vectors, *self.limit_boxes.values()]:
+            set_value(box, 0.0)
 
     # --- editing -------------------------------------------------------------------------------------
 
