@@ -154,3 +154,29 @@ def test_the_strength_slider_shows_its_value(window, qtbot):
     assert box.strength_label.isVisible()
     box.strength_slider.setValue(100)
     assert box.strength_label.text() == "100 %"
+
+
+@_gui
+def test_the_view_follows_the_running_ragdoll_and_returns_on_stop(window, qtbot):
+    """A shot sends the body sideways: the camera's target moves with it over the ground while the
+    ragdoll runs, and is back where it was after Stop."""
+    import numpy as np
+
+    camera = window.viewport.camera
+    before = camera.target.copy()
+    session = window.ragdoll
+    window.ragdoll_panel.go_action.trigger()
+    assert window.state.following
+    ragdoll = session.simulation.ragdoll
+    pelvis = session.document.profile.part_index("pelvis")
+    centre = ragdoll.part_world()[pelvis, :3, 3]
+    ragdoll.shoot(centre + np.array([2.0, 0.0, 0.0]), np.array([-1.0, 0.0, 0.0]), 150.0)
+    for _ in range(60):
+        window.state.tick(1 / 30)
+    moved = ragdoll.part_world()[pelvis, :3, 3] - centre
+    assert abs(moved[0]) > 0.3
+    shift = camera.target - before
+    assert shift[0] == pytest.approx(moved[0], abs=0.25)  # over the ground: x and z, not y (Y up)
+    window.ragdoll_panel.go_action.trigger()
+    assert not session.simulation.running
+    np.testing.assert_allclose(camera.target, before)
