@@ -200,8 +200,11 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
             if len(shape.owned.get(slots.get(f"{slot}_{side}", -1), ())) >= MIN_OWNED_VERTICES]
     names = [name for name in HUMANOID_PARTS if name in slots] + [end[0] for end in ends]
     taken = {slots[name] for name in names}
-    parts = twin_parts(model, shape, [fit_box(model, shape, name, slots[name],
-                                              owned=_with_loose_children(model, shape, slots[name], taken))
+    torso = [name for name in ("pelvis", "spine", "chest") if name in slots]
+    clouds = {name: _with_loose_children(model, shape, slots[name], taken) for name in names}
+    for lower, upper in zip(torso, torso[1:]):
+        clouds[lower] = _with_chain_between(shape, clouds[lower], slots[lower], slots[upper])
+    parts = twin_parts(model, shape, [fit_box(model, shape, name, slots[name], owned=clouds[name])
                                       for name in names])
     frames = part_frames(model, parts)
     up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
@@ -209,7 +212,6 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
                        for s in ("thigh", "upperarm")], axis=0)
     lateral, _ = maths.normalize(lateral - np.dot(lateral, up) * up)
     forward, _ = maths.normalize(np.cross(lateral, up))
-    torso = [name for name in ("pelvis", "spine", "chest") if name in slots]
     # (joint name, part a, part b, limits, kind, the axis the main swing or the hinge turns about)
     plan = [(b, a, b, "spine", "cone_twist", lateral) for a, b in zip(torso, torso[1:])]
     plan.append(("neck", torso[-1], "head", "neck", "cone_twist", lateral))
@@ -255,6 +257,19 @@ def _with_loose_children(model: Model, shape: BodyShape, bone: int, taken: set[i
     return np.concatenate(clouds) if clouds else None
 
 
+def _with_chain_between(shape: BodyShape, cloud: np.ndarray | None, lower: int,
+                        upper: int) -> np.ndarray | None:
+    """``cloud`` with the vertices of the bones strictly between torso bones ``lower`` and ``upper``
+    (the middle of three spine bones: RiggedFigure's torso_joint_3, Mixamo's Spine1). They follow
+    the lower part, so its box covers them; before, their vertices lay outside every box."""
+    between = shape.tree.ancestors(upper)
+    between = between[:between.index(lower)] if lower in between else []
+    extra = [shape.owned[bone] for bone in between if bone in shape.owned]
+    if not extra:
+        return cloud
+    return np.concatenate(([cloud] if cloud is not None else []) + extra)
+
+
 def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
     """Parts on long bones, cone-twists to the nearest ancestor's part."""
     skeleton = model.skeleton
@@ -264,6 +279,8 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
                      for b in range(len(skeleton))])
     ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
     long |= ends
+    if skinned:
+        long |= _skinned_hubs(shape, long)
     hubs = {} if skinned else {bone: heads for bone, heads in _hubs(shape.tree, long).items()
                                 if not shape.props[bone]}
     bones = [int(b) for b in np.argsort(shape.tree.depth, kind="stable") if long[b] or b in hubs]
@@ -290,6 +307,18 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
         joints.append(make_joint(model, shape, parts, frames, parent, child, "cone_twist", main,
                                  role_limits(skeleton.names[bone]), names[child]))
     return _finish(model, shape, parts, joints)
+
+
+def _skinned_hubs(shape: BodyShape, long: np.ndarray) -> np.ndarray:
+    """(B,) short bones where two or more chains of parts start (a chest under the arms and the neck)
+    that move at least END_VERTEX_SHARE of the drawn vertices: they get a part fitted over their
+    vertices, which otherwise lay outside every box (RiggedFigure's torso_joint_3)."""
+    total = sum(len(points) for points in shape.owned.values())
+    hubs = np.zeros(len(long), bool)
+    for bone in _hubs(shape.tree, long):
+        moved = len(shape.owned.get(bone, ()))
+        hubs[bone] = moved >= max(MIN_OWNED_VERTICES, END_VERTEX_SHARE * total) and not shape.props[bone]
+    return hubs
 
 
 def role_limits(name: str) -> tuple[float, float, float]:
