@@ -249,3 +249,17 @@ def test_the_check_reports_its_progress_to_the_end():
     shares = []
     check_profile(model, auto_setup(model), shares.append)
     assert shares == sorted(shares) and 0.0 < shares[0] < 0.1 and shares[-1] == pytest.approx(1.0, abs=0.03)
+
+
+def test_riggedfigure_chest_gets_a_part_and_the_check_passes():
+    """The vendored RiggedFigure (CC BY 4.0, tests/corpus): its chest bone, where both arms and the
+    neck start, moves vertices that lay outside every box; it now has a part of its own."""
+    from app import loading
+    from tests.paths import CORPUS
+
+    model = loading.load([CORPUS / "RiggedFigure" / "RiggedFigure.gltf"])
+    profile = auto_setup(model)
+    assert "torso_joint_3" in {part.bone for part in profile.parts}
+    report = check_profile(model, profile)
+    assert report["uncovered_bones"] == []
+    assert report["verdict"] == "pass", report["problems"]
