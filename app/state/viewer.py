@@ -308,10 +308,13 @@ class ViewerState:
 
     @property
     def following(self) -> bool:
-        """The view keeps the model in sight: View › Follow is on and the clip on screen travels
-        (root motion; measured once per clip), and the ragdoll is not running."""
+        """The view keeps the model in sight: while the ragdoll runs (a shot body would fly out of the
+        frame; the window puts the camera back on Stop), or when View › Follow is on and the clip on
+        screen travels (root motion; measured once per clip)."""
+        if self.ragdoll_running:
+            return True
         clip = self.playback.clip if self.playback is not None else None
-        if clip is None or not self.display.follow or self.ragdoll_running:
+        if clip is None or not self.display.follow:
             return False
         return clip_measures.travels(clip, self.model)
 

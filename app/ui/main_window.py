@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self._connect_state()
         self._connect_ragdoll()
         self._tick_clock = time.perf_counter()
+        self._camera_before_ragdoll = None  # where the view looked when the ragdoll went
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
@@ -391,7 +392,7 @@ class MainWindow(QMainWindow):
         session = self.ragdoll
         session.profile_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_gizmos)
-        session.selection_changed.connect(self._show_selected_part)
+        session.part_selected.connect(self._show_selected_part)
         session.state_changed.connect(self._show_gizmos)
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
         self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)
@@ -427,8 +428,15 @@ class MainWindow(QMainWindow):
             return False
 
     def _show_ragdoll_running(self, running: bool) -> None:
-        """The simulation's clock starts when it goes (the time before was the clip's)."""
+        """The simulation's clock starts when it goes (the time before was the clip's). The view
+        follows the running ragdoll (``ViewerState.following``) and looks where it looked before on Stop."""
         self._tick_clock = time.perf_counter()
+        if running:
+            self._camera_before_ragdoll = self.viewport.camera.target.copy()
+        elif self._camera_before_ragdoll is not None:
+            self.viewport.camera.target = self._camera_before_ragdoll
+            self._camera_before_ragdoll = None
+            self.viewport.update()
 
     def grab(self) -> QPixmap:
         """The window as it looks. QWidget.grab leaves out the view, a native GL window, so the view's
