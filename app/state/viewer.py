@@ -52,8 +52,9 @@ from app.state.load_requests import (
     OtherSkeletonRequest,
     TextureDrop,
     brings_skeleton,
-    fits,
+    is_own_animation_file,
     only_adds_animations,
+    related,
 )
 from app.state.playback import Playback
 from app.state.ragdoll.document import RagdollDocument
@@ -188,7 +189,8 @@ class ViewerState:
         if self.model is None or not self.model.files:
             return self.open_request(paths)
         files = [str(Path(path)) for path in paths]
-        if not only_adds_animations(self.model, files) and brings_skeleton(files):
+        own = all(is_own_animation_file(self.model, path) for path in files)
+        if not own and not only_adds_animations(self.model, files) and brings_skeleton(files):
             return ClipsRequest(tuple(files), loading.other_skeleton_options(self.load_options))
         return self.together_request(paths)
 
@@ -202,13 +204,14 @@ class ViewerState:
         return LoadRequest(tuple(self.files_with(paths)), self.load_options, True)
 
     def attach_read(self, source: Model) -> LoadRequest | None:
-        """What a ``ClipsRequest``'s files, read as ``source``, do: when their clips move only bones
-        the model has (by name) they are read again with the model, as animation files are; None
-        when they need a bone map (the window opens it: ``add_clips_from``). ActionError for files
-        without skeletal clips."""
+        """What a ``ClipsRequest``'s files, read as ``source``, do: when they are the model's own
+        animations (``load_requests.related``: its supermodels, or clips of its skeleton by bone
+        names) they are read again with the model, as the command line reads them; None when they
+        need a bone map (the window opens it: ``add_clips_from``). ActionError for files without
+        skeletal clips."""
         if not any(clip.skeletal for clip in source.clips):
             raise ActionError(f"{source.name} has no skeletal clips to attach")
-        return self.together_request(source.files) if fits(source, self.model) else None
+        return self.together_request(source.files) if related(source, self.model) else None
 
     def reload_request(self, options: formats.LoadOptions | None = None) -> LoadRequest | None:
         """The model's files read again (with ``options``, default its own), keeping clip and time;
