@@ -199,7 +199,8 @@ class Viewport(QWidget):
         return self.ray_tool.marks() if self.ray_tool is not None else ViewMarks()
 
     def reset_view(self) -> None:
-        """Back to the iso view framing the model, with the model's own up axis."""
+        """Back to the iso view framing the model, in perspective, with the model's own up axis."""
+        self.camera.orthographic = False
         if self.model is not None:
             self.camera.up_axis, self.camera.forward = self.model.up_axis, self.model.forward
         self.set_view("iso")
