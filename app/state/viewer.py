@@ -57,6 +57,7 @@ from app.state.load_requests import (
     related,
 )
 from app.state.playback import Playback
+from app.state.user_work import UserWork, same_bone
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.tool import RagdollTool
 from app.state.ragdoll.simulation import Simulation
@@ -103,6 +104,7 @@ class ViewerState:
         self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
+        self.user_work = UserWork()
         self.document = self.simulation = self.ragdoll_tool = None
         if ragdoll_dir is not None:
             self.document = RagdollDocument(ragdoll_dir, builtin_files=tuple(demo_paths()))
@@ -129,10 +131,16 @@ class ViewerState:
     def set_model(self, model: Model, keep_state: bool = False,
                   load_options: formats.LoadOptions | None = None) -> None:
         """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach,
-        frame rate change, bake) carries the clip (by name), time, speed, direction and looping over
-        and keeps the ragdoll profile being edited."""
+        frame rate change, bake) carries the clip (by name), time, speed, direction and looping over,
+        the user's work (``user_work``: added clips, mesh choices) and the selected bone (by name), and
+        keeps the ragdoll profile being edited; without it the user's work is forgotten."""
         if load_options is not None:
             self.load_options = load_options
+        selected = same_bone(self.model, self.selected_bone, model) if keep_state else None
+        if keep_state:
+            model = self.user_work.onto(model)
+        else:
+            self.user_work.forget()
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
@@ -149,10 +157,12 @@ class ViewerState:
             carry_playback(previous, self.playback)
         self.playback.subscribe(self._playback_changed)
         self.display.bones = self.display.bones or not model.meshes
-        self.selected_bone = None
+        self.selected_bone = selected
         self.warnings = list(model.warnings)
         failed = self._restore_textures()
         self.events.emit("model", keep_state)
+        if selected is not None:
+            self.events.emit("selection", selected)
         self._playback_changed()
         if self.mix is None:
             self.mix_problem = ""
@@ -495,6 +505,7 @@ class ViewerState:
         """Show a model made of the one on screen with ``clips`` after its own (a loaded model does not
         change), keeping its state, and play the first of them."""
         self.set_model(replace(self.model, clips=(*self.model.clips, *clips)).freeze(), keep_state=True)
+        self.user_work.add_clips(clips, self.model)
         self.playback.set_clip(len(self.model.clips) - len(clips))
 
     # --- meshes -------------------------------------------------------------------------------------
@@ -502,6 +513,7 @@ class ViewerState:
     def set_mesh_visible(self, index: int, shown: bool) -> None:
         """Draw mesh ``index`` or not (the file's choice until the user makes one)."""
         self.model.meshes[index].visible = bool(shown)
+        self.user_work.choose_mesh(self.model.meshes[index].name, bool(shown))
         self.events.emit("meshes", [index])
 
     def texture_targets(self, mesh_under: int | None) -> list[int]:

@@ -32,6 +32,7 @@ from app.ui.status_line import StatusLine
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import TimelineDock
 from app.ui.typing_focus import TypingFocus
+from app.ui.unsaved_clips import ask_to_drop_clips
 from app.ui.up_axes import RememberedUpAxes
 from app.ui.user_settings import open_settings
 from app.ui.viewport import Viewport, local_files
@@ -220,8 +221,8 @@ class MainWindow(QMainWindow):
         self.warnings_dock.raise_()
 
     def close_model(self) -> None:
-        """Back to the built-in demo (asking first about an unsaved ragdoll profile)."""
-        if not ask_to_save(self, self.ragdoll_panel):
+        """Back to the built-in demo (asking first about an unsaved ragdoll profile and added clips)."""
+        if not ask_to_save(self, self.ragdoll_panel) or not ask_to_drop_clips(self, self.state):
             return
         self.loads.forget()
         self.state.close_model()
