@@ -35,7 +35,7 @@ from typing import Protocol
 from app import formats, loading
 from app.animation.mix import baked_clip
 from app.animation.retarget import check_map, retarget_clips
-from app.animation.root_motion import in_place_model, pose_in_place
+from app.animation.root_motion import pose_in_place
 from app.events import Events
 from app.model import Clip, Model
 from app.pose import Pose
@@ -130,10 +130,9 @@ class ViewerState:
 
     def set_model(self, model: Model, keep_state: bool = False,
                   load_options: formats.LoadOptions | None = None) -> None:
-        """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach,
-        frame rate change, bake) carries the clip (by name), time, speed, direction and looping over,
-        the user's work (``user_work``: added clips, mesh choices) and the selected bone (by name), and
-        keeps the ragdoll profile being edited; without it the user's work is forgotten."""
+        """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach, a
+        bake...) carries the clip (by name), time, speed, direction, looping, the user's work
+        (``user_work``), the selected bone (by name) and the ragdoll profile being edited over."""
         if load_options is not None:
             self.load_options = load_options
         selected = same_bone(self.model, self.selected_bone, model) if keep_state else None
@@ -570,14 +569,16 @@ class ViewerState:
 
     # --- exports ------------------------------------------------------------------------------------
 
-    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
+    def gltf_export(self, in_place: bool = False) -> exports.GltfExport:
         """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
-        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``).
-        ``in_place``: the clips without the root's travel over the ground (``convert --in-place``),
-        whatever View › In Place says. Raises OSError, ValueError or InputError."""
-        model, _ = self.animation_model()
-        model = in_place_model(model) if in_place else model
-        return exports.export_gltf(model, path, self.display.show_hidden)
+        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``),
+        as a job to run now or in a worker. ``in_place``: the clips without the root's travel over the
+        ground (``convert --in-place``), whatever View › In Place says."""
+        return exports.GltfExport(self.animation_model()[0], in_place, self.display.show_hidden)
+
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
+        """``gltf_export`` written now. Raises OSError, ValueError or InputError."""
+        return self.gltf_export(in_place)(path)
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen, skinned as the view skins (``exports.export_pose``). Raises OSError or

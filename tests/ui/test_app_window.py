@@ -243,7 +243,8 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
     exports = window.exports
     assert exports.export_pose(tmp_path / "pose.obj") and exports.export_pose(tmp_path / "pose.glb")
     assert (tmp_path / "pose.obj").read_text().count("\nv ") == window.model.vertex_count
-    assert window.exports.export_gltf(tmp_path / "all.glb")
+    window.exports.export_gltf(tmp_path / "all.glb")  # written in the background
+    qtbot.waitUntil(lambda: "all.glb" in window.statusBar().currentMessage(), timeout=LOAD_TIMEOUT_MS)
     back = loading.load([tmp_path / "all.glb"])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
     # The window shows the figure `convert --check` prints.
