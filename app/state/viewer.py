@@ -57,7 +57,7 @@ from app.state.load_requests import (
     related,
 )
 from app.state.playback import Playback
-from app.state.user_work import UserWork, same_bone
+from app.state.user_work import UserWork
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.tool import RagdollTool
 from app.state.ragdoll.simulation import Simulation
@@ -135,11 +135,7 @@ class ViewerState:
         (``user_work``), the selected bone (by name) and the ragdoll profile being edited over."""
         if load_options is not None:
             self.load_options = load_options
-        selected = same_bone(self.model, self.selected_bone, model) if keep_state else None
-        if keep_state:
-            model = self.user_work.onto(model)
-        else:
-            self.user_work.forget()
+        model, selected = self.user_work.arrive(self.model, self.selected_bone, model, keep_state)
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
@@ -260,6 +256,7 @@ class ViewerState:
         """Back to the built-in demo, read with the default options (keeping the quaternion
         convention the user chose)."""
         options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.user_work.forget()  # asked first (File › Close): not set aside
         self.set_model(loading.load(demo_paths(), options), load_options=options)
 
     def _use_remembered_up_axis(self, model: Model) -> None:

@@ -178,6 +178,9 @@ class WindowMenus:
         entries = recent.entries()
         for number, entry in enumerate(entries, 1):
             label = f"{' + '.join(Path(p).name for p in entry)}  —  {Path(entry[0]).parent}"
+            waiting = self.window.state.user_work.clips_set_aside(entry)
+            if waiting:
+                label += f"  (with {waiting} added clip{'s' if waiting > 1 else ''})"
             action = menu.addAction(f"&{number % 10} {label}")
             action.setToolTip("\n".join(entry))
             action.triggered.connect(lambda _=False, e=entry: self.window.open_files(e))

@@ -1,5 +1,6 @@
-"""The user's work survives File › Reload (F5): a kept mix, a mesh hidden in the Outliner and the
-selected bone come back on the model read again; File › Close asks before dropping added clips."""
+"""The user's work survives File › Reload (F5) and Open Recent: a kept mix, a mesh hidden in the
+Outliner and the selected bone come back on the model read again; File › Close asks before dropping
+added clips."""
 
 import shutil
 
@@ -59,3 +60,22 @@ def test_close_asks_before_dropping_added_clips(worked_on, monkeypatch):
     assert window.model.files[0].endswith("hero.glb")  # cancelled: the model stays
     window.close_model()
     assert not window.model.files[0].endswith("hero.glb") and window.state.user_work.unsaved_clips == []
+
+
+def test_open_recent_brings_the_work_back_and_says_so(worked_on, qtbot, tmp_path):
+    import shutil
+
+    from app.resources import demo_paths
+
+    window = worked_on
+    other = shutil.copy(demo_paths()[0], tmp_path / "other.glb")
+    open_and_wait(window, qtbot, [str(other)])
+    assert [clip.name for clip in window.model.clips] == ["walk", "idle"]
+    window.menus.fill_recent_menu()
+    entry = next(action for action in window.menus.recent_menu.actions() if "hero.glb" in action.text())
+    assert "(with 1 added clip)" in entry.text()
+    with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
+        entry.trigger()
+    assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk*idle"]
+    assert window.outliner.mesh_items[0].checkState(0) == Qt.CheckState.Unchecked
+    assert window.outliner.tree.currentItem() is window.outliner.bone_items[2]
