@@ -92,3 +92,26 @@ def test_make_run_installs_the_window_libraries_before_starting():
     deps = next(index for index, line in enumerate(plan) if line.strip() == "bash .ci/system-deps window")
     start = next(index for index, line in enumerate(plan) if line.strip().endswith("-m app"))
     assert deps < start
+
+
+def test_the_window_names_the_x11_libraries_it_cannot_find(monkeypatch):
+    """On X11 without libxcb-cursor (found missing by a stand-in for ctypes' search), starting the
+    window first prints the package and the apt-get line; on Wayland or in a bundle it checks nothing."""
+    import ctypes.util
+
+    from app.cli import x11_libraries
+
+    monkeypatch.setattr(x11_libraries.sys, "platform", "linux")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setattr(ctypes.util, "find_library",
+                        lambda name: None if name == "xcb-cursor" else f"lib{name}.so")
+    assert x11_libraries.missing_packages() == ["libxcb-cursor0"]
+    assert "sudo apt-get install libxcb-cursor0" in x11_libraries.missing_message(["libxcb-cursor0"])
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert x11_libraries.missing_packages() == []
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")  # X11 chosen even in a Wayland session
+    assert x11_libraries.missing_packages() == ["libxcb-cursor0"]
+    monkeypatch.setattr(x11_libraries.sys, "frozen", True, raising=False)
+    assert x11_libraries.missing_packages() == []
