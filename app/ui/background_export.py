@@ -68,7 +68,8 @@ class BackgroundExport(QObject):
         QTimer.singleShot(PROGRESS_DELAY_MS, progress, progress.show)
 
     def cancel(self) -> None:
-        """Stop waiting: the target is left as it was and the temporary removed when the worker ends."""
+        """Stop waiting: the target is left as it was and the temporary removed when the worker ends
+        (nothing when no export runs)."""
         if self.target is None:
             return
         self._cancel.set()
