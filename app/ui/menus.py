@@ -27,7 +27,8 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("hidden", "Show Hidden &Meshes", "show_hidden", None),
                    ("follow", "Follow the Mod&el", "follow", None),
                    ("inplace", "&In Place", "in_place", None),
-                   ("rootpath", "Root &Path", "root_path", None))
+                   ("rootpath", "Root &Path", "root_path", None),
+                   ("onion", "Onion Skin", "onion", None))
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 

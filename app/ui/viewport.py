@@ -87,6 +87,8 @@ class Viewport(QWidget):
         self._press_position = None
         self.gizmos: Gizmos | None = None
         self.copy_poses: list[Pose] = []
+        #: Onion skins: each ghost's pose and its offset in seconds (``state.onion``).
+        self.ghosts: list[tuple[Pose, float]] = []
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
@@ -163,6 +165,11 @@ class Viewport(QWidget):
             self._followed_centre = None
         self.pose = pose
         self.copy_poses = copies or []
+        self.update()
+
+    def set_ghosts(self, ghosts: list[tuple[Pose, float]]) -> None:
+        """Ghost the model in each pose of ``ghosts`` (offset < 0: before the instant shown)."""
+        self.ghosts = ghosts
         self.update()
 
     def show_settings(self, settings: DrawSettings) -> None:
@@ -309,6 +316,7 @@ class Viewport(QWidget):
     def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DrawSettings) -> None:
         """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
         self.renderer.draw(framebuffer, self.camera, options)
+        self.renderer.draw_ghosts(framebuffer, self.camera, options, self.ghosts)
         self.renderer.draw_copies(framebuffer, self.camera, options, self.copy_poses)
         if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
             self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
