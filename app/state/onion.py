@@ -5,11 +5,17 @@ frame of the clip's own rate (``clip_measures.frame_rate``; 30 per second for a 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from app.animation.root_motion import pose_in_place
 from app.model import Clip, Model
 from app.pose import Pose, evaluate
-from app.state.clip_measures import frame_rate
+from app.state.clip_measures import frame_rate, travel_start
+
+if TYPE_CHECKING:
+    from app.state.viewer import ViewerState
 
 #: Ghosts on each side of the instant the window shows.
 ONION_COUNT = 2
@@ -42,3 +48,16 @@ def onion_poses(model: Model, clip: Clip | None, time: float, count: int = ONION
     start, end = clip.start, clip.start + clip.duration
     return [(evaluate(model, clip, time + offset), offset) for offset in onion_offsets(count, step)
             if start - 1e-9 <= time + offset <= end + 1e-9]
+
+
+def shown_ghosts(state: ViewerState) -> list[tuple[Pose, float]]:
+    """The onion skins the window draws for ``state``: none while View › Onion Skin is off or the
+    ragdoll runs; in place, as the pose shown is, while View › In Place is on."""
+    playback = state.playback
+    if not state.display.onion or playback is None or state.ragdoll_running:
+        return []
+    ghosts = onion_poses(state.model, playback.clip, playback.time)
+    if state.display.in_place and ghosts:
+        root, start = travel_start(playback.clip, state.model)
+        ghosts = [(pose_in_place(state.model, pose, root, start), offset) for pose, offset in ghosts]
+    return ghosts

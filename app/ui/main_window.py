@@ -18,7 +18,7 @@ from app.model import Model
 from app.scene.draw_settings import draw_settings
 from app.scene.gizmo_scene import joined_scenes
 from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDrop
-from app.state.onion import onion_poses
+from app.state.onion import shown_ghosts
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.assigned_textures import AssignedTextures
@@ -385,9 +385,7 @@ class MainWindow(QMainWindow):
     def _show_pose(self) -> None:
         pose = self.state.current_pose()
         self.viewport.set_pose(pose, self.state.copy_poses(), follow=self.state.following)
-        playback = self.state.playback
-        shown = self.state.display.onion and playback is not None and not self.state.ragdoll_running
-        self.viewport.set_ghosts(onion_poses(self.model, playback.clip, playback.time) if shown else [])
+        self.viewport.set_ghosts(shown_ghosts(self.state))
         self._show_gizmos()
 
     # --- ragdoll --------------------------------------------------------------------------------
