@@ -80,6 +80,9 @@ class Renderer:
         self.pick_target = PickTarget(ctx)
         self.capture_target = CaptureTarget(ctx)
         self.textures = TextureCache(ctx)
+        #: Onion skins ``draw`` adds over the model: each ghost's pose and its offset in seconds
+        #: (negative: before the instant shown); set by the window and ``render --onion``.
+        self.ghosts: list[tuple[Pose, float]] = []
 
     # --- model and pose -------------------------------------------------------------------------
 
@@ -178,6 +181,7 @@ class Renderer:
             self.grid.draw(camera)
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
+        self.draw_ghosts(framebuffer, camera, options, self.ghosts)
         if options.bones and self.bone_shapes.mesh is not None:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)

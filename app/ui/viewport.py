@@ -315,8 +315,8 @@ class Viewport(QWidget):
 
     def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DrawSettings) -> None:
         """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
+        self.renderer.ghosts = self.ghosts
         self.renderer.draw(framebuffer, self.camera, options)
-        self.renderer.draw_ghosts(framebuffer, self.camera, options, self.ghosts)
         self.renderer.draw_copies(framebuffer, self.camera, options, self.copy_poses)
         if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:
             self.gizmos.draw(framebuffer, self.camera, self.gizmo_scene)
