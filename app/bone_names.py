@@ -9,6 +9,13 @@ helpers to it, ``HELPER_WORDS``); for a rig that is not a humanoid's it reads co
 (``body_kind``: tails, wings, upper and lower limbs). Symmetric editing (``mirror_name``,
 ``side_keys``) reads the sides as the ragdoll does (``SIDE_WORDS``); ``name_key`` also reads Biped's
 short ``Lft``/``Rgt``.
+
+Motion capture skeletons (BVH, MotionBuilder) come in two namings. CMU's conversions use Mixamo's
+part words already (``LeftUpLeg``, ``LeftLeg``, ``Spine1``, ``LeftForeArm``); their extra bones
+(``LHipJoint``, ``LowerBack``, ``Neck1``, ``LeftFingerBase``) pair with nothing. Older takes name
+each bone by the joint at its head (``LeftHip``, ``LeftKnee``, ``LeftElbow``, ``LeftWrist``): only
+in that exact form, a side word and a joint, ``name_key`` reads the joint as the part below it
+(``JOINT_PARTS``); a ``knee_l`` helper of another rig stays a knee.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ REGION_WORDS = {
     "thigh": ("femur",),
     "shin": ("knee", "lowleg"),
 }
+#: The part below each joint, for names of the form Left|Right + joint (``LeftKnee``: the shin).
+JOINT_PARTS = {"hip": "thigh", "knee": "shin", "elbow": "forearm", "wrist": "hand"}
+_NAMED_BY_JOINT = re.compile(rf"^(left|right)({'|'.join(JOINT_PARTS)})$")
 #: The parts the ragdoll builds on (``bone_role``).
 RAGDOLL_ROLES = ("pelvis", "spine", "neck", "head", "upperarm", "forearm", "hand", "thigh", "shin", "foot")
 #: Parts that come in pairs: NWN writes their side as a bare leading letter (``lthigh_g``).
@@ -137,6 +147,9 @@ def name_key(name: str) -> str:
         return ""
     key = _PREFIXES.sub("", key)
     key = re.sub(r"_g$", "", key)
+    by_joint = _NAMED_BY_JOINT.match(key)
+    if by_joint:
+        return f"{JOINT_PARTS[by_joint.group(2)]}.{by_joint.group(1)[0]}"
     side = ".l" if _LEFT.search(key) else ".r" if _RIGHT.search(key) else ""
     if side:
         key = (_LEFT if side == ".l" else _RIGHT).sub(" ", key, count=1)

@@ -376,7 +376,8 @@ class Clip:
 
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
-    ``source`` is the name of the file the clip came from.
+    ``source`` is the name of the file the clip came from. ``rate``: the frames per second the file
+    states for it (FBX, BVH), else None.
     """
 
     name: str
@@ -388,6 +389,7 @@ class Clip:
     events: list[tuple[float, str]] = field(default_factory=list)
     note: str = ""
     source: str = ""
+    rate: float | None = None
 
     def __post_init__(self):
         if self.kind not in ("keyed", "matrices", "vertex"):
@@ -457,7 +459,9 @@ class Helper:
 @dataclass(eq=False)
 class Model:
     """Everything read from one set of files. ``unit``: the length unit the format states ('metre'),
-    else 'unknown' (lengths are as the authoring tool wrote them). ``supermodels``: the supermodel
+    else 'unknown' (lengths are as the authoring tool wrote them). ``file_unit_m`` and ``file_axes``:
+    the unit (in metres) and axis system ('Y up, -Z front') a file states when the reader converted
+    from them (FBX), else None and ''. ``supermodels``: the supermodel
     chain followed, each link's name with the file found for it (None: not found, the chain stops
     there). ``pending``: posing work the reader left for the load stage (app/posing_steps.py: clips to
     bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's is
@@ -474,6 +478,8 @@ class Model:
     up_source: Literal["file", "guessed", "option"] = "file"
     forward: str = ""
     unit: str = "unknown"
+    file_unit_m: float | None = None
+    file_axes: str = ""
     warnings: Sequence[str] = field(default_factory=list)
     supermodels: Sequence[tuple[str, str | None]] = field(default_factory=list)
     pending: Sequence[PendingStep] = field(default_factory=list)

@@ -182,6 +182,7 @@ BENCHES = {
     "batch_worker": _optional("benchmarks.batch", "bench_per_model"),
     "video": _optional("benchmarks.batch", "bench_video"),
     "floor": _optional("benchmarks.batch", "bench_floor"),
+    "fbx_bvh": _optional("benchmarks.fbx_bvh", "run"),
 }
 
 
@@ -223,6 +224,8 @@ GOALS = (
     Goal("batch_render_per_model_ms", "batch_worker", lambda r: r.get("batch_render_per_model_ms"), "<=", 40),
     Goal("video_encode_overhead", "video", lambda r: r.get("video_encode_overhead"), "<=", 1.3),
     Goal("render_vs_floor", "floor", lambda r: r.get("render_vs_floor"), "<=", 1.3),
+    Goal("fbx_vs_glb_load", "fbx_bvh", lambda r: r.get("fbx_vs_glb_load"), "<=", 1.5),
+    Goal("bvh_parse_vs_fromstring", "fbx_bvh", lambda r: r.get("bvh_parse_vs_fromstring"), "<=", 1.5),
 )
 
 

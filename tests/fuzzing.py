@@ -50,7 +50,8 @@ HANG_LIMIT = 60.0
 READERS = {"bonespro": "tests.formats.test_fuzz_text", "lgw": "tests.formats.test_fuzz_text",
            "bnf": "tests.formats.test_fuzz_text", "nwn_ascii": "tests.formats.test_fuzz_text",
            "nwn_mdl": "tests.formats.test_fuzz_binary", "c3de": "tests.formats.test_fuzz_binary",
-           "gltf": "tests.formats.test_fuzz_gltf"}
+           "gltf": "tests.formats.test_fuzz_gltf", "fbx": "tests.formats.test_fuzz_fbx_bvh",
+           "bvh": "tests.formats.test_fuzz_fbx_bvh"}
 
 
 def run(reader: str, seed: int, tmp_path: Path, examples: int = EXAMPLES) -> None:

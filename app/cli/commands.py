@@ -76,6 +76,11 @@ def _texture_state(mesh) -> str:
     return f"texture {material.texture} ({found})"
 
 
+def _rate(clip: dict) -> str:
+    """', 30 fps' for a clip whose file states its frame rate, else ''."""
+    return "" if clip["rate"] is None else f", {clip['rate']:g} fps"
+
+
 def info(args: Namespace) -> int:
     model = load_model(args, announce=False)
     facts = describe(model)
@@ -92,7 +97,10 @@ def info(args: Namespace) -> int:
         f"helpers:    {facts['helpers']}",
         f"clips:      {len(facts['clips'])}",
     ]
-    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s) "
+    if "file_unit_m" in facts:
+        axes = facts["file_axes"] or "axes not stated"
+        lines.insert(4, f"file:       {facts['file_unit_m']:g} m per unit, {axes} (read in metres, Y up)")
+    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s{_rate(c)}) "
               f"from {c['source']}" for i, c in enumerate(facts["clips"])]
     if facts["supermodels"]:
         links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"

@@ -177,6 +177,7 @@ def describe(model: Model) -> dict:
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
                    "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
+                   "rate": clip.rate,
                    **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
                   for clip in model.clips],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],
@@ -185,6 +186,8 @@ def describe(model: Model) -> dict:
         "derived_tails": [name for name, derived in zip(skeleton.names, skeleton.derived_tails) if derived],
         "up": model.up_axis,
         "up_source": model.up_source,
+        **({"file_unit_m": model.file_unit_m, "file_axes": model.file_axes}
+           if model.file_unit_m is not None else {}),
         "forward": facing(model.up_axis, model.forward),
         "mesh_list": [{"name": mesh.name, "vertices": mesh.vertex_count, "triangles": mesh.triangle_count,
                        "visible": mesh.visible, "texture": mesh.material.texture,

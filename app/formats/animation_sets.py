@@ -4,9 +4,11 @@ skeleton they were read with onto the model's, bone by bone, by name (docs/cli.m
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from app.model import Clip, Skeleton, Track
+from app.model import Clip, Model, Skeleton, Track
 
 
 def unique_name(name: str, taken: set[str], numbers: dict[str, int] | None = None) -> str:
@@ -62,11 +64,35 @@ def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton) -> Clip | None:
         if not tracks:
             return None
         return Clip(name=clip.name, kind="keyed", tracks=tracks, events=clip.events, note=clip.note,
-                    source=clip.source)
+                    source=clip.source, rate=clip.rate)
     if clip.kind == "matrices" and (mapping >= 0).any():
         world = np.broadcast_to(target.bind_world, (len(clip.times), *target.bind_world.shape)).copy()
         used = np.flatnonzero(mapping >= 0)
         world[:, mapping[used]] = clip.world[:, used]
         return Clip(name=clip.name, kind="matrices", times=clip.times, world=world, events=clip.events,
-                    note=clip.note, source=clip.source)
+                    note=clip.note, source=clip.source, rate=clip.rate)
     return None
+
+
+def lent_clips(lender: Model, model: Model, error: type[Exception]) -> list[Clip]:
+    """``lender``'s skeletal clips moved onto ``model``'s bones by name (an animation-only file
+    attached to a model of its format); warnings go to ``model.warnings``. ``error`` (the reader's
+    ReadError) names the lender's file when its clips move none of the model's bones."""
+    name = Path(lender.files[0]).name
+    mapping = bone_map(lender.skeleton, model.skeleton)
+    clips = []
+    for clip in lender.clips:
+        clip.source = name
+        moved = retarget(clip, mapping, model.skeleton)
+        if moved is None:
+            model.warnings.append(f"{name}: clip {clip.name!r} moves no bone of {model.name}; skipped")
+        else:
+            clips.append(moved)
+    if not clips:
+        bones = ", ".join(lender.skeleton.names[:8]) or "none"
+        raise error(lender.files[0], f"holds no animation for the bones of {Path(model.files[0]).name} "
+                                     f"(its bones: {bones})")
+    unmatched = int((mapping < 0).sum())
+    if unmatched:
+        model.warnings.append(f"{name}: {unmatched} bone(s) are not in {model.name}; their keys are ignored")
+    return clips

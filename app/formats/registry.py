@@ -103,6 +103,8 @@ READERS = {
     "c3de": "app.formats.c3de",
     "nwn_ascii": "app.formats.nwn.ascii",
     "nwn_mdl": "app.formats.nwn.binary",
+    "fbx": "app.formats.fbx",
+    "bvh": "app.formats.bvh",
 }
 
 

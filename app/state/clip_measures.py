@@ -22,8 +22,11 @@ RATE_TOLERANCE = 1e-3
 
 @derived
 def frame_rate(clip: Clip) -> float | None:
-    """Frames per second at which ``clip``'s stored frames step (1 / the usual step between them),
-    when at least half its steps are that step; None for a clip of one frame or of uneven steps."""
+    """``clip``'s frames per second: the rate its file states (``Clip.rate``: FBX, BVH), else the
+    rate its stored frames step at (1 / the usual step between them) when at least half its steps
+    are that step; None for a clip of one frame or of uneven steps without a stated rate."""
+    if clip.rate:
+        return float(clip.rate)
     steps = np.diff(clip.frame_times)
     if len(steps) == 0:
         return None

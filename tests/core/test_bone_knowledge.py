@@ -24,6 +24,30 @@ def test_name_key_unifies_the_words_of_one_bone(name, expected):
     assert bone_names.name_key(name) == expected
 
 
+#: Motion capture names (CMU's BVH conversions, MotionBuilder's joint-named takes) and the key of
+#: the Mixamo bone each should pair with ('' : none).
+MOCAP_KEYS = {"LeftUpLeg": "thigh.l", "RightLeg": "shin.r", "Spine1": "spine1", "LeftForeArm": "forearm.l",
+              "LeftToeBase": "toe.l", "LeftHip": "thigh.l", "RightKnee": "shin.r", "LeftElbow": "forearm.l",
+              "RightWrist": "hand.r", "LeftAnkle": "foot.l", "LeftCollar": "clavicle.l", "Chest": "spine"}
+
+
+@pytest.mark.parametrize("name, key", MOCAP_KEYS.items())
+def test_mocap_names_meet_mixamo_and_biped_names(name, key):
+    assert bone_names.name_key(name) == key
+    mixamo = {"thigh.l": "LeftUpLeg", "shin.r": "RightLeg", "spine1": "Spine1", "forearm.l": "LeftForeArm",
+              "toe.l": "LeftToeBase", "hand.r": "RightHand", "foot.l": "LeftFoot",
+              "clavicle.l": "LeftShoulder", "spine": "Spine"}[key]
+    assert bone_names.name_key(f"mixamorig:{mixamo}") == key
+
+
+@pytest.mark.parametrize("name", ["LHipJoint", "RHipJoint", "LowerBack", "Neck1", "LeftFingerBase", "LThumb"])
+def test_cmu_extra_bones_pair_with_no_mixamo_bone(name):
+    mixamo_keys = {bone_names.name_key(f"mixamorig:{part}") for part in (
+        "Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftForeArm",
+        "LeftHand", "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftToeBase", "LeftHandThumb1")}
+    assert bone_names.name_key(name) not in mixamo_keys
+
+
 @pytest.mark.parametrize("name, expected", [
     ("knee_l", ("shin", "l")), ("wrist.R", ("hand", "r")), ("Abdomen", ("spine", None)),
     ("Bip01 L Calf", ("shin", "l")), ("Bip01 L Clavicle", (None, "l")), ("L_Toe0", (None, None)),

@@ -25,7 +25,7 @@ from PIL import Image
 from app import __version__, formats, loading
 from app.resources import demo_paths
 
-from tests.paths import ROOT
+from tests.paths import CORPUS, ROOT
 
 PACKAGING = ROOT / "packaging"
 MIME_NS = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
@@ -182,6 +182,16 @@ def test_frozen_info_names_the_demo_bones(bundle):
     assert info["bones"] == 17 and info["bone_names"] == list(expected) and len(expected) == 17
     # The demo comes from inside the bundle, not from this checkout.
     assert Path(info["files"][0]).resolve().is_relative_to(bundle)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [CORPUS / "assimp-fbx" / "huesitos.fbx",
+                                  CORPUS / "cmu-bvh" / "01_01_first240.bvh"], ids=lambda path: path.suffix)
+def test_frozen_info_reads_fbx_and_bvh(bundle, path):
+    """The bundle holds the readers imported by name, the FBX package with ufbx's extension among them."""
+    result = run_clean(bundle, "info", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["bone_names"] == loading.load([path]).skeleton.names
 
 
 @pytest.mark.slow

@@ -313,3 +313,45 @@ def test_srgb_conversion_of_colours_outside_0_to_1():
     assert low == pytest.approx(-0.5 / 12.92)
     assert middle == pytest.approx(((0.5 + 0.055) / 1.055) ** 2.4)
     assert high == pytest.approx(((2.0 + 0.055) / 1.055) ** 2.4)
+
+
+# --- FBX and BVH --------------------------------------------------------------------------------------
+
+BVH_JOINT = "HIERARCHY\nROOT hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n}\nMOTION\n"
+
+
+def test_a_bvh_frame_count_past_the_file_is_refused_before_allocating(tmp_path):
+    path = tmp_path / "huge.bvh"
+    path.write_text(BVH_JOINT + "Frames: 4000000000\nFrame Time: 0.01\n0 0 0\n")
+
+    def load():
+        with pytest.raises(ReadError, match="cannot fit"):
+            loading.load([path])
+    assert peak_bytes(load) < 8 << 20  # the count asks for 32 GB; imports take a few MB
+
+
+def test_a_bvh_value_that_is_not_finite_names_its_line(tmp_path):
+    path = tmp_path / "nan.bvh"
+    path.write_text(BVH_JOINT + "Frames: 2\nFrame Time: 0.01\n0 0 0\n0 inf 0\n")
+    with pytest.raises(ReadError) as caught:
+        loading.load([path])
+    assert caught.value.line == 11
+
+
+def test_fbx_records_nesting_past_the_file_are_refused_with_their_offset(tmp_path):
+    """A binary FBX whose first record claims to end far past the file (a record bomb): ufbx gives an
+    empty scene or refuses it; either way the error names the record's offset."""
+    path = tmp_path / "bomb.fbx"
+    header = b"Kaydara FBX Binary  \x00\x1a\x00" + (7500).to_bytes(4, "little")
+    record = (1 << 40).to_bytes(8, "little") + (1 << 30).to_bytes(8, "little") + bytes(8) + b"\x03Obj"
+    path.write_bytes(header + record + bytes(64))
+    with pytest.raises(ReadError) as caught:
+        loading.load([path])
+    assert caught.value.offset == 27
+
+
+def test_an_ascii_fbx_of_nested_braces_is_refused_without_recursing(tmp_path):
+    path = tmp_path / "deep.fbx"
+    path.write_text("; FBX 7.4.0 project file\n" + "A: {\n" * 100_000 + "}\n" * 100_000)
+    with pytest.raises(ReadError):
+        loading.load([path])

@@ -22,3 +22,9 @@ def keyed(times):
 def test_the_rate_is_the_usual_step_of_the_stored_frames(times, rate):
     found = frame_rate(keyed(times))
     assert found == (None if rate is None else pytest.approx(rate))
+
+
+def test_a_rate_the_file_states_wins():
+    clip = keyed([0.0, 0.1, 0.35, 1.0])
+    clip.rate = 120.0  # a BVH's 1/Frame Time, an FBX's time mode
+    assert frame_rate(clip) == 120.0

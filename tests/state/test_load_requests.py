@@ -171,3 +171,24 @@ def test_files_read_alone_attach_together_when_related(tmp_path, source, togethe
         assert request == LoadRequest((str(tmp_path / "c_hero.mdl"), *source.files), state.load_options, True)
     else:
         assert request is None
+
+
+def test_an_animation_only_fbx_attaches_by_bone_names_and_a_bvh_take_needs_the_bone_map(tmp_path):
+    """Attach Animation on an FBX character: a Mixamo-style animation-only FBX moves only bones the
+    model has, so it is read with the model; a BVH take of other names goes through the bone map."""
+    from app.state.load_requests import ClipsRequest
+    from tests.formats.test_bvh import FRAMES, chain
+    from tests.formats.test_fbx import WALK, bones, written
+    from tests.writers.fbx_ascii_writer import Stack, write_fbx
+
+    character = written(tmp_path)
+    walk = write_fbx(tmp_path / "walk_only.fbx", bones(), None, [Stack("mixamo.com", 1.0, WALK.curves)])
+    take = tmp_path / "take.bvh"
+    take.write_text(chain("ZXY", FRAMES))
+    state = ViewerState()
+    state.set_model(loading.load([character]))
+    assert state.attach_request([walk]) == ClipsRequest((str(walk),), state.load_options)
+    together = state.attach_read(loading.load([walk]))
+    assert together == LoadRequest((str(character), str(walk)), state.load_options, True)
+    assert [clip.name for clip in loading.load(list(together.paths)).clips][-1] == "mixamo.com"
+    assert state.attach_read(loading.load([take])) is None

@@ -1,10 +1,11 @@
 """Files under the batch's PATHs, grouped into models by the rules for several FILEs (docs/cli.md).
 
 Within one folder: a BonesPro structure takes the animation (and OBJ face) files, a C3DE mesh the
-bones files, a ``.bnf`` its ``.anm``/``.prm``, a glTF with meshes the animation-only glTF files, each
-companion going to the model file of its kind whose name shares the longest start with its own. An
-NWN model that is another NWN model's supermodel is read with that model (the reader finds it
-beside), not as a model of its own. A companion with no model file of its kind beside it is an orphan,
+bones files, a ``.bnf`` its ``.anm``/``.prm``, a glTF with meshes the animation-only glTF files, an
+FBX with meshes the FBX files without (a BVH take is a model of its own), each companion going
+to the model file of its kind whose name shares the longest start with its own. An NWN model that
+is another NWN model's supermodel is read with that model (the reader finds it beside), not as a
+model of its own. A companion with no model file of its kind beside it is an orphan,
 reported as an error.
 """
 
@@ -25,7 +26,7 @@ from app.formats import registry
 
 #: Role of a sniffed file → whether it is a model's main file ('main') or a companion of one.
 COMPANION_ROLES = {("bonespro", "animation"), ("obj", "faces"), ("c3de", "bones"), ("bnf", "animation"),
-                   ("bnf", "parameters"), ("gltf", "animation")}
+                   ("bnf", "parameters"), ("gltf", "animation"), ("fbx", "animation")}
 #: Formats whose files group together (an OBJ's faces belong to a BonesPro structure).
 FAMILIES = {"obj": "bonespro", "nwn_ascii": "nwn", "nwn_mdl": "nwn"}
 _SETSUPERMODEL = re.compile(rb"^\s*setsupermodel\s+\S+\s+(\S+)", re.MULTILINE | re.IGNORECASE)
@@ -198,6 +199,8 @@ def _sniff(found: Found) -> _Sniffed | None:
     role = sniffed.role
     if sniffed.format == "gltf" and not _gltf_has_meshes(found.path):
         role = "animation"
+    if sniffed.format == "fbx" and not _fbx_has_meshes(found.path):
+        role = "animation"
     supermodel = _nwn_supermodel(found.path, sniffed.format) if family == "nwn" else ""
     return _Sniffed(found, family, (sniffed.format, role) in COMPANION_ROLES, supermodel)
 
@@ -270,6 +273,21 @@ def _nwn_supermodel(path: Path, fmt: str) -> str:
         name = match.group(1) if match else b""
     text = name.decode("latin-1").strip()
     return "" if text.lower() == "null" else text
+
+
+#: How an FBX file names a geometry object: binary (name, 0x00 0x01, class) and ASCII.
+FBX_GEOMETRY = (b"\x00\x01Geometry", b'"Geometry::')
+
+
+def _fbx_has_meshes(path: Path) -> bool:
+    """Whether an FBX file holds a geometry object (Mixamo's "without skin" animation files hold
+    none and lend their clips); True when it cannot be read, so the reader reports it as a model."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 28)
+    except OSError:
+        return True
+    return any(marker in data for marker in FBX_GEOMETRY)
 
 
 def _gltf_has_meshes(path: Path) -> bool:

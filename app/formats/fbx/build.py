@@ -1,0 +1,289 @@
+"""An FBX file's contents (contents.py, copied out of ufbx) made into a Model.
+
+- Nodes become bones, in file order, except a node that only carries skinned meshes (a mesh
+  attribute, no children, no skin cluster on it, no animation: Mixamo's ``Beta_Surface``) and leaf
+  cameras and lights, which become Helpers. A bone's ``rest_local`` is its node's transform as ufbx
+  resolves it; its ``bind_world`` is the bind frame its first skin cluster gives, else its rest world
+  matrix. Tails are derived at rest, as for glTF (``DeriveTailsAtRest``).
+- Every mesh instance becomes one Mesh per material it uses. Polygons are triangulated as fans (FBX
+  polygons are convex in practice: quads and the odd n-gon); lines and points are left out. A vertex
+  is a distinct (control point, normal, UV, colour) of the face corners, ordered by control point.
+  A skinned mesh keeps its geometry and carries its skin (``Mesh.skin``: each cluster's
+  geometry-to-bone matrix), so it is posed exactly as the file binds it; a vertex keeps its four
+  strongest influences (with a warning). A mesh without a skin is placed in model space by its node's
+  bind frame and moves rigidly with it. UVs are flipped to the top-left origin; vertex colours are
+  read as sRGB. Blend shapes apply their rest weights; a stack animating their weights becomes a
+  'vertex' clip baked by the load stage (``BakeVertexClip``).
+- Each animation stack with keys becomes a keyed clip (its name, starting at 0): ufbx bakes each
+  animated node's local translation, rotation and scale, keeping linear keys and sampling curves at
+  the file's frame rate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from app import maths
+from app.formats.fbx.contents import FbxContents, MaterialData, MeshData, StackData
+from app.formats.textures import decode_embedded
+from app.model import Clip, Helper, Material, Mesh, MeshSkin, Model, Skeleton, Track, usable_frames
+from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
+from app.skin_weights import GPU_INFLUENCES, top_influences
+
+#: Node attributes read as helpers when the node is a leaf nothing else needs.
+HELPER_KINDS = ("camera", "light")
+
+
+def build_model(path: Path, contents: FbxContents) -> Model:
+    nodes = contents.nodes
+    keep = _bone_nodes(contents)
+    helper_nodes = [node for node in np.flatnonzero(~keep) if nodes.kinds[node] in HELPER_KINDS]
+    bone_nodes = np.flatnonzero(keep)
+    node_bones = np.full(len(keep), -1, np.int64)
+    node_bones[bone_nodes] = np.arange(len(bone_nodes))
+    kept_parents = nodes.parents[bone_nodes]
+    parents = np.where(kept_parents >= 0, node_bones[np.maximum(kept_parents, 0)], -1)
+    warnings = list(contents.warnings)
+    node_bind = _bind_frames(contents)
+    names = _unique_names([nodes.names[node] for node in bone_nodes])
+    bind, bad = usable_frames(node_bind[bone_nodes])
+    if bad:
+        warnings.append(f"{len(bad)} bone(s) ({names[bad[0]]!r}…) have a singular bind frame (zero scale); "
+                        "their bind frames drop rotation and scale")
+    meshes, morph_sets = [], []
+    for source, data in enumerate(contents.meshes):
+        built, morphs = _meshes(data, node_bind, node_bones, warnings)
+        morph_sets.extend((source, len(meshes) + index, deltas) for index, deltas in enumerate(morphs))
+        meshes.extend(built)
+    skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
+                        tails=bind[:, :3, 3], derived_tails=np.ones(len(names), bool),
+                        rest_local=nodes.local[bone_nodes],
+                        extras=[{"fbx node type": nodes.kinds[node]} for node in bone_nodes])
+    helpers = [Helper(name=nodes.names[node], parent=int(node_bones[nodes.parents[node]])
+                      if nodes.parents[node] >= 0 else -1, offset=nodes.local[node]) for node in helper_nodes]
+    clips, pending = [], [DeriveTailsAtRest(path=path)]
+    for stack in contents.stacks:
+        clip = _clip(stack, node_bones, contents.rate)
+        if clip is None:
+            warnings.append(f"animation stack {stack.name!r} moves nothing; left out")
+            continue
+        clips.append(clip)
+        bake = _morph_bake(path, clip, stack, contents, morph_sets, len(meshes))
+        if bake is not None:
+            pending.append(bake)
+    return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers, format="fbx",
+                 files=[str(path)], up_axis="Y", forward="+Z", warnings=warnings, pending=pending,
+                 file_unit_m=contents.unit_m, file_axes=contents.axes)
+
+
+def _bone_nodes(contents: FbxContents) -> np.ndarray:
+    """(N,) bool: the nodes that become bones (module docstring)."""
+    nodes = contents.nodes
+    count = len(nodes.names)
+    has_children = np.zeros(count, bool)
+    has_children[nodes.parents[nodes.parents >= 0]] = True
+    needed = np.zeros(count, bool)
+    rigid_mesh = np.zeros(count, bool)
+    for mesh in contents.meshes:
+        if mesh.skin is not None:
+            needed[mesh.skin.bones] = True
+        else:
+            rigid_mesh[mesh.node] = True
+    for stack in contents.stacks:
+        needed[list(stack.tracks)] = True
+    kinds = np.array(nodes.kinds, dtype=object)
+    skinned_only = (kinds == "mesh") & ~rigid_mesh
+    leaf_helper = np.isin(kinds, HELPER_KINDS)
+    return ~((skinned_only | leaf_helper) & ~has_children & ~needed)
+
+
+def _bind_frames(contents: FbxContents) -> np.ndarray:
+    """(N, 4, 4) each node's bind frame: the first skin cluster's that binds it (when invertible),
+    else its rest world matrix."""
+    bind = contents.nodes.world.copy()
+    for mesh in reversed(contents.meshes):
+        if mesh.skin is None:
+            continue
+        frames = mesh.skin.bind_world
+        usable = maths.invertible(frames) & np.all(np.abs(frames) < 1e18, axis=(1, 2))
+        bind[mesh.skin.bones[usable]] = frames[usable]
+    return bind
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    """Names made unique with a ``#n`` suffix where the file repeats one (FBX allows it)."""
+    seen: dict[str, int] = {}
+    result = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return result
+
+
+def _triangles(faces: np.ndarray) -> np.ndarray:
+    """(T, 3) corner indices: each face of 3 or more corners as a fan from its first corner."""
+    polygons = faces[faces[:, 1] >= 3]
+    fans = polygons[:, 1] - 2
+    starts = np.repeat(polygons[:, 0], fans)
+    steps = np.arange(fans.sum()) - np.repeat(np.cumsum(fans) - fans, fans)
+    return np.stack([starts, starts + steps + 1, starts + steps + 2], axis=1)
+
+
+def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
+    polygons = np.flatnonzero(faces[:, 1] >= 3)
+    return np.repeat(polygons, faces[polygons, 1] - 2)
+
+
+def _corner_vertices(data: MeshData, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (control point, normal, UV, colour) among ``corners`` (attribute values compared
+    as their bytes: files often index every corner's normal on its own): (V,) a representative
+    corner of each vertex, ordered by control point, and (len(corners),) each corner's vertex."""
+    key = data.corners[corners].astype(np.int64)
+    for attribute in (data.normals, data.uvs, data.colors):
+        if attribute is None:
+            continue
+        values = np.ascontiguousarray(attribute.values)
+        _, distinct = np.unique(values.view(np.dtype((np.void, values.dtype.itemsize * values.shape[1]))),
+                                return_inverse=True)
+        rows = distinct.reshape(-1)[attribute.indices[corners]]
+        width = len(values)
+        if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
+            _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
+        key = key * width + rows
+    _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
+    return corners[representative], vertex_of_corner.reshape(-1)
+
+
+def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
+            warnings: list[str]) -> tuple[list[Mesh], list[np.ndarray | None]]:
+    """The Meshes of one instance, one per material used, and each one's morph offsets (M, V, 3) in
+    its own space (None without blend shapes)."""
+    triangles = _triangles(data.faces)
+    if len(data.faces) and (data.faces[:, 1] < 3).any():
+        warnings.append(f"mesh {data.name!r}: {int((data.faces[:, 1] < 3).sum())} line or point face(s) "
+                        "left out")
+    face_of = _face_of_triangles(data.faces)
+    materials = np.clip(data.face_materials[face_of], 0, max(len(data.materials) - 1, 0))
+    used = np.unique(materials) if len(triangles) else np.zeros(0, np.int64)
+    skin, point_joints, point_weights = _skin(data, node_bones, warnings)
+    placement = node_bind[data.node] @ data.geometry_to_node
+    built, morphs = [], []
+    for material_index in used:
+        chosen = triangles[materials == material_index]
+        representative, vertex_of_corner = _corner_vertices(data, chosen.ravel())
+        points = data.corners[representative]
+        positions = data.points[points]
+        normals = data.normals.per_corner(representative) if data.normals is not None else None
+        mesh_triangles = vertex_of_corner.reshape(-1, 3)
+        offsets = np.stack([channel.offsets[points] for channel in data.morphs]) if data.morphs else None
+        if offsets is not None:
+            rest = np.array([channel.weight for channel in data.morphs])
+            positions = positions + np.einsum("m,mvi->vi", rest, offsets)
+        if skin is None:
+            joints = np.full((len(points), 1), node_bones[data.node])
+            weights = np.ones((len(points), 1))
+            positions = positions @ placement[:3, :3].T + placement[:3, 3]
+            normals = _placed_normals(placement, normals)
+            offsets = offsets @ placement[:3, :3].T if offsets is not None else None
+            if np.linalg.det(placement[:3, :3]) < 0:
+                mesh_triangles = mesh_triangles[:, ::-1]
+        else:
+            joints, weights = point_joints[points], point_weights[points]
+        name = data.name if len(used) == 1 else f"{data.name}.{material_index}"
+        material = _material(data.materials[material_index], name, warnings) if data.materials else Material()
+        built.append(Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
+                          uvs=_flipped(data.uvs.per_corner(representative)) if data.uvs is not None
+                          else None,
+                          triangles=mesh_triangles, material=material, visible=data.visible, skin=skin,
+                          colors=_linear_colors(data.colors.per_corner(representative))
+                          if data.colors is not None else None))
+        morphs.append(offsets)
+    return built, morphs
+
+
+def _flipped(uvs: np.ndarray) -> np.ndarray:
+    """FBX's UV origin is the image's bottom-left corner; Boneyard's its top-left."""
+    return np.stack([uvs[:, 0], 1.0 - uvs[:, 1]], axis=1)
+
+
+def _linear_colors(colors: np.ndarray) -> np.ndarray:
+    colors = np.clip(np.nan_to_num(colors), 0.0, 1.0)
+    return np.concatenate([maths.srgb_to_linear_array(colors[:, :3]), colors[:, 3:]], axis=1)
+
+
+def _placed_normals(placement: np.ndarray, normals: np.ndarray | None) -> np.ndarray | None:
+    if normals is None:
+        return None
+    linear = placement[:3, :3]
+    inverse_transpose = np.linalg.inv(linear).T if abs(np.linalg.det(linear)) > 1e-20 else np.eye(3)
+    unit, valid = maths.normalize(normals @ inverse_transpose.T)
+    unit[~valid] = (0.0, 0.0, 1.0)
+    return unit
+
+
+def _skin(data: MeshData, node_bones: np.ndarray,
+          warnings: list[str]) -> tuple[MeshSkin | None, np.ndarray | None, np.ndarray | None]:
+    """The mesh's MeshSkin (its clusters' bones, each once, and their geometry-to-bone matrices) and
+    per control point (P, K) bone indices and weights, at most ``GPU_INFLUENCES`` each."""
+    skin = data.skin
+    if skin is None:
+        return None, None, None
+    bones, first = np.unique(node_bones[skin.bones], return_index=True)
+    mesh_skin = MeshSkin(joints=bones, inverse_bind=skin.geometry_to_bone[first])
+    point_count = len(data.points)
+    inside = (skin.vertices >= 0) & (skin.vertices < point_count) & np.isfinite(skin.weights)
+    vertices, owners, weights = skin.vertices[inside], skin.clusters[inside], skin.weights[inside]
+    order = np.argsort(vertices, kind="stable")
+    vertices, owners, weights = vertices[order], owners[order], weights[order]
+    counts = np.bincount(vertices, minlength=point_count)
+    lanes = max(int(counts.max()) if len(counts) else 0, 1)
+    slot = np.arange(len(vertices)) - np.repeat(np.cumsum(counts) - counts, counts)
+    joints = np.zeros((point_count, lanes), np.int64)
+    dense = np.zeros((point_count, lanes))
+    joints[vertices, slot] = node_bones[skin.bones[owners]]
+    dense[vertices, slot] = weights
+    if lanes > GPU_INFLUENCES:
+        lost = int((counts > GPU_INFLUENCES).sum())
+        warnings.append(f"mesh {data.name!r}: {lost} vertices have more than {GPU_INFLUENCES} influences; "
+                        f"the strongest {GPU_INFLUENCES} are kept")
+    joints, dense = top_influences(joints, dense)
+    return mesh_skin, joints, dense
+
+
+def _material(data: MaterialData, mesh_name: str, warnings: list[str]) -> Material:
+    image = decode_embedded(data.image_bytes, f"mesh {mesh_name!r}", warnings) if data.image_bytes else None
+    return Material(name=data.name, base_color=data.color, texture=data.texture, image=image,
+                    alpha_mode="BLEND" if data.color[3] < 1.0 else "OPAQUE")
+
+
+def _clip(stack: StackData, node_bones: np.ndarray, rate: float | None) -> Clip | None:
+    tracks = [Track(bone=int(node_bones[node]), **channels) for node, channels in stack.tracks.items()
+              if node_bones[node] >= 0]
+    if not tracks and not stack.morph_weights:
+        return None
+    return Clip(name=stack.name, kind="keyed", tracks=tracks, rate=rate)
+
+
+def _morph_bake(path: Path, clip: Clip, stack: StackData, contents: FbxContents, morph_sets,
+                mesh_count: int) -> BakeVertexClip | None:
+    """The load stage's work to play ``stack``'s blend shape weights, at every key time of the stack;
+    ``morph_sets``: (source MeshData index, Mesh index, offsets (M, V, 3) or None) per Mesh."""
+    if not stack.morph_weights:
+        return None
+    key_times = [times for times, _ in stack.morph_weights.values()] + [clip.frame_times]
+    times = np.unique(np.concatenate(key_times))
+    offsets: list[np.ndarray | None] = [None] * mesh_count
+    for source, mesh_index, deltas in morph_sets:
+        if deltas is None:
+            continue
+        data = contents.meshes[source]
+        rest = np.array([channel.weight for channel in data.morphs])
+        weights = np.tile(rest, (len(times), 1))
+        for channel in range(len(data.morphs)):
+            keys = stack.morph_weights.get((source, channel))
+            if keys is not None:
+                weights[:, channel] = np.interp(times, *keys)
+        offsets[mesh_index] = np.einsum("fm,mvi->fvi", weights - rest, deltas)
+    return BakeVertexClip(clip=clip, times=times, offsets=offsets, path=path)
