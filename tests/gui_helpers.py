@@ -87,6 +87,7 @@ class SharedWindow:
 
         window = self.window
         window.exports.background.cancel()  # an export a test left writing: its progress dialog goes
+        window.menus.watch_action.setChecked(False)
         if window.state.ragdoll_running:
             window.set_ragdoll_running(False)
         simulation = window.state.simulation

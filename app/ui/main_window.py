@@ -22,6 +22,7 @@ from app.state.onion import shown_ghosts
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.assigned_textures import AssignedTextures
+from app.ui.file_watch import FileWatch
 from app.ui.load_runner import LoadRunner, ReadRequest
 from app.ui.menus import WindowMenus
 from app.ui.outliner import OutlinerDock
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.exports = WindowExports(self)
         self.status = StatusLine(self.statusBar(), self.viewport, self.show_warnings)
         self.setAcceptDrops(True)
+        self.file_watch = FileWatch(self)
         self.menus = WindowMenus(self)
         self.viewport.bone_picked.connect(self.state.select_bone)
         self.viewport.files_dropped.connect(self.drop_files)

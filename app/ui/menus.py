@@ -72,6 +72,9 @@ class WindowMenus:
                                                 window.attach_other_dialog)
         self.reload_action = self._action(menu, "Re&load", window.reload, [QKeySequence.StandardKey.Refresh,
                                                                           "Ctrl+R"])
+        self.watch_action = self._action(menu, "&Watch for Changes", window.file_watch.set_enabled,
+                                         checkable=True)
+        self.watch_action.setToolTip("Read the model again whenever one of its files changes on disk")
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", exports.export_dialog, "Ctrl+E")
         self.export_in_place_action = self._action(menu, "Export glTF &In Place…",
