@@ -412,7 +412,7 @@ class ViewerState:
         if name == "heatmap" and value and self.selected_bone is None:
             self._ask_for_a_bone()
         self.events.emit("display", name, value)
-        if name in ("in_place", "root_path", "onion"):
+        if name in ("in_place", "root_path", "onion", "bone_axes"):
             self.events.emit("pose")
 
     def _ask_for_a_bone(self) -> None:

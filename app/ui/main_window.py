@@ -17,6 +17,7 @@ from app.formats.textures import IMAGE_SUFFIXES, TextureError
 from app.model import Model
 from app.scene.draw_settings import draw_settings
 from app.scene.gizmo_scene import joined_scenes
+from app.state.bone_axes import shown_axes
 from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDrop
 from app.state.onion import shown_ghosts
 from app.state.playback import Playback
@@ -413,9 +414,10 @@ class MainWindow(QMainWindow):
         if self.model is None:
             self.viewport.set_gizmo_scene(None)
             return
-        path = self.state.root_path_scene()
+        path, axes = self.state.root_path_scene(), shown_axes(self.state)
         scene = tool.gizmo_scene()
-        self.viewport.set_gizmo_scene(scene if path is None else joined_scenes(scene, path))
+        shown = scene if path is None and axes is None else joined_scenes(scene, path, axes)
+        self.viewport.set_gizmo_scene(shown)
 
     def _show_selected_part(self) -> None:
         part = self.ragdoll.selected_part

@@ -28,7 +28,8 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("follow", "Follow the Mod&el", "follow", None),
                    ("inplace", "&In Place", "in_place", None),
                    ("rootpath", "Root &Path", "root_path", None),
-                   ("onion", "Onion Skin", "onion", None))
+                   ("onion", "Onion Skin", "onion", None),
+                   ("axes", "Bone &Axes", "bone_axes", None))
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 

@@ -1,5 +1,6 @@
 """View › Onion Skin: the walk ghosted a few frames before (blue) and after (orange) the instant
-shown, judged by the view's pixels; the ghosts' instants worked out here from the clip's rate."""
+shown, judged by the view's pixels; the ghosts' instants worked out here from the clip's rate.
+View › Bone Axes: each bone's local axes drawn from its joint."""
 
 import numpy as np
 import pytest
@@ -41,3 +42,30 @@ def test_the_view_shows_tinted_ghosts_before_and_after(window, qtbot):
     red, blue = ghosted[..., 0].astype(int), ghosted[..., 2].astype(int)
     assert ((blue - red > 25) & changed).sum() > 50  # the blue ghosts of the frames before
     assert ((red - blue > 25) & changed).sum() > 50  # the orange ones after
+
+
+def test_bone_axes_draw_each_bones_local_axes(window, qtbot):
+    """View › Bone Axes: three lines per bone from its joint along its world matrix's columns (red X,
+    green Y, blue Z), seen as new red, green and blue pixels in the view."""
+    from app.pose import rest_extent
+    from app.state.bone_axes import AXIS_SHARE
+
+    window.playback.set_playing(False)
+    window.playback.set_time(0.5)
+    plain = view_image(window, qtbot)
+    window.menus.display_actions["axes"].trigger()
+    scene = window.viewport.gizmo_scene
+    world = window.state.current_pose().world
+    bones = len(window.model.skeleton)
+    assert scene.line_count == 3 * bones
+    length = AXIS_SHARE * rest_extent(window.model)
+    np.testing.assert_allclose(scene.lines[0], world[0, :3, 3], atol=1e-5)  # bone 0's X from its joint
+    np.testing.assert_allclose(scene.lines[1], world[0, :3, 3] + length * world[0, :3, 0] /
+                               np.linalg.norm(world[0, :3, 0]), atol=1e-4)
+    drawn = view_image(window, qtbot)
+    window.menus.display_actions["axes"].trigger()
+    assert window.viewport.gizmo_scene is None or window.viewport.gizmo_scene.line_count == 0
+    changed = np.abs(plain[..., :3].astype(int) - drawn[..., :3]).max(axis=-1) > 40
+    red, green, blue = (drawn[..., channel].astype(int) for channel in range(3))
+    for strong, others in ((red, (green, blue)), (green, (red, blue)), (blue, (red, green))):
+        assert (changed & (strong - np.maximum(*others) > 60)).sum() > 10
