@@ -1,11 +1,11 @@
 """Loading a model: the registry reads the files, then the posing work their reader left is done.
 
 Readers convert their file's conventions and never pose (docs/architecture.md, "Layers"). What a
-format means only once the model is posed — vertex clips baked from morph targets and animated
-meshes, glTF tails found at rest, the C3DE check that a bones file fits its mesh — the reader
-describes in ``Model.pending`` (app/posing_steps.py), and this stage, above both the readers and ``pose``,
-does it. The window, the command line and batch all load through ``load``, so each gets the same
-baked clips, tails and warnings.
+format means only once the model is posed — vertex clips baked from animated meshes (NWN animmesh
+samples; glTF morph targets stay targets), glTF tails found at rest, the C3DE check that a bones file
+fits its mesh — the reader describes in ``Model.pending`` (app/posing_steps.py), and this stage, above
+both the readers and ``pose``, does it. The window, the command line and batch all load through
+``load``, so each gets the same baked clips, tails and warnings.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def finish(model: Model) -> Model:
 
 
 def _bake(model: Model, step: BakeVertexClip) -> None:
-    """The baked 'vertex' clip takes the place (and the name, source, events and note) of its keyed
-    stand-in."""
+    """The baked 'vertex' clip takes the place (and the name, source, events, note and mesh opacity
+    keys) of its keyed stand-in."""
     placeholder = step.clip
     index = next(index for index, clip in enumerate(model.clips) if clip is placeholder)
     try:
@@ -73,6 +73,7 @@ def _bake(model: Model, step: BakeVertexClip) -> None:
     except ValueError as error:  # the baked positions or matrices are past the model's bounds
         raise ReadError(step.path, str(error)) from None
     baked.source, baked.events, baked.note = placeholder.source, placeholder.events, placeholder.note
+    baked.mesh_alpha = placeholder.mesh_alpha
     model.clips[index] = baked
 
 

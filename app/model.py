@@ -24,6 +24,7 @@ import numpy as np
 
 from app import maths
 from app.bone_tree import BoneTree, hierarchy_levels, world_from_local
+from app.morph_targets import MorphTargets, WeightChannel
 
 if TYPE_CHECKING:
     from app.posing_steps import PendingStep
@@ -189,7 +190,10 @@ class Material:
     file gives, or an assigned image's path; texture_path: the file found for it (None when missing or
     embedded); image: decoded (H, W, 4) uint8 RGBA, row 0 = the top of the image, read-only; wrap: (s, t)
     each 'repeat', 'clamp' or 'mirror'; uv_transform: a (3, 3) KHR_texture_transform matrix applied to
-    UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit).
+    UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit);
+    emissive: linear RGB light the surface gives off, added after lighting (glTF's emissiveFactor times
+    KHR_materials_emissive_strength, so it may pass 1); emissive_image: (H, W, 4) uint8 sRGB RGBA that
+    multiplies it at the mesh's UVs (read-only), emissive_texture its name.
     """
 
     name: str = ""
@@ -203,8 +207,18 @@ class Material:
     double_sided: bool = False
     uv_transform: np.ndarray | None = None
     unlit: bool = False
+    emissive: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    emissive_image: np.ndarray | None = None
+    emissive_texture: str = ""
 
     def __post_init__(self):
+        emissive = tuple(float(c) for c in self.emissive)
+        if len(emissive) != 3 or not all(0.0 <= c < float("inf") for c in emissive):
+            raise ValueError(f"material {self.name!r} emissive: expected 3 finite values ≥ 0, got {emissive}")
+        self.emissive = emissive
+        if self.emissive_image is not None and not _shared_image(self.emissive_image):
+            self.emissive_image = _frozen(self.emissive_image, np.uint8, (None, None, 4),
+                                          f"material {self.name!r} emissive_image")
         color = tuple(float(c) for c in self.base_color)
         if len(color) == 3:
             color = (*color, 1.0)
@@ -212,9 +226,7 @@ class Material:
             raise ValueError(f"material {self.name!r} base_color: expected 3 or 4 values, got {len(color)}")
         self.base_color = color
         image = self.image
-        shared = isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
-            and image.shape[2] == 4 and not image.flags.writeable
-        if image is not None and not shared:  # a checked, read-only image is shared, not copied
+        if image is not None and not _shared_image(image):  # a checked, read-only image is shared, not copied
             self.image = _frozen(image, np.uint8, (None, None, 4), f"material {self.name!r} image")
         if self.uv_transform is not None:
             self.uv_transform = _frozen(self.uv_transform, np.float64, (3, 3),
@@ -224,6 +236,12 @@ class Material:
         for wrap in self.wrap:
             if wrap not in ("repeat", "clamp", "mirror"):
                 raise ValueError(f"material {self.name!r}: unknown wrap mode {wrap!r}")
+
+
+def _shared_image(image) -> bool:
+    """Whether ``image`` is already a checked image: read-only (H, W, 4) uint8, shared, not copied."""
+    return isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3 \
+        and image.shape[2] == 4 and not image.flags.writeable
 
 
 @dataclass(eq=False)
@@ -263,7 +281,9 @@ class Mesh:
     image's top-left corner. ``visible`` is False for meshes the file marks as not rendered. skin:
     the mesh's own binding, or None to bind at ``Skeleton.bind_world`` (positions then in model space
     at bind time). colors: (V, 4) linear RGBA per vertex in 0..1, multiplied with the material's base
-    colour (glTF's COLOR_0), or None.
+    colour (glTF's COLOR_0), or None. morphs: the mesh's morph targets (app/morph_targets.py), or None.
+    hidden_reason: why the file hides the mesh, when it says more than "not rendered" (an NWN mesh at
+    alpha 0: "alpha 0"), for info's mesh list.
     """
 
     name: str
@@ -277,9 +297,14 @@ class Mesh:
     visible: bool = True
     skin: MeshSkin | None = None
     colors: np.ndarray | None = None
+    morphs: MorphTargets | None = None
+    hidden_reason: str = ""
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
+        if self.morphs is not None and self.morphs.positions.shape[1] != count:
+            raise ValueError(f"mesh {self.name!r}: its morph targets have {self.morphs.positions.shape[1]} "
+                             f"vertices, the mesh {count}")
         with np.errstate(over="ignore", invalid="ignore"):
             self.positions = _frozen(self.positions, np.float32, (count, 3), f"mesh {self.name!r} positions")
         _check_bounded(self.positions, f"mesh {self.name!r} positions")
@@ -374,10 +399,12 @@ class Clip:
     - 'vertex': ``times`` (F,) and ``positions`` (F, N, 3) every mesh's vertices per frame
       (meshes in model order); ``world`` may also be given for the bones, else they stay at rest.
 
+    A keyed or matrices clip may also key morph weights: ``weight_channels``, per mesh (by index).
     Times are seconds. ``events`` are ``(time, name)`` pairs shown on the timeline.
     ``note`` explains a clip that cannot play (e.g. it needs a partner file).
     ``source`` is the name of the file the clip came from. ``rate``: the frames per second the file
-    states for it (FBX, BVH), else None.
+    states for it (FBX, BVH), else None. ``mesh_alpha``: mesh index → (times (K,), opacities (K,) in
+    0..1), keys played linearly in place of the mesh's own opacity (NWN alpha keys).
     """
 
     name: str
@@ -390,8 +417,12 @@ class Clip:
     note: str = ""
     source: str = ""
     rate: float | None = None
+    weight_channels: list[WeightChannel] = field(default_factory=list)
+    mesh_alpha: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __post_init__(self):
+        self.mesh_alpha = {int(mesh): _opacity_keys(keys, f"clip {self.name!r} mesh {mesh} alpha")
+                           for mesh, keys in self.mesh_alpha.items()}
         if self.kind not in ("keyed", "matrices", "vertex"):
             raise ValueError(f"clip {self.name!r}: unknown kind {self.kind!r}")
         if self.kind != "keyed":
@@ -417,15 +448,26 @@ class Clip:
 
     @property
     def skeletal(self) -> bool:
+        """Whether the clip moves bones: not a vertex clip, nor a keyed one that only moves weights."""
+        if self.kind == "keyed":
+            return bool(self.tracks) or not self.weight_channels
         return self.kind != "vertex"
+
+    @property
+    def motion(self) -> Literal["skeletal", "morph", "vertex"]:
+        """What the clip moves, as ``info`` says it: bones, only morph weights, or the vertices."""
+        return "vertex" if self.kind == "vertex" else "skeletal" if self.skeletal else "morph"
 
     @cached_property
     def frame_times(self) -> np.ndarray:
-        """(F,) the times of the stored frames, or of every distinct key for keyed clips."""
+        """(F,) the times of the stored frames, or of every distinct key for keyed clips (opacity
+        keys included)."""
         if self.kind != "keyed":
             return self.times
         times = [keys[0] for track in self.tracks
                  for keys in (track.translation, track.rotation, track.scale) if keys is not None]
+        times += [channel.times for channel in self.weight_channels]
+        times += [keys[0] for keys in self.mesh_alpha.values()]
         return maths.sorted_unique(np.concatenate(times)) if times else np.zeros(1)
 
     @property
@@ -442,6 +484,18 @@ class Clip:
         """The timeline's length: from ``start`` to the last key (a clip keyed from 1/24 s to 2.5 s
         lasts 2.5 s), so every stored key lies on it at its own time."""
         return float(self.frame_times[-1]) - self.start
+
+
+def _opacity_keys(keys: tuple, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """(times (K,), opacities (K,)): at least one key, times increasing, opacities in 0..1."""
+    times = _frozen(keys[0], np.float64, (None,), f"{what} times")
+    values = _frozen(keys[1], np.float64, (len(times),), f"{what} values")
+    _check_bounded(times, f"{what} times")
+    if not len(times) or np.any(np.diff(times) <= 0):
+        raise ValueError(f"{what}: expected at least one key, times increasing")
+    if not np.all((values >= 0) & (values <= 1)):
+        raise ValueError(f"{what}: opacities must lie in 0..1")
+    return times, values
 
 
 @dataclass(eq=False)
@@ -498,6 +552,11 @@ class Model:
             if clip.kind == "vertex" and clip.positions.shape[1] != self.vertex_count:
                 raise ValueError(f"clip {clip.name!r} has {clip.positions.shape[1]} vertices, "
                                  f"the model {self.vertex_count}")
+            for channel in clip.weight_channels:
+                morphs = self.meshes[channel.mesh].morphs if 0 <= channel.mesh < len(self.meshes) else None
+                if morphs is None or morphs.count != channel.width:
+                    raise ValueError(f"clip {clip.name!r} keys {channel.width} morph weights of mesh "
+                                     f"{channel.mesh}, which has {0 if morphs is None else morphs.count}")
             for track in clip.tracks:
                 if not 0 <= track.bone < bones:
                     raise ValueError(f"clip {clip.name!r} animates bone {track.bone}, outside 0..{bones - 1}")

@@ -6,7 +6,7 @@ what the renderer, the exporters and ``boneyard pose`` consume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -15,6 +15,7 @@ from app import maths
 from app.derived import derived
 from app.bone_tree import world_from_local
 from app.model import Clip, Mesh, MeshSkin, Model, Skeleton
+from app.morph_targets import rest_weights, sampled_weights, weight_slices
 from app.skin_weights import top_influences
 
 SkinningMethod = Literal["lbs", "dqs"]
@@ -25,12 +26,17 @@ class Pose:
     """world: (B, 4, 4) bone world matrices ``W_b``; skin: (B, 4, 4) ``W_b @ inv(B_b)`` (the
     skeleton's bind; a mesh with its own skin uses ``mesh_skinning``); positions: (N, 3) vertex
     positions that replace skinning (vertex-animated clips) or None; helpers: (H, 4, 4) helper
-    world matrices. Column vectors throughout."""
+    world matrices; morph_weights: (T,) every morph target's weight, meshes and targets in model order
+    (``morph_targets.rest_weights``), or None for the meshes' defaults; mesh_alpha: mesh index →
+    opacity in 0..1 for the meshes the clip keys it for (others keep their material's). Column vectors
+    throughout."""
 
     world: np.ndarray
     skin: np.ndarray
     positions: np.ndarray | None
     helpers: np.ndarray
+    morph_weights: np.ndarray | None = None
+    mesh_alpha: dict[int, float] = field(default_factory=dict)
 
     def heads_tails(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
         """Posed joint positions and bone ends, (B, 3) each."""
@@ -43,12 +49,18 @@ def rest_pose(model: Model) -> Pose:
     return pose_from_world(model, model.skeleton.rest_world.copy())
 
 
-def pose_from_world(model: Model, world: np.ndarray, positions: np.ndarray | None = None) -> Pose:
+def pose_from_world(model: Model, world: np.ndarray, positions: np.ndarray | None = None,
+                    morph_weights: np.ndarray | None = None) -> Pose:
     """A Pose from bone world matrices (B, 4, 4): skinning and helper matrices follow."""
     skin = world @ model.skeleton.bind_inverse if len(world) else np.zeros((0, 4, 4))
     helpers = np.array([world[h.parent] @ h.offset if h.parent >= 0 else h.offset
                         for h in model.helpers]).reshape(-1, 4, 4)
-    return Pose(world=world, skin=skin, positions=positions, helpers=helpers)
+    return Pose(world=world, skin=skin, positions=positions, helpers=helpers, morph_weights=morph_weights)
+
+
+def pose_morph_weights(model: Model, pose: Pose) -> np.ndarray:
+    """(T,) the pose's weight of every morph target (the meshes' defaults where it gives none)."""
+    return rest_weights(model.meshes) if pose.morph_weights is None else pose.morph_weights
 
 
 def frame_time(clip: Clip, frame: int) -> float:
@@ -65,16 +77,24 @@ def evaluate(model: Model, clip: Clip | None, time: float) -> Pose:
     """
     if clip is None:
         return rest_pose(model)
+    pose = _clip_pose(model, clip, time)
+    pose.mesh_alpha = {mesh: float(np.interp(time, *keys)) for mesh, keys in clip.mesh_alpha.items()}
+    return pose
+
+
+def _clip_pose(model: Model, clip: Clip, time: float) -> Pose:
+    """The bones, morph weights (and vertex positions) of ``clip`` at ``time``."""
+    weights = sampled_weights(model.meshes, clip.weight_channels, time) if clip.weight_channels else None
     if clip.kind == "keyed":
         local = _sample_keyed(model.skeleton, clip, time)
-        return pose_from_world(model, compose_world(model.skeleton, local))
+        return pose_from_world(model, compose_world(model.skeleton, local), morph_weights=weights)
     frame, fraction = _bracket(clip.times, time)
     world = (model.skeleton.rest_world.copy() if clip.world is None
              else _blend_world_frames(model.skeleton, clip.world, frame, fraction))
     positions = None
     if clip.kind == "vertex":
         positions = _lerp_frames(clip.positions, frame, fraction).astype(np.float32)
-    return pose_from_world(model, world, positions)
+    return pose_from_world(model, world, positions, weights)
 
 
 def compose_world(skeleton: Skeleton, local: np.ndarray) -> np.ndarray:
@@ -315,14 +335,17 @@ def frame_worlds(model: Model, clip: Clip) -> np.ndarray:
 # --- skinning -----------------------------------------------------------------------------------
 
 def skin_mesh(mesh: Mesh, skin: np.ndarray, method: SkinningMethod = "lbs",
-              influences: int | None = None) -> np.ndarray:
+              influences: int | None = None, morph_weights: np.ndarray | None = None) -> np.ndarray:
     """(V, 3) posed positions of one mesh under skinning matrices ``skin`` (B, 4, 4).
 
     Weights are normalised per vertex; vertices with no weight stay at their bind position.
-    ``influences`` limits each vertex to its largest influences, as the GPU does.
+    ``influences`` limits each vertex to its largest influences, as the GPU does. ``morph_weights``
+    (M,): the mesh's targets are applied at these weights before skinning (None: its defaults).
     """
     joints, weights = top_influences(mesh.joints, mesh.weights, influences or mesh.joints.shape[1])
     positions = mesh.positions.astype(np.float64)
+    if mesh.morphs is not None and morph_weights is not None:
+        positions = mesh.morphs.moved(positions, morph_weights)
     if mesh.vertex_count == 0 or len(skin) == 0:  # no bones: every vertex is rigid
         return positions
     rigid = weights.sum(axis=1) == 0
@@ -383,8 +406,11 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
         return pose.positions.astype(np.float64)
     if not model.meshes:
         return np.zeros((0, 3))
-    return np.concatenate([skin_mesh(mesh, mesh_skinning(model, pose, mesh), method, influences)
-                           for mesh in model.meshes])
+    parts = weight_slices(model.meshes)
+    weights = pose.morph_weights
+    return np.concatenate([skin_mesh(mesh, mesh_skinning(model, pose, mesh), method, influences,
+                                     None if weights is None or part is None else weights[part])
+                           for mesh, part in zip(model.meshes, parts)])
 
 
 @derived

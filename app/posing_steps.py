@@ -1,8 +1,8 @@
 """What a reader leaves for the load stage to do: the parts of a file's meaning that need the model posed.
 
 Readers convert their file's conventions and build the Model; they do not pose it (docs/architecture.md,
-"Layers"). Where a format can only be understood by posing — morph targets and animated meshes played
-as vertex clips, glTF tails found where the model is drawn at rest, the C3DE check that a bones file
+"Layers"). Where a format can only be understood by posing — animated meshes (NWN animmesh samples)
+played as vertex clips, glTF tails found where the model is drawn at rest, the C3DE check that a bones file
 fits its mesh — the reader describes the work here, as data, in ``Model.pending``; ``app/loading.py``
 does it after the registry has read the files, and empties the list.
 """

@@ -60,3 +60,15 @@ def top_influences(joints: np.ndarray, weights: np.ndarray,
     totals = weights.sum(axis=1, keepdims=True)
     weights = np.where(totals > 0, weights / np.where(totals > 0, totals, 1), 0).astype(np.float32)
     return joints, weights
+
+
+def merge_duplicate_joints(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(V, K) joints and weights with each bone's weights gathered in its first lane (others 0)."""
+    weights = np.where(weights > 0, weights, 0).astype(np.float32)
+    for lane in range(1, joints.shape[1]):
+        for earlier in range(lane):
+            same = (joints[:, lane] == joints[:, earlier]) & (weights[:, lane] > 0) \
+                & (weights[:, earlier] > 0)
+            weights[same, earlier] += weights[same, lane]
+            weights[same, lane] = 0
+    return joints, weights

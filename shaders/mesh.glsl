@@ -28,6 +28,14 @@ uniform float point_radius; // world units, for point clouds
 uniform float viewport_height;
 uniform mat3 uv_transform;  // KHR_texture_transform, applied to in_uv
 
+// Morph targets, applied before skinning: target m's delta for vertex v is texel m·V + v of
+// morph_deltas (positions), then (M + m)·V + v (normals), rows wrapped at the texture's width;
+// morph_weights holds each target's weight less its default (already in in_position), row-wrapped.
+uniform sampler2D morph_deltas;
+uniform sampler2D morph_weights;
+uniform int morph_count;    // M; 0: no morphing
+uniform int morph_vertices; // V
+
 out vec3 v_world;
 out vec3 v_normal;
 out float v_heat;
@@ -40,14 +48,30 @@ mat3x4 bone_rows(int bone) {
                   texelFetch(bones, ivec2(2, bone), 0));
 }
 
-void linear_blend(out vec3 position, out vec3 normal) {
-    mat3x4 rows = in_weights.x * bone_rows(in_joints.x) + in_weights.y * bone_rows(in_joints.y)
-                + in_weights.z * bone_rows(in_joints.z) + in_weights.w * bone_rows(in_joints.w);
-    position = vec4(in_position, 1.0) * rows;
-    normal = vec4(in_normal, 0.0) * rows;
+ivec2 wrapped(int index, ivec2 size) {
+    return ivec2(index % size.x, index / size.x);
 }
 
-void dual_quaternion_blend(out vec3 position, out vec3 normal) {
+void apply_morphs(inout vec3 position, inout vec3 normal) {
+    ivec2 delta_size = textureSize(morph_deltas, 0);
+    ivec2 weight_size = textureSize(morph_weights, 0);
+    for (int target = 0; target < morph_count; ++target) {
+        float weight = texelFetch(morph_weights, wrapped(target, weight_size), 0).r;
+        if (weight == 0.0) continue;
+        int at = target * morph_vertices + gl_VertexID;
+        position += weight * texelFetch(morph_deltas, wrapped(at, delta_size), 0).xyz;
+        normal += weight * texelFetch(morph_deltas, wrapped(at + morph_count * morph_vertices, delta_size), 0).xyz;
+    }
+}
+
+void linear_blend(inout vec3 position, inout vec3 normal) {
+    mat3x4 rows = in_weights.x * bone_rows(in_joints.x) + in_weights.y * bone_rows(in_joints.y)
+                + in_weights.z * bone_rows(in_joints.z) + in_weights.w * bone_rows(in_joints.w);
+    position = vec4(position, 1.0) * rows;
+    normal = vec4(normal, 0.0) * rows;
+}
+
+void dual_quaternion_blend(inout vec3 position, inout vec3 normal) {
     vec4 first = texelFetch(bones, ivec2(3, in_joints.x), 0);
     vec4 real = vec4(0.0);
     vec4 dual = vec4(0.0);
@@ -64,14 +88,14 @@ void dual_quaternion_blend(out vec3 position, out vec3 normal) {
     real /= norm;
     dual /= norm;
     vec3 offset = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    position = in_position + 2.0 * cross(real.xyz, cross(real.xyz, in_position) + real.w * in_position)
-             + offset;
-    normal = in_normal + 2.0 * cross(real.xyz, cross(real.xyz, in_normal) + real.w * in_normal);
+    position = position + 2.0 * cross(real.xyz, cross(real.xyz, position) + real.w * position) + offset;
+    normal = normal + 2.0 * cross(real.xyz, cross(real.xyz, normal) + real.w * normal);
 }
 
 void main() {
     v_world = in_position;
     v_normal = in_normal;
+    apply_morphs(v_world, v_normal);
     // Weightless vertices are rigid: they keep their bind position.
     if (dot(in_weights, vec4(1.0)) > 0.0) {
         if (skinning == 1) {
@@ -107,6 +131,9 @@ uniform bvec2 mirror;            // mirrored repeat along s / t, done here (mode
 uniform int alpha_mode;          // 0: opaque, 1: mask (cut below alpha_cutoff), 2: blend
 uniform float alpha_cutoff;
 uniform bool unlit;              // mode 0: the colour as it is, without lighting (KHR_materials_unlit)
+uniform vec3 emissive;           // mode 0: linear light given off, added after lighting
+uniform bool emissive_textured;  // multiply the emission by emissive_texture at v_uv
+uniform sampler2D emissive_texture;  // sRGB RGBA, mipmapped
 uniform vec3 highlight_color;    // mixed in by v_heat in mode 0 (the selected bone)
 uniform bool sphere_points;      // shade each point as a little sphere
 uniform bool derivative_normals; // faceted normals from screen derivatives (vertex-animated clips)
@@ -147,6 +174,12 @@ vec4 base_color() {
     return factor * textureGrad(base_texture, folded, dFdx(v_uv), dFdy(v_uv));
 }
 
+vec3 emission() {
+    if (!emissive_textured) return emissive;
+    vec2 folded = mix(v_uv, 1.0 - abs(mod(v_uv, 2.0) - 1.0), vec2(mirror));
+    return emissive * textureGrad(emissive_texture, folded, dFdx(v_uv), dFdy(v_uv)).rgb;
+}
+
 vec3 srgb_encode(vec3 linear) {
     linear = clamp(linear, 0.0, 1.0);
     return mix(linear * 12.92, 1.055 * pow(linear, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, linear));
@@ -181,6 +214,7 @@ void main() {
     vec3 normal = shaded_normal(to_eye);
     vec3 albedo = mode == 1 ? heat_ramp(v_heat) : mix(base.rgb, highlight_color, clamp(v_heat, 0.0, 1.0));
     vec3 linear = unlit && mode == 0 ? albedo : lit(albedo, normal, to_eye);
+    if (mode == 0) linear += emission();
     // Premultiplied, as the blending and the transparent captures expect.
     f_color = vec4(srgb_encode(linear) * alpha, alpha);
 }

@@ -3,7 +3,10 @@
 Reads a .gltf / .glb with ``json`` and ``struct`` (buffers, buffer views, accessors with strides,
 normalised integers and sparse substitutions), samples animation channels (LINEAR with slerp, STEP,
 CUBICSPLINE by the spec's Hermite formula) and poses every TRIANGLES or POINTS primitive: a skinned
-one as ``Σ w · world(joint) · IBM(joint) · p`` (its node ignored), any other as ``world(node) · p``.
+one as ``Σ w · world(joint) · IBM(joint) · p`` (its node ignored), any other as ``world(node) · p``,
+``p`` the POSITION plus its morph targets' deltas times the node's weights (animated, else
+``node.weights``, else ``mesh.weights``, else 0), unnormalised: glTF's targets are relative, and
+three.js (``morphTargetsRelative``) adds them with a base influence of 1 whatever their sum.
 """
 
 from __future__ import annotations
@@ -131,6 +134,23 @@ class Document:
         value = _sample(times, values, mode, time)
         return value / np.linalg.norm(value) if rotation else value
 
+    def node_weights(self, index: int, animation: int | None, time: float) -> np.ndarray | None:
+        """The morph weights of node ``index`` at ``time`` of ``animation``: keyed, else the node's,
+        else its mesh's; None when neither says."""
+        node = self.json["nodes"][index]
+        if animation is not None:
+            source = self.json["animations"][animation]
+            for channel in source["channels"]:
+                if channel["target"].get("node") == index and channel["target"]["path"] == "weights":
+                    sampler = source["samplers"][channel["sampler"]]
+                    times = self.accessor(sampler["input"])[:, 0]
+                    per_key = 3 if sampler.get("interpolation") == "CUBICSPLINE" else 1
+                    values = self.accessor(sampler["output"]).reshape(len(times), per_key, -1)
+                    values = values[:, 0] if per_key == 1 else values
+                    return _sample(times, values, sampler.get("interpolation", "LINEAR"), time)
+        weights = node.get("weights", self.json["meshes"][node["mesh"]].get("weights"))
+        return None if weights is None else np.asarray(weights, float)
+
     # --- posing -----------------------------------------------------------------------------------
 
     def posed(self, animation: int | None = None, time: float = 0.0) -> np.ndarray:
@@ -145,6 +165,10 @@ class Document:
                     continue
                 attributes = primitive["attributes"]
                 points3 = self.accessor(attributes["POSITION"])
+                weights = self.node_weights(index, animation, time) if primitive.get("targets") else None
+                for target, weight in zip(primitive.get("targets", []), [] if weights is None else weights):
+                    if "POSITION" in target:
+                        points3 = points3 + weight * self.accessor(target["POSITION"])
                 positions = np.hstack([points3, np.ones((len(points3), 1))])
                 if "skin" in node and "JOINTS_0" in attributes:
                     points.append(self._skinned(node["skin"], attributes, positions, world))

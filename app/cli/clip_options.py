@@ -20,6 +20,7 @@ from app.bone_names import name_key
 from app.animation.bone_maps import read_map
 from app.errors import InputError
 from app.model import Model
+from app.cli.clip_choice import chosen_clip_index
 
 #: Without --map, numbered loose bones paired by where they rest must pair at least this share of the
 #: smaller skeleton's bones.
@@ -98,7 +99,7 @@ def requested_mix(model: Model, args: Namespace) -> Mix:
     else:
         mode, name, amount = "add", args.add, 1.0  # the whole change
     try:
-        second = model.clips[model.clip_index(name)]
+        second = model.clips[chosen_clip_index(model, name)]
     except (KeyError, IndexError) as error:
         raise ValueError(error.args[0]) from None
     names = model.skeleton.names
@@ -118,7 +119,7 @@ def mixed_model(model: Model, args: Namespace, options: formats.LoadOptions) -> 
             raise ValueError("--mask needs --blend, --add or --crossfade")
         return model
     try:
-        first = model.clips[model.clip_index(first_selector(args))]
+        first = model.clips[chosen_clip_index(model, first_selector(args))]
     except (KeyError, IndexError) as error:
         raise ValueError(error.args[0]) from None
     mixed = baked_clip(model, first, requested_mix(model, args))

@@ -34,6 +34,7 @@ from app.errors import InputError
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
+from app.cli.clip_choice import chosen_clip_index
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -62,6 +63,13 @@ def _fail(args: Namespace, message: str, status: int) -> int:
         traceback.print_exc()
     print(message, file=sys.stderr)
     return status
+
+
+def _hidden_state(mesh) -> str:
+    """', hidden' for a hidden mesh, with the file's reason where it gives one; '' for a shown one."""
+    if mesh.visible:
+        return ""
+    return f", hidden ({mesh.hidden_reason})" if mesh.hidden_reason else ", hidden"
 
 
 def _texture_state(mesh) -> str:
@@ -108,7 +116,7 @@ def info(args: Namespace) -> int:
         lines.append(f"supermodels: {' → '.join(links)}")
     lines += ["mesh list:" + ("" if model.meshes else "  none")] + [
         f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
-        f"{'' if mesh.visible else ', hidden'}, {_texture_state(mesh)}"
+        f"{_hidden_state(mesh)}, {_texture_state(mesh)}"
         f"{', vertex colours' if mesh.colors is not None else ''}" for mesh in model.meshes]
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
@@ -185,7 +193,7 @@ def convert(args: Namespace) -> int:
     write = _writer(output, MODEL_WRITERS)
     model = load_model_for(args, [output])
     try:
-        clips = None if not args.clip else [model.clips[model.clip_index(c)] for c in args.clip]
+        clips = None if not args.clip else [model.clips[chosen_clip_index(model, c)] for c in args.clip]
     except KeyError as error:
         raise UsageError(error.args[0]) from None
     with Progress("convert") as progress, writing(output):
@@ -194,7 +202,9 @@ def convert(args: Namespace) -> int:
     if args.check:
         from app.export.roundtrip import check_export
 
-        print(check_export(model, loading.load_written(output), clips, args.show_hidden).line())
+        result = check_export(model, loading.load_written(output), clips, args.show_hidden)
+        print(result.parts_line())
+        print(result.line())
     return EXIT_OK
 
 

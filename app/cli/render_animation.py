@@ -21,6 +21,7 @@ from app.cli.shared import (
 from app.model import Clip, Model
 from app.render import sheet, video
 from app.render.sheet import MAX_SHEET_FRAMES, MAX_SIDE
+from app.cli.clip_choice import chosen_clip_index
 
 #: The size of a sheet's frames when --size is not given, and of a still or animation.
 SHEET_CELL = (320, 240)
@@ -118,7 +119,7 @@ def _clip(model: Model, args: Namespace) -> Clip | None:
             return None
         raise UsageError("the model has no clips to animate (--turntable circles the bind pose)")
     try:
-        return model.clips[model.clip_index(args.clip)]
+        return model.clips[chosen_clip_index(model, args.clip)]
     except (KeyError, IndexError) as error:
         raise UsageError(error.args[0]) from None
 

@@ -21,6 +21,7 @@ from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time
 from app.resources import demo_paths
 from app.scene.draw_settings import DrawSettings, draw_settings
+from app.cli.clip_choice import chosen_clip_index
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
@@ -152,7 +153,7 @@ def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
     if not model.clips:
         raise UsageError("the model has no clips; only the bind pose exists")
     try:
-        clip = model.clips[model.clip_index(args.clip)]
+        clip = model.clips[chosen_clip_index(model, args.clip)]
         time = args.time if args.time is not None else frame_time(clip, args.frame or 0)
     except (KeyError, IndexError) as error:
         raise UsageError(error.args[0]) from None
@@ -176,8 +177,8 @@ def describe(model: Model) -> dict:
         "meshes": len(model.meshes),
         "helpers": len(model.helpers),
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
-                   "kind": "skeletal" if clip.skeletal else "vertex", "source": clip.source,
-                   "rate": clip.rate,
+                   "kind": clip.motion, "source": clip.source, "rate": clip.rate,
+                   **({"morph_weights": True} if clip.skeletal and clip.weight_channels else {}),
                    **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
                   for clip in model.clips],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],

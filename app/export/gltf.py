@@ -31,10 +31,11 @@ triangles is written as POINTS. Materials carry base colour, alpha mode, sidedne
 texture with its sampler and KHR_texture_transform; every image used is embedded (gltf_materials.py).
 Meshes the file marks as not rendered are left out unless ``show_hidden``.
 Keyed clips keep their keys (unless a bone they track, or its parent, has a factor: then they are
-sampled at their keys like 'matrices' clips); 'matrices' clips become linear TRS channels at every
-frame; 'vertex' clips become morph targets (one per frame, displacements from bind that the rest
-pose's skinning takes to the frame's positions) with a weights animation that steps from one-hot to
-one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has
+sampled at their keys like 'matrices' clips) and their morph weight channels; a mesh's own morph
+targets are written once (gltf_morphs.py); 'matrices' clips become linear TRS channels at every
+frame; 'vertex' clips become more morph targets (one per frame, displacements from bind that the
+rest pose's skinning takes to the frame's positions) with a weights animation that steps from one-hot
+to one-hot, linearly, which is exactly the player's blend between frames. A clip whose bone motion has
 no T·R·S form even with the factors is written as such a morph-target clip, with a warning. Key times
 are rounded down to float32, so that a STEP key takes effect at its own time; keys whose times become
 one float32 number are one key (the last of them), so every sampler's times strictly increase.
@@ -52,6 +53,8 @@ import pygltflib as gl
 from app import maths
 from app.atomic_files import replacing_all
 from app.export.gltf_materials import MaterialWriter
+from app.export.gltf_morphs import (base_positions, default_weights, frame_targets, frame_weights,
+                                    frame_count, keyed_weights, own_targets, target_names)
 from app.export.motion_plan import MotionPlan, plan_motion
 from app.model import Clip, Mesh, Model, Skeleton
 from app.orientation import facing
@@ -63,7 +66,7 @@ from app.pose import (
     pose_from_world,
     posed_positions,
 )
-from app.skin_weights import GPU_INFLUENCES, top_influences
+from app.skin_weights import GPU_INFLUENCES, merge_duplicate_joints, top_influences
 
 #: Largest TRS residual (relative to the matrix's size) written as TRS rather than as a matrix.
 SHEAR_TOLERANCE = 1e-6
@@ -304,7 +307,7 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
     skins: dict[int, int] = {}
     rest = pose_from_world(model, rest_world)
     starts = np.cumsum([0] + [mesh.vertex_count for mesh in model.meshes])
-    targets = sum(len(clip.times) for clip in morph_clips)
+    frames = frame_count(morph_clips)
     nodes: list[int | None] = []
     for index, mesh in enumerate(model.meshes):
         if mesh.vertex_count == 0:
@@ -320,13 +323,18 @@ def _add_meshes(gltf: gl.GLTF2, blob: _Blob, model: Model, layout: _Layout, plan
                 skins[key] = _add_skin(gltf, blob, model, mesh, layout, plan)
             skin = skins[key]
         primitive = _primitive(gltf, blob, mesh, model, layout, skin is not None, materials, warnings)
+        targets = own_targets(mesh, lambda delta, bounds: blob.add(delta, "VEC3", FLOAT, target=ARRAY_BUFFER,
+                                                                   bounds=bounds))
         if morph_clips:
-            frames = _morph_frames(mesh, mesh_skinning(model, rest, mesh), morph_clips, starts[index])
-            primitive.targets = [gl.Attributes(POSITION=blob.add(frame, "VEC3", FLOAT, target=ARRAY_BUFFER,
-                                                                bounds=True))
-                                 for frame in frames]
-        gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[primitive],
-                                   weights=[0.0] * targets if targets else None))
+            deltas = frame_targets(mesh, mesh_skinning(model, rest, mesh), morph_clips, starts[index],
+                                   GLTF_INFLUENCES)
+            targets += [gl.Attributes(POSITION=blob.add(delta, "VEC3", FLOAT, target=ARRAY_BUFFER,
+                                                        bounds=True))
+                        for delta in deltas]
+        primitive.targets = targets or None
+        weights = default_weights(mesh, frames)
+        gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[primitive], weights=weights or None,
+                                   extras=target_names(mesh, frames)))
         node = gl.Node(name=mesh.name, mesh=len(gltf.meshes) - 1, skin=skin)
         # A skinned mesh ignores its parents, so it sits at the scene root
         # (else the validator warns NODE_SKINNED_MESH_NON_ROOT).
@@ -356,7 +364,7 @@ def _add_skin(gltf: gl.GLTF2, blob: _Blob, model: Model, mesh: Mesh, layout: _La
 
 def _primitive(gltf: gl.GLTF2, blob: _Blob, mesh: Mesh, model: Model, layout: _Layout, skinned: bool,
                materials: MaterialWriter, warnings: list[str]) -> gl.Primitive:
-    attributes = gl.Attributes(POSITION=blob.add(mesh.positions, "VEC3", FLOAT, target=ARRAY_BUFFER,
+    attributes = gl.Attributes(POSITION=blob.add(base_positions(mesh), "VEC3", FLOAT, target=ARRAY_BUFFER,
                                                  bounds=True))
     # A mesh whose triangle list is empty is written as points: TRIANGLES without indices would draw
     # its vertices three by three (and the validator warns when they are not a multiple of three).
@@ -389,7 +397,7 @@ def _influences(mesh: Mesh, layout: _Layout, bones: int,
     A bone listed twice for one vertex gets one lane with the summed weight (glTF forbids a joint
     twice with non-zero weights); beyond four influences the smallest are dropped, with a warning.
     """
-    joints, weights = _merge_duplicate_joints(mesh.joints, mesh.weights)
+    joints, weights = merge_duplicate_joints(mesh.joints, mesh.weights)
     used = np.count_nonzero(weights > 0, axis=1)
     if np.any(used > GLTF_INFLUENCES):
         warnings.append(f"mesh {mesh.name!r}: {int(np.sum(used > GLTF_INFLUENCES))} vertices have more than "
@@ -408,32 +416,6 @@ def _influences(mesh: Mesh, layout: _Layout, bones: int,
     return joints, weights
 
 
-def _merge_duplicate_joints(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(V, K) joints and weights with each bone's weights gathered in its first lane (others 0)."""
-    weights = np.where(weights > 0, weights, 0).astype(np.float32)
-    for lane in range(1, joints.shape[1]):
-        for earlier in range(lane):
-            same = (joints[:, lane] == joints[:, earlier]) & (weights[:, lane] > 0) \
-                & (weights[:, earlier] > 0)
-            weights[same, earlier] += weights[same, lane]
-            weights[same, lane] = 0
-    return joints, weights
-
-
-def _morph_frames(mesh: Mesh, rest_skin: np.ndarray, clips: list[Clip], start: int) -> list[np.ndarray]:
-    """Per frame of every vertex clip: (V, 3) displacement ``d`` of this mesh's vertices from bind such
-    that the rest pose's skinning (``rest_skin`` (B, 4, 4), four influences as written) takes
-    ``bind + d`` to the frame's position."""
-    bind = mesh.positions.astype(np.float64)
-    joints, weights = top_influences(mesh.joints, mesh.weights, GLTF_INFLUENCES)
-    blend = np.einsum("vk,vkij->vij", weights.astype(np.float64), rest_skin[joints])
-    invertible = np.abs(np.linalg.det(blend[:, :3, :3])) > 1e-12
-    blend[~invertible] = np.eye(4)
-    unskin = np.linalg.inv(blend)
-    return [maths.transform_points(unskin, frame[start: start + mesh.vertex_count]) - bind
-            for clip in clips for frame in clip.positions]
-
-
 # --- animations ---------------------------------------------------------------------------------
 
 def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, sampled: np.ndarray | None,
@@ -446,8 +428,10 @@ def _add_animation(gltf: gl.GLTF2, blob: _Blob, model: Model, clip: Clip, sample
         _sampled_channels(animation, blob, clip.frame_times, sampled, layout)
     elif clip.kind == "keyed":
         _keyed_channels(animation, blob, model, clip, layout, pose)
+    if clip.kind != "vertex":
+        _keyed_weight_channels(animation, blob, clip, mesh_nodes, morph_clips)
     else:
-        _weight_channels(animation, blob, clip, mesh_nodes, morph_clips)
+        _weight_channels(animation, blob, model, clip, mesh_nodes, morph_clips)
         if clip.world is not None:
             warnings.append(f"clip {clip.name!r}: bone motion of a vertex clip is not exported "
                             "(its vertex positions already include it)")
@@ -528,16 +512,24 @@ def _sampled_channels(animation: gl.Animation, blob: _Blob, times: np.ndarray, l
         _channel(animation, blob, node, "scale", times, scales[:, bone], "LINEAR")
 
 
-def _weight_channels(animation: gl.Animation, blob: _Blob, clip: Clip, mesh_nodes: list[int | None],
-                     morph_clips: list[Clip]) -> None:
-    """Weights stepping one-hot from the clip's first target to its last, linearly between frames."""
-    first = sum(len(other.times) for other in morph_clips[: morph_clips.index(clip)])
-    targets = sum(len(other.times) for other in morph_clips)
-    frames = len(clip.times)
-    weights = np.zeros((frames, targets))
-    weights[np.arange(frames), first + np.arange(frames)] = 1.0
-    for node in mesh_nodes:
+def _keyed_weight_channels(animation: gl.Animation, blob: _Blob, clip: Clip, mesh_nodes: list[int | None],
+                           morph_clips: list[Clip]) -> None:
+    """A keyed clip's weight channels as they are keyed, the vertex-clip targets held at 0."""
+    frames = frame_count(morph_clips)
+    for channel in clip.weight_channels:
+        node = mesh_nodes[channel.mesh]
         if node is not None:
+            _channel(animation, blob, node, "weights", *keyed_weights(channel, frames))
+
+
+def _weight_channels(animation: gl.Animation, blob: _Blob, model: Model, clip: Clip,
+                     mesh_nodes: list[int | None], morph_clips: list[Clip]) -> None:
+    """Weights stepping one-hot from the clip's first frame target to its last, linearly between frames;
+    each mesh's own targets at their defaults."""
+    first = frame_count(morph_clips[: morph_clips.index(clip)])
+    for mesh, node in zip(model.meshes, mesh_nodes):
+        if node is not None:
+            weights = frame_weights(mesh, first, len(clip.times), frame_count(morph_clips))
             _channel(animation, blob, node, "weights", clip.times, weights, "LINEAR")
 
 

@@ -67,8 +67,39 @@ class MaterialWriter:
                 transform = texture_transform(source.uv_transform)
                 pbr.baseColorTexture.extensions = {"KHR_texture_transform": transform}
                 self.uses("KHR_texture_transform")
+        if any(source.emissive):
+            self.add_emission(material, source, mesh.uvs is not None)
         self.gltf.materials.append(material)
         return len(self.gltf.materials) - 1
+
+    def add_emission(self, material: gl.Material, source: Material, has_uvs: bool) -> None:
+        """emissiveFactor (scaled into 0..1, the rest as KHR_materials_emissive_strength) and the
+        emissive image, embedded as PNG."""
+        strength = max(source.emissive)
+        if strength > 1.0:
+            material.emissiveFactor = [c / strength for c in source.emissive]
+            material.extensions = {**(material.extensions or {}),
+                                   "KHR_materials_emissive_strength": {"emissiveStrength": strength}}
+            self.uses("KHR_materials_emissive_strength")
+        else:
+            material.emissiveFactor = list(source.emissive)
+        if source.emissive_image is None or not has_uvs:
+            return
+        key = id(source.emissive_image)
+        if key not in self.images:
+            name = Path(source.emissive_texture.replace("\\", "/")).name or None
+            self.gltf.images.append(gl.Image(bufferView=self.blob.add_view(_png(source.emissive_image)),
+                                             mimeType="image/png", name=name))
+            self.images[key] = len(self.gltf.images) - 1
+        sampler = self.sampler(source.wrap)
+        if (self.images[key], sampler) not in self.textures:
+            self.gltf.textures.append(gl.Texture(source=self.images[key], sampler=sampler))
+            self.textures[(self.images[key], sampler)] = len(self.gltf.textures) - 1
+        material.emissiveTexture = gl.TextureInfo(index=self.textures[(self.images[key], sampler)])
+        if source.uv_transform is not None:  # the view samples the emission where the base colour is
+            transform = texture_transform(source.uv_transform)
+            material.emissiveTexture.extensions = {"KHR_texture_transform": transform}
+            self.uses("KHR_texture_transform")
 
     def texture(self, source: Material) -> int | None:
         """The texture index for the material's image (embedded, or referenced beside the output)."""

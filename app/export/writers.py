@@ -16,7 +16,7 @@ import numpy as np
 
 from app.atomic_files import replacing, write_atomically
 from app.model import Clip, Model
-from app.pose import Pose, posed_positions
+from app.pose import Pose, pose_morph_weights, posed_positions
 
 
 def pose_arrays(model: Model, current: Pose, method: str = "lbs") -> dict[str, np.ndarray]:
@@ -30,6 +30,7 @@ def pose_arrays(model: Model, current: Pose, method: str = "lbs") -> dict[str, n
         "skin": current.skin,
         "heads": heads,
         "tails": tails,
+        "morph_weights": np.asarray(pose_morph_weights(model, current), dtype=np.float64),
     }
 
 

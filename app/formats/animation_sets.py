@@ -43,6 +43,26 @@ def add_clips(clips: list[Clip], new: list[Clip], warnings: list[str]) -> None:
         clips.append(clip)
 
 
+def make_clip_names_unique(clips: list[Clip], warnings: list[str]) -> None:
+    """Rename, in place and in order, each clip whose exact name an earlier clip of ``clips`` has to
+    ``NAME (2)``, ``NAME (3)``…, with a warning naming both clips (docs/cli.md "Clips"). Names that
+    differ only in case stay apart, as ``--clip`` tells them apart by exact name."""
+    index_of: dict[str, int] = {}
+    numbers: dict[str, int] = {}
+    for index, clip in enumerate(clips):
+        name = clip.name
+        if name in index_of:
+            number = numbers.get(name, 1) + 1
+            while f"{name} ({number})" in index_of:
+                number += 1
+            numbers[name] = number
+            name = f"{name} ({number})"
+            warnings.append(f"clips {index_of[clip.name]} and {index} are both named {clip.name!r}; "
+                            f"clip {index} is shown as {name!r}")
+            clip.name = name
+        index_of[name] = index
+
+
 def bone_map(source: Skeleton, target: Skeleton) -> np.ndarray:
     """(B_source,) the target bone of each source bone with the same name (exact, else
     case-insensitive), −1 where the target has none."""

@@ -11,6 +11,7 @@ from typing import Callable, Literal
 
 from app import errors
 from app.formats import textures
+from app.formats.animation_sets import make_clip_names_unique
 from app.errors import InputError
 from app.model import Model
 
@@ -217,6 +218,7 @@ def read_unposed(paths: list[str | Path], options: LoadOptions | None = None) ->
     model.files = [str(s.path) for s in sniffed]
     model.unit = formats[owners[0]].unit or "unknown"
     _name_clip_sources(model, sniffed)
+    make_clip_names_unique(model.clips, model.warnings)
     textures.resolve_textures(model, options.texture_dirs, formats[owners[0]].dds_bottom_up)
     textures.assign_textures(model, options.textures)
     if options.up:

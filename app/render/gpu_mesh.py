@@ -1,4 +1,5 @@
-"""One mesh on the GPU: its vertex buffers and the vertex arrays each program makes of them."""
+"""One mesh on the GPU: its vertex buffers, its morph targets' textures and the vertex arrays each
+program makes of them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from app.model import Mesh
 from app.render.materials import anchor, culls_back_faces
 from app.skin_weights import top_influences
 
+#: Texels per row of the morph textures (rows wrap; any count of targets and vertices fits).
+MORPH_TEXTURE_WIDTH = 4096
+#: Texture units of the morph deltas and weights (the bone texture is 0, the base colour 1).
+MORPH_DELTAS_UNIT, MORPH_WEIGHTS_UNIT = 2, 3
+
 
 class GpuMesh:
     """One mesh's GPU buffers and the vertex arrays made from them; ``release`` frees them all.
@@ -17,6 +23,8 @@ class GpuMesh:
     ``palette_offset``, where the mesh's own skin's matrices start); weights: (V, 4) f4 (the four
     largest influences, renormalised); uvs: (V, 2) f4 (zeros when the mesh has none); colors: (V, 4)
     f4 linear RGBA (ones when the mesh has none); indices: (T·3,) i4 or none for point clouds.
+    A mesh with morph targets has two float textures (``MorphTextures``): the deltas and the pose's
+    weights, which the vertex stage applies before skinning.
     """
 
     def __init__(self, ctx: moderngl.Context, mesh: Mesh, programs: dict[str, moderngl.Program],
@@ -45,6 +53,7 @@ class GpuMesh:
         self.capture_buffer: moderngl.Buffer | None = None
         self.programs = programs
         self.vertex_arrays: dict[str, moderngl.VertexArray] = {}
+        self.morphs = None if mesh.morphs is None else MorphTextures(ctx, mesh)
 
     def _vertex_array(self, program_name: str, animated: bool = False) -> moderngl.VertexArray:
         key = program_name + (":animated" if animated else "")
@@ -78,8 +87,24 @@ class GpuMesh:
             return self.centre
         return skin[self.anchor_bone, :3, :3] @ self.centre + skin[self.anchor_bone, :3, 3]
 
+    def upload_morph_weights(self, weights: np.ndarray) -> None:
+        """The pose's weights (M,) of this mesh's targets (a mesh without targets ignores them)."""
+        if self.morphs is not None:
+            self.morphs.write_weights(weights)
+
+    def _bind_morphs(self, program: moderngl.Program, animated: bool) -> None:
+        """The morph uniforms of ``program``: this mesh's targets, or none (a vertex clip's frame
+        already holds them)."""
+        if "morph_count" not in program:
+            return
+        if self.morphs is None or animated:
+            program["morph_count"].value = 0
+            return
+        self.morphs.use(program)
+
     def draw(self, animated: bool, mode: int) -> None:
         """Draw with the mesh program (its uniforms already set): triangles or points."""
+        self._bind_morphs(self.programs["mesh"], animated)
         vertex_array = self._vertex_array("mesh", animated)
         vertex_array.render(mode if not self.points else moderngl.POINTS)
 
@@ -87,6 +112,7 @@ class GpuMesh:
         """Run the skinning vertex stage alone and keep (V, 6) f4 positions and normals."""
         if self.capture_buffer is None:
             self.capture_buffer = self.ctx.buffer(reserve=max(self.vertex_count, 1) * 24)
+        self._bind_morphs(self.programs["capture"], animated)
         self._vertex_array("capture", animated).transform(
             self.capture_buffer, mode=moderngl.POINTS, vertices=self.vertex_count)
         return self.capture_buffer
@@ -99,3 +125,49 @@ class GpuMesh:
                 buffer.release()
         self.vertex_arrays.clear()
         self.buffers.clear()
+        if self.morphs is not None:
+            self.morphs.release()
+            self.morphs = None
+
+
+def _wrapped_texture(ctx: moderngl.Context, texels: np.ndarray, components: int) -> moderngl.Texture:
+    """A float texture of ``texels`` (N, components) in rows of ``MORPH_TEXTURE_WIDTH`` (the last
+    padded), read with texelFetch."""
+    width = max(1, min(len(texels), MORPH_TEXTURE_WIDTH))
+    rows = max(1, -(-len(texels) // width))
+    padded = np.zeros((rows * width, components), "f4")
+    padded[: len(texels)] = texels
+    texture = ctx.texture((width, rows), components, padded.tobytes(), dtype="f4")
+    texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+    return texture
+
+
+class MorphTextures:
+    """One mesh's morph targets on the GPU: deltas (positions of every target, then normals; RGBA32F,
+    texel ``m·V + v``) and the weights less the defaults (R32F, one texel per target)."""
+
+    def __init__(self, ctx: moderngl.Context, mesh: Mesh):
+        morphs = mesh.morphs
+        self.count, self.vertices = morphs.count, mesh.vertex_count
+        self.defaults = morphs.defaults
+        normals = morphs.normals if morphs.normals is not None else np.zeros_like(morphs.positions)
+        deltas = np.concatenate([morphs.positions, normals]).reshape(-1, 3)
+        self.deltas = _wrapped_texture(ctx, np.pad(deltas, ((0, 0), (0, 1))), 4)
+        self.weights = _wrapped_texture(ctx, np.zeros((self.count, 1)), 1)
+
+    def write_weights(self, weights: np.ndarray) -> None:
+        texels = np.zeros(self.weights.size[0] * self.weights.size[1], "f4")
+        texels[: self.count] = np.asarray(weights, dtype=np.float64) - self.defaults
+        self.weights.write(texels.tobytes())
+
+    def use(self, program: moderngl.Program) -> None:
+        self.deltas.use(MORPH_DELTAS_UNIT)
+        self.weights.use(MORPH_WEIGHTS_UNIT)
+        program["morph_deltas"].value = MORPH_DELTAS_UNIT
+        program["morph_weights"].value = MORPH_WEIGHTS_UNIT
+        program["morph_count"].value = self.count
+        program["morph_vertices"].value = self.vertices
+
+    def release(self) -> None:
+        self.deltas.release()
+        self.weights.release()

@@ -45,14 +45,22 @@ class TextureCache:
 
     def texture(self, material: Material) -> moderngl.Texture:
         """The texture for ``material.image``, uploaded on first use, its wrap set as the material asks."""
-        image = material.image
+        return self.image_texture(material.image, material.texture or material.name, material.wrap)
+
+    def emissive_texture(self, material: Material) -> moderngl.Texture:
+        """The texture for ``material.emissive_image``, as ``texture`` gives the base colour's."""
+        return self.image_texture(material.emissive_image, material.emissive_texture or material.name,
+                                  material.wrap)
+
+    def image_texture(self, image: np.ndarray, name: str, wrap: tuple[str, str]) -> moderngl.Texture:
+        """The texture for ``image`` (named ``name`` in warnings), uploaded on first use, wrapped so."""
         entry = self.entries.get(id(image))
         if entry is None or entry[0] is not image:
-            entry = (image, self._upload(image, material.texture or material.name))
+            entry = (image, self._upload(image, name))
             self.entries[id(image)] = entry
         texture = entry[1]
-        texture.repeat_x = material.wrap[0] == "repeat"
-        texture.repeat_y = material.wrap[1] == "repeat"
+        texture.repeat_x = wrap[0] == "repeat"
+        texture.repeat_y = wrap[1] == "repeat"
         return texture
 
     def _upload(self, image: np.ndarray, name: str) -> moderngl.Texture:

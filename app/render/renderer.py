@@ -5,7 +5,8 @@ bounding box).
 It draws into any framebuffer it is given, so the Qt viewport and the headless ``offscreen`` module
 share it; it never imports Qt. Mesh data goes to the GPU once per model (``set_model``; a model shown
 again, e.g. with a clip added, keeps the buffers and textures of the meshes and images it still holds);
-a pose only uploads the bone texture (and, for vertex-animated clips, the posed positions).
+a pose only uploads the bone texture and the morph weights (and, for vertex-animated clips, the posed
+positions); the vertex stage applies the weighted morph targets, then skins.
 
 Opaque and masked meshes are drawn first, then the grid, then blended meshes from the farthest to
 the nearest without writing depth. Meshes the file hides are left out unless ``show_hidden``.
@@ -25,7 +26,9 @@ import numpy as np
 
 from app import maths
 from app.model import Mesh, Model
-from app.pose import Pose, palette_offset, posed_bounds, rest_extent, rest_pose, skinning_palette
+from app.morph_targets import weight_slices
+from app.pose import (Pose, palette_offset, pose_morph_weights, posed_bounds, rest_extent, rest_pose,
+                      skinning_palette)
 from app.render.bones import BoneShapes, BoneTexture
 from app.render.camera import Camera
 from app.render.floor_grid import FloorGrid
@@ -101,10 +104,14 @@ class Renderer:
             gpu_mesh.release()
         self.bone_shapes.show(model, self.extent)
         self.bone_texture.fit(len(model.skeleton) * (1 + len(model.skins)))
-        materials = [mesh.material for mesh in model.meshes if mesh.material.image is not None]
-        self.textures.keep_only([material.image for material in materials])
+        materials = [mesh.material for mesh in model.meshes]
+        self.textures.keep_only([image for material in materials
+                                 for image in (material.image, material.emissive_image) if image is not None])
         for material in materials:
-            self.textures.texture(material)
+            if material.image is not None:
+                self.textures.texture(material)
+            if material.emissive_image is not None:
+                self.textures.emissive_texture(material)
         self.set_pose(pose if pose is not None else rest_pose(model))
         self.grid.place(self.bounds(), self.extent)
 
@@ -132,9 +139,14 @@ class Renderer:
 
     def _upload_bones(self, pose: Pose) -> None:
         """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
-        as ``palette`` for sorting blended meshes without working it out again on every draw."""
+        as ``palette`` for sorting blended meshes without working it out again on every draw; and each
+        morphed mesh's weights."""
         self.palette = skinning_palette(self.model, pose)
         self.bone_texture.write(self.palette)
+        weights = pose_morph_weights(self.model, pose)
+        for gpu_mesh, part in zip(self.meshes, weight_slices(self.model.meshes)):
+            if part is not None:
+                gpu_mesh.upload_morph_weights(weights[part])
 
     def take_warnings(self) -> list[str]:
         """Problems met since the last call (an image too large for the driver), for the caller to show."""
@@ -258,6 +270,7 @@ class Renderer:
         for name in ("mesh", "capture"):
             set_uniform(self.programs[name], "bones", 0)
         set_uniform(mesh, "base_texture", 1)
+        set_uniform(mesh, "emissive_texture", 2)
         set_uniform(mesh, "uv_transform", np.eye(3))
         set_uniform(mesh, "textured", False)
         set_uniform(mesh, "alpha_mode", 0)
@@ -285,8 +298,11 @@ class Renderer:
         """The opaque and masked meshes, or (``blended``) the blended ones from the farthest to the
         nearest, blending over what is drawn and leaving the depth buffer as it was."""
         animated = self._animated()
+        opacities = self._keyed_opacities()
         meshes = [gpu_mesh for gpu_mesh in self.shown_meshes(options)
-                  if (gpu_mesh.mesh.material.alpha_mode == "BLEND") == blended]
+                  if opacities.get(id(gpu_mesh), 1.0) > 0
+                  and (gpu_mesh.mesh.material.alpha_mode == "BLEND"
+                       or opacities.get(id(gpu_mesh), 1.0) < 1) == blended]
         if not meshes:
             return
         if blended:
@@ -299,16 +315,27 @@ class Renderer:
             framebuffer.use()
         heat = options.heatmap_bone
         for gpu_mesh in meshes:
-            self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1,
-                                gpu_mesh.mesh.material.base_color,
+            color = gpu_mesh.mesh.material.base_color
+            if id(gpu_mesh) in opacities:
+                color = (*color[:3], opacities[id(gpu_mesh)])
+            self._mesh_uniforms(SKINNING_CODES[options.skinning], 0 if heat is None else 1, color,
                                 None if heat is None else heat + gpu_mesh.palette_offset, animated=animated)
             self._material_uniforms(gpu_mesh, options.textures, options.vertex_colors)
+            if blended:
+                set_uniform(self.programs["mesh"], "alpha_mode", ALPHA_CODES["BLEND"])
             gpu_mesh.draw(animated, moderngl.TRIANGLES)
         self._plain_material()
         if blended:
             framebuffer.depth_mask = True
             framebuffer.use()
             self.ctx.disable(moderngl.BLEND)
+
+    def _keyed_opacities(self) -> dict[int, float]:
+        """id(GpuMesh) → the opacity the pose's clip keys for that mesh (NWN alpha keys)."""
+        if self.pose is None or not self.pose.mesh_alpha:
+            return {}
+        return {id(self.meshes[index]): alpha for index, alpha in self.pose.mesh_alpha.items()
+                if 0 <= index < len(self.meshes)}
 
     def _material_uniforms(self, gpu_mesh: GpuMesh, textures: bool, vertex_colors: bool = True) -> None:
         """The mesh's texture, vertex colours, alpha mode and culling (its colour goes with
@@ -320,11 +347,18 @@ class Renderer:
         set_uniform(program, "textured", textured)
         if textured:
             if id(material.image) not in self.textures.entries:  # a newly assigned image replaces one
-                self.textures.keep_only([mesh.material.image for mesh in self.model.meshes])
+                self.textures.keep_only([image for mesh in self.model.meshes
+                                         for image in (mesh.material.image, mesh.material.emissive_image)])
             self.textures.texture(material).use(1)
+        emissive_textured = textures and material.emissive_image is not None and gpu_mesh.mesh.uvs is not None
+        set_uniform(program, "emissive_textured", emissive_textured)
+        if emissive_textured:
+            self.textures.emissive_texture(material).use(2)
+        if textured or emissive_textured:
             set_uniform(program, "mirror", tuple(wrap == "mirror" for wrap in material.wrap))
             uv_transform = np.eye(3) if material.uv_transform is None else material.uv_transform
             set_uniform(program, "uv_transform", uv_transform)
+        set_uniform(program, "emissive", material.emissive)
         set_uniform(program, "alpha_mode", ALPHA_CODES[material.alpha_mode])
         set_uniform(program, "alpha_cutoff", float(material.alpha_cutoff))
         set_uniform(program, "unlit", material.unlit)
@@ -338,6 +372,8 @@ class Renderer:
         """Back to an untextured, opaque, unculled material for the overlays."""
         program = self.programs["mesh"]
         set_uniform(program, "textured", False)
+        set_uniform(program, "emissive_textured", False)
+        set_uniform(program, "emissive", (0.0, 0.0, 0.0))
         set_uniform(program, "vertex_colors", False)
         set_uniform(program, "alpha_mode", 0)
         set_uniform(program, "unlit", False)

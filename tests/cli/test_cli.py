@@ -41,7 +41,9 @@ def test_pose_npz_keys_shapes_and_conventions(tmp_path):
     out = tmp_path / "pose.npz"
     assert main(["pose", "--demo", "--clip", "walk", "--frame", "3", "-o", str(out)]) == 0
     data = np.load(out)
-    assert set(data.files) == {"positions", "bone_names", "parents", "world", "skin", "heads", "tails"}
+    assert set(data.files) == {"positions", "bone_names", "parents", "world", "skin", "heads", "tails",
+                               "morph_weights"}
+    assert data["morph_weights"].shape == (0,)
     bones = len(data["bone_names"])
     assert data["world"].shape == data["skin"].shape == (bones, 4, 4)
     assert data["heads"].shape == data["tails"].shape == (bones, 3)
@@ -77,7 +79,8 @@ def test_pose_json_has_the_same_keys(tmp_path):
     out = tmp_path / "pose.json"
     assert main(["pose", "--demo", "--time", "0.25", "-o", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"positions", "bone_names", "parents", "world", "skin", "heads", "tails"}
+    assert set(data) == {"positions", "bone_names", "parents", "world", "skin", "heads", "tails",
+                         "morph_weights"}
     assert np.array(data["world"]).shape == (DEMO_BONES, 4, 4)
 
 

@@ -1,7 +1,7 @@
 """The load stage: readers leave what needs the model posed in ``Model.pending`` as data, and
-``loading.load`` does it (a morph clip baked in its stand-in's place, glTF tails found at rest, the
-C3DE fit check), leaving the list empty; a result past the model's bounds is a ReadError naming the
-file."""
+``loading.load`` does it (glTF tails found at rest, the C3DE fit check; glTF morph weights stay
+weight channels, nothing to bake), leaving the list empty; a result past the model's bounds is a
+ReadError naming the file."""
 
 from __future__ import annotations
 
@@ -12,43 +12,39 @@ import pytest
 
 from app import formats, loading
 from app.formats import ReadError
-from app.posing_steps import BakeVertexClip, CheckFit, DeriveTailsAtRest
+from app.pose import evaluate, posed_positions
+from app.posing_steps import CheckFit, DeriveTailsAtRest
 from tests.formats.test_c3de import save, translate
 from tests.formats.test_gltf_import_edge import POINTS, morph_document
 from tests.writers.c3de_writer import write_bones_2009, write_mesh
 from tests.writers.gltf_writer import write_gltf
 
 
-def test_the_reader_describes_the_morph_clip_and_loading_bakes_it(tmp_path):
+def test_the_reader_keeps_morph_weights_as_a_weight_channel_and_loading_bakes_nothing(tmp_path):
     """Rest weight 0.25 (in the bind positions); the weight is keyed 0, 1, 0.5 at 0, 1, 2 s, so the
-    offsets are z −0.25, +0.75, +0.25 and the baked frames put every point at z + 0, + 1, + 0.5."""
+    posed points sit at z + 0, + 1, + 0.5 then, and z + 0.75 halfway from 1 s to 2 s."""
     path = write_gltf(tmp_path, *morph_document("LINEAR", [0.25]))
     read = formats.read_unposed([path])
-    stand_in = read.clips[0]
-    assert stand_in.kind == "keyed" and stand_in.name == "pulse"
-    assert [type(step) for step in read.pending] == [DeriveTailsAtRest, BakeVertexClip]
-    bake = read.pending[1]
-    assert bake.clip is stand_in and bake.path == path
-    np.testing.assert_array_equal(bake.times, [0.0, 1.0, 2.0])
-    np.testing.assert_allclose(bake.offsets[0], [[[0, 0, z]] * 3 for z in (-0.25, 0.75, 0.25)], atol=1e-7)
-
+    assert [type(step) for step in read.pending] == [DeriveTailsAtRest]
     model = loading.load([path])
-    assert list(model.pending) == []
     clip = model.clips[0]
-    assert clip.kind == "vertex" and clip.name == "pulse" and clip.source == path.name
-    np.testing.assert_array_equal(clip.times, [0.0, 1.0, 2.0])
-    np.testing.assert_allclose(clip.positions, [POINTS + [0, 0, z] for z in (0.0, 1.0, 0.5)], atol=1e-6)
+    assert clip.kind == "keyed" and clip.motion == "morph"
+    assert clip.name == "pulse" and clip.source == path.name
+    channel = clip.weight_channels[0]
+    np.testing.assert_array_equal(channel.times, [0.0, 1.0, 2.0])
+    for time, z in ((0.0, 0.0), (1.0, 1.0), (2.0, 0.5), (1.5, 0.75)):
+        np.testing.assert_allclose(posed_positions(model, evaluate(model, clip, time)), POINTS + [0, 0, z],
+                                   atol=1e-6, err_msg=f"t={time}")
 
 
-def test_a_baked_clip_past_the_bounds_is_a_read_error_naming_the_file(tmp_path):
+def test_weights_that_move_vertices_past_the_bounds_are_a_read_error_naming_the_file(tmp_path):
     """A target moving the points 1e17 at weight 100: 1e19 is past the ±1e18 a model holds."""
     document, arrays = morph_document("LINEAR", None)
     arrays[1] = (np.array([[0, 0, 1e17]] * 3), "VEC3", 5126)
     arrays[3] = (np.array([0.0, 100.0, 0.0]), "SCALAR", 5126)
     path = write_gltf(tmp_path, document, arrays)
-    assert formats.read_unposed([path]).pending  # the reader reads it: only the morphed positions are too far
-    with pytest.raises(ReadError, match=rf"^{re.escape(str(path))}: mesh 'mesh0' positions: a value is not "
-                                        r"finite or beyond ±1e\+18$"):
+    with pytest.raises(ReadError, match=rf"^{re.escape(str(path))}: animations\[0\]: the weights keyed for "
+                                        r"node 0 move its mesh's vertices past ±1e\+18$"):
         loading.load([path])
 
 

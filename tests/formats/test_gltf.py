@@ -407,8 +407,8 @@ def test_morphed_skinned_mesh_node_is_not_a_bone(tmp_path):
     model = read(write_gltf(tmp_path, *_beside_document(with_morph=True)))
     assert model.skeleton.names == ["root", "arm", "tip"]
     clip = model.clips[0]
-    assert clip.kind == "vertex" and clip.world.shape == (3, 3, 4, 4)
-    np.testing.assert_allclose(clip.times, [0.0, 0.5, 1.0])
+    assert clip.motion == "skeletal" and [channel.mesh for channel in clip.weight_channels] == [0]
+    np.testing.assert_allclose(clip.frame_times, [0.0, 0.5, 1.0])
     for time, weight in ((0.0, 0.0), (0.5, 0.5), (1.0, 1.0)):
         np.testing.assert_allclose(_posed(model, 0, time), _expected_beside(time, weight), atol=1e-6,
                                    err_msg=f"at {time}")

@@ -1,6 +1,7 @@
 """NWN vertex colours (ASCII ``colors N``: r g b per vertex; binary: a word per vertex at 0x248,
-bytes R, G, B, A): read as display colours, kept as linear light on the mesh, listed by ``info`` and
-multiplied into the picture; a list that does not fit its mesh is a warning and nothing is drawn from it."""
+bytes R, G, B, A with A = 255, as NWN Explorer's compiler writes them): read as display colours, kept as
+linear light on the mesh, listed by ``info`` and multiplied into the picture; a list that does not fit its
+mesh, or binary words no compiler writes, is a warning and nothing is drawn from it."""
 
 from __future__ import annotations
 
@@ -79,3 +80,33 @@ def test_a_colour_outside_0_to_1_is_a_warning(tmp_path):
     model = loading.load([save(tmp_path, "tile.mdl", "\n".join(lines).encode())])
     assert next(mesh for mesh in model.meshes if mesh.name == "floor").colors is None
     assert any("a colour is outside 0..1" in warning for warning in model.warnings)
+
+
+def test_binary_colours_whose_alpha_bytes_are_not_255_are_not_read(tmp_path):
+    """The compilers write alpha 255 in every colour word (NWN Explorer's MakeRGBA(r, g, b, 0xFF)):
+    words with other alpha bytes are not colours, so the mesh is drawn without them, with a warning."""
+    garbage = COLOURS.copy()
+    garbage[1, 3] = 17
+    model = loading.load([written(tmp_path, "binary", garbage)])
+    floor = next(mesh for mesh in model.meshes if mesh.name == "floor")
+    assert floor.colors is None
+    assert "mesh 'floor': vertex colours not read (1 of 4 alpha bytes are not 255); drawn without them" \
+        in model.warnings
+
+
+def test_binary_colours_of_a_skin_mesh_are_not_read(tmp_path):
+    """Only trimesh and AABB nodes get colours from the compilers; a skin mesh's words are not read."""
+    from tests.formats.test_nwn_mdl import model_tree, walk_animation
+
+    tree = model_tree()
+    body = next(child for child in tree.children if child.name == "body")
+    body.colors = np.array([[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [9, 9, 9, 255]])
+    model = loading.load([save(tmp_path, "c_test.mdl", write_mdl("c_test", tree, [walk_animation()]))])
+    mesh = next(mesh for mesh in model.meshes if mesh.name == "body")
+    assert mesh.colors is None
+    assert any("mesh 'body': vertex colours not read (a skin mesh" in warning for warning in model.warnings)
+
+
+def test_binary_colours_read_with_no_warning_about_their_order(tmp_path):
+    model = loading.load([written(tmp_path, "binary")])
+    assert not any("colour" in warning for warning in model.warnings)

@@ -112,6 +112,9 @@ class Document:
         self.quantized = "KHR_mesh_quantization" in (gltf.extensionsUsed or [])
         # Accessor index → data decoded from KHR_draco_mesh_compression, for the primitive being read.
         self.decoded: dict[int, np.ndarray] = {}
+        self.draco_sound = False
+        # What reading a sound file despite a small fault (a Draco count that disagrees) says.
+        self.warnings: list[str] = []
 
     def fail(self, message: str, offset: int | None = None) -> ReadError:
         return ReadError(self.path, message, offset=offset)
@@ -151,10 +154,8 @@ class Document:
         where = f"{where} (accessors[{index}])"
         accessor = self.item("accessors", index, where)
         if accessor.type not in types or accessor.componentType not in components:
-            hint = "" if self.quantized or set(components) != {5126} else \
-                " (integer vertex data needs KHR_mesh_quantization)"
             raise self.fail(f"{where}: expected type {'/'.join(types)} with component types "
-                            f"{components}, got {accessor.type} / {accessor.componentType}{hint}")
+                            f"{components}, got {accessor.type} / {accessor.componentType}")
         integer = accessor.componentType != 5126
         if normalized is not None and integer and bool(accessor.normalized) != normalized:
             raise self.fail(f"{where}: component type {accessor.componentType} must "
@@ -167,7 +168,7 @@ class Document:
         if index in self.decoded:
             values = self.decoded[index].astype(dtype).reshape(-1, width)
             if len(values) != count:
-                raise self.fail(f"{where}: count {count}, but the Draco data holds {len(values)} elements")
+                self._decoded_count(where, count, len(values))
         elif accessor.bufferView is None:
             if count * width > ZERO_FILL_LIMIT:
                 raise self.fail(f"{where}: {count} elements without a bufferView (all zeros) is more than "
@@ -261,7 +262,17 @@ class Document:
         faces = getattr(decoded, "faces", None)
         if primitive.indices is not None and faces is not None:
             result[primitive.indices] = np.asarray(faces).ravel()
+        self.draco_sound = _draco_sound(decoded, result, primitive.indices)
         return result
+
+    def _decoded_count(self, where: str, count: int, decoded: int) -> None:
+        """A Draco accessor whose count disagrees with the decoded data: the decoded data is used when
+        the primitive's decoded attributes and indices agree with one another (a warning gives both
+        counts), else ReadError."""
+        if not self.draco_sound:
+            raise self.fail(f"{where}: count {count}, but the Draco data holds {decoded} elements")
+        self.warnings.append(f"{where}: count {count}, but the Draco data holds {decoded} elements, "
+                             "consistent with its indices; the decoded data is used")
 
     def _convert(self, values: np.ndarray, accessor, where: str) -> np.ndarray:
         if values.dtype.kind == "f":
@@ -297,6 +308,20 @@ class Document:
         if not isinstance(index, int) or not 0 <= index < len(items or []):
             raise self.fail(f"{where}: index {index!r} outside 0..{len(items or []) - 1}")
         return items[index]
+
+
+def _draco_sound(decoded, arrays: dict[int, np.ndarray], indices_accessor) -> bool:
+    """Whether a decoded Draco primitive is consistent in itself: every attribute holds one element per
+    decoded point, and every index (the faces) names one of those points."""
+    decoded_points = getattr(decoded, "points", None)
+    points = 0 if decoded_points is None else len(decoded_points)
+    for accessor, values in arrays.items():
+        if accessor == indices_accessor:
+            if values.size and not 0 <= int(values.min()) <= int(values.max()) < points:
+                return False
+        elif values.ndim == 0 or len(values) != points:
+            return False
+    return points > 0
 
 
 def attribute_accessors(attributes) -> dict:

@@ -5,7 +5,9 @@ material gives the base colour factor, alpha mode and cutoff, double-sidedness, 
 texture: the sampler's wrap modes, a KHR_texture_transform matrix, the TEXCOORD set it names, and the
 image — decoded here when embedded (GLB bufferView or data URI), else its URI, which the texture
 lookup finds beside the file (app/formats/textures.py). Without a texture, ``extras.texture`` names
-one (Boneyard's exporter keeps there the names glTF cannot reference as images).
+one (Boneyard's exporter keeps there the names glTF cannot reference as images). Emission is
+emissiveFactor times KHR_materials_emissive_strength, with the emissiveTexture's image (decoded here,
+an external one from beside the file).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import numpy as np
 from app.formats.gltf.container import IMAGE_EXTENSIONS, SPECULAR_GLOSSINESS, decode_data_uri
 from app.formats.gltf.reading import Reading
 from app.formats.registry import ReadError
-from app.formats.textures import decode_embedded
+from app.formats.textures import TextureError, decode_embedded, find_texture
+from app.formats.textures import read_image as texture_image
 from app.model import Material
 
+EMISSIVE_STRENGTH = "KHR_materials_emissive_strength"
 #: Sampler wrap modes (GL enums) by the names Material uses.
 WRAP_MODES = {10497: "repeat", 33071: "clamp", 33648: "mirror"}
 
@@ -42,6 +46,7 @@ def read_material(reading: Reading, index, where: str) -> tuple[Material, int]:
     result = Material(name=material.name or f"material{index}", base_color=tuple(color.tolist()),
                       alpha_mode=mode, alpha_cutoff=float(cutoff),
                       double_sided=bool(material.doubleSided), unlit="KHR_materials_unlit" in extensions)
+    read_emission(reading, material, result, where)
     info = pbr.baseColorTexture if pbr is not None else None
     if info is None:
         extras = material.extras if isinstance(material.extras, dict) else {}
@@ -49,6 +54,50 @@ def read_material(reading: Reading, index, where: str) -> tuple[Material, int]:
             result.texture = extras["texture"]
         return result, 0
     return base_color_texture(reading, result, info, texture_at)
+
+
+def read_emission(reading: Reading, material, result: Material, where: str) -> None:
+    """``result``'s emission: emissiveFactor times KHR_materials_emissive_strength, and the
+    emissiveTexture's image (sampled at the base colour's UVs)."""
+    factor = reading.floats(material.emissiveFactor, 3, (0.0, 0.0, 0.0), f"{where}.emissiveFactor")
+    extension = (material.extensions or {}).get(EMISSIVE_STRENGTH) \
+        if isinstance(material.extensions, dict) else None
+    strength = extension.get("emissiveStrength", 1.0) if isinstance(extension, dict) else 1.0
+    strength = float(reading.floats([strength], 1, (1.0,),
+                                    f"{where}.extensions.{EMISSIVE_STRENGTH}.emissiveStrength")[0])
+    if np.any(factor < 0) or strength < 0:
+        raise reading.fail(f"{where}: emissiveFactor {factor.tolist()} and emissiveStrength {strength} "
+                           "must not be negative")
+    result.emissive = tuple((factor * strength).tolist())
+    info = material.emissiveTexture
+    if info is None or not any(result.emissive):
+        return
+    texture = reading.item("textures", info.index, f"{where}.emissiveTexture.index")
+    source, where_source = texture.source, f"textures[{info.index}].source"
+    if source is None:
+        source, where_source = extension_source(reading, texture, info.index)
+    if source is None:
+        return
+    image = reading.item("images", source, where_source)
+    if source not in reading.images:
+        reading.images[source] = read_image(reading, image, source)
+    name, pixels = reading.images[source]
+    result.emissive_texture = name
+    result.emissive_image = pixels if pixels is not None else _image_beside(reading, name)
+
+
+def _image_beside(reading: Reading, name: str) -> np.ndarray | None:
+    """An external image a material names, decoded from beside the file (None with a warning)."""
+    path = find_texture(name, [reading.path.resolve().parent])
+    if path is None:
+        reading.warnings.append(f"emissive texture {name!r} not found beside {reading.path.name}; "
+                                "the emission is drawn without it")
+        return None
+    try:
+        return texture_image(path)[0]
+    except TextureError as error:
+        reading.warnings.append(f"emissive texture {name!r} ({path}): {error}; drawn without it")
+        return None
 
 
 def base_color_source(reading: Reading, material, where: str):

@@ -3,11 +3,13 @@
 A skinned primitive keeps its vertices, normals and morph targets as they are, with ``Mesh.skin``
 holding its skin's joints (as bone indices) and inverse bind matrices (identity when absent), so
 every pose is the spec's ``Σ w · W(joint) @ IBM(joint) @ p`` exactly, whatever the skin's bind pose
-and however many skins the file has. A mesh without a skin is bound rigidly (weight 1) to its node,
-its vertices placed in model space by the node's bind matrix. Every JOINTS_n/WEIGHTS_n set is read; a
-vertex keeps its four strongest influences (the GPU's), renormalised, with a warning counting the
-vertices that lost some. COLOR_0 gives the mesh's vertex colours. Draco-compressed primitives are
-decoded first (``container.Document.draco``).
+and however many skins the file has. Morph targets stay targets (``Mesh.morphs``: POSITION and NORMAL
+deltas, the default weights already in the positions); animated weights are the clips' to key. A
+mesh without a skin is bound rigidly (weight 1) to its node, its vertices placed in model space by
+the node's bind matrix. Every JOINTS_n/WEIGHTS_n set is read; a vertex keeps its four strongest
+influences (the GPU's), renormalised, with a warning counting the vertices that lost some. COLOR_0
+gives the mesh's vertex colours. Draco-compressed primitives are decoded first
+(``container.Document.draco``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.formats.gltf.container import attribute_accessors
 from app.formats.gltf.materials import read_material
 from app.formats.gltf.reading import Reading
 from app.model import Mesh, MeshSkin
+from app.morph_targets import MorphTargets
 from app.skin_weights import GPU_INFLUENCES, top_influences
 
 #: Component types a vertex attribute may have: float only (core POSITION, NORMAL), float or unsigned
@@ -39,8 +42,7 @@ def read_meshes(reading: Reading, bind: np.ndarray, node_bones: np.ndarray, skin
 
     ``bind``: (N, 4, 4) node bind matrices (rigid meshes are placed by them); ``node_bones``: (N,)
     each node's bone index (−1: not a bone); ``skins``: each glTF skin as a MeshSkin. Returns the
-    meshes and, for morph targets, (node, mesh index, deltas (M, V, 3) in the mesh's space, rest
-    weights (M,), already in the mesh's positions) per mesh with targets.
+    meshes and, per mesh with morph targets, (node, mesh index).
     """
     meshes, morphs = [], []
     for index, node in enumerate(reading.gltf.nodes or []):
@@ -58,19 +60,18 @@ def read_meshes(reading: Reading, bind: np.ndarray, node_bones: np.ndarray, skin
             if len(source.primitives) > 1:
                 name = f"{name}.{position}"
             reading.decoded = reading.draco(primitive, where)
-            mesh, morph = read_primitive(reading, index, node, primitive, mode, name, where, bind, node_bones,
-                                         skins)
+            mesh = read_primitive(reading, index, node, primitive, mode, name, where, bind, node_bones, skins)
             reading.decoded = {}
-            if morph is not None:
-                morphs.append((index, len(meshes), *morph))
+            if mesh.morphs is not None:
+                morphs.append((index, len(meshes)))
             meshes.append(mesh)
     return meshes, morphs
 
 
 def read_primitive(reading: Reading, node_index: int, node, primitive, mode: int, name: str, where: str,
                    bind: np.ndarray, node_bones: np.ndarray,
-                   skins: list[MeshSkin]) -> tuple[Mesh, tuple | None]:
-    """One Mesh, and for morph targets (deltas (M, V, 3) in the mesh's space, rest weights (M,)).
+                   skins: list[MeshSkin]) -> Mesh:
+    """One Mesh, with its morph targets (deltas in the mesh's space).
 
     A skinned primitive keeps its vertices as they are, with its skin; a rigid one is placed in
     model space by its node's bind matrix and weighted 1 on its node."""
@@ -99,21 +100,37 @@ def read_primitive(reading: Reading, node_index: int, node, primitive, mode: int
         joints = np.full((count, 1), node_bones[node_index])
         weights = np.ones((count, 1))
         placement = bind[node_index]
-    deltas = morph_deltas(reading, primitive, count, where)
-    morph = None
+    deltas = morph_deltas(reading, primitive, count, where, "POSITION")
+    morphs = None
     if deltas is not None:
         defaults = default_weights(reading, node_index, node, len(deltas))
         positions = positions + np.einsum("m,mvi->vi", defaults, deltas)
-        morph = (deltas @ placement[:3, :3].T, defaults)
+        normal_deltas = None if normals is None else morph_deltas(reading, primitive, count, where, "NORMAL")
+        if normal_deltas is not None:
+            normal_deltas = normal_deltas @ _normal_matrix(placement).T
+        morphs = MorphTargets(positions=deltas @ placement[:3, :3].T, defaults=defaults,
+                              normals=normal_deltas,
+                              names=target_names(source_mesh(reading, node, node_index), len(deltas)))
     if skin is None:
         positions = positions @ placement[:3, :3].T + placement[:3, 3]
         if normals is not None:
             normals = _transform_normals(placement, normals)
         if triangles is not None and np.linalg.det(placement[:3, :3]) < 0:
             triangles = triangles[:, ::-1]  # a mirroring node flips the winding (glTF 3.7.4)
-    mesh = Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
-                uvs=uvs, triangles=triangles, material=material, skin=skin, colors=colors)
-    return mesh, morph
+    return Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
+                uvs=uvs, triangles=triangles, material=material, skin=skin, colors=colors, morphs=morphs)
+
+
+def source_mesh(reading: Reading, node, node_index: int):
+    return reading.item("meshes", node.mesh, f"nodes[{node_index}].mesh")
+
+
+def target_names(mesh, count: int) -> tuple[str, ...]:
+    """The targets' names from ``mesh.extras.targetNames`` (a common convention), when it names each."""
+    names = (mesh.extras or {}).get("targetNames") if isinstance(mesh.extras, dict) else None
+    if isinstance(names, list) and len(names) == count and all(isinstance(n, str) for n in names):
+        return tuple(names)
+    return ()
 
 
 def vertex_colors(reading: Reading, index, where: str, count: int) -> np.ndarray | None:
@@ -220,25 +237,30 @@ def read_skin_weights(reading: Reading, skin_index: int, attributes, count: int,
     return top_influences(joints, weights, GPU_INFLUENCES)
 
 
-def morph_deltas(reading: Reading, primitive, count: int, where: str) -> np.ndarray | None:
-    """(M, V, 3) POSITION displacements of the primitive's morph targets, or None."""
+def morph_deltas(reading: Reading, primitive, count: int, where: str, attribute: str) -> np.ndarray | None:
+    """(M, V, 3) ``attribute`` (POSITION or NORMAL) displacements of the primitive's morph targets, or
+    None when it has no targets (or, for NORMAL, no target displaces normals)."""
     targets = primitive.targets or []
-    if not targets:
+    accessors = [attribute_accessors(target).get(attribute) for target in targets]
+    if not targets or (attribute != "POSITION" and all(accessor is None for accessor in accessors)):
         return None
     deltas = np.zeros((len(targets), count, 3))
-    for index, target in enumerate(targets):
-        accessor = attribute_accessors(target).get("POSITION")
+    for index, accessor in enumerate(accessors):
         if accessor is not None:
-            deltas[index] = vertex_attribute(reading, accessor, f"targets[{index}].POSITION", where,
+            deltas[index] = vertex_attribute(reading, accessor, f"targets[{index}].{attribute}", where,
                                              ("VEC3",), SIGNED if reading.quantized else FLOAT, count)
     return deltas
+
+
+def _normal_matrix(placement: np.ndarray) -> np.ndarray:
+    """(3, 3) the inverse transpose of ``placement``'s 3×3 part (identity when it is singular)."""
+    linear = placement[:3, :3]
+    return np.linalg.inv(linear).T if abs(np.linalg.det(linear)) > 1e-20 else np.eye(3)
 
 
 def _transform_normals(placement: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """(V, 3) unit normals under one (4, 4) matrix (the inverse transpose of its 3×3 part; a singular
     one leaves them as they are)."""
-    linear = placement[:3, :3]
-    inverse_transpose = np.linalg.inv(linear).T if abs(np.linalg.det(linear)) > 1e-20 else np.eye(3)
-    unit, valid = maths.normalize(normals @ inverse_transpose.T)
+    unit, valid = maths.normalize(normals @ _normal_matrix(placement).T)
     unit[~valid] = (0.0, 0.0, 1.0)
     return unit

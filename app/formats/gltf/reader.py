@@ -26,7 +26,7 @@ from app.formats.gltf.nodes import (bind_frames, kept_nodes, node_frames, read_s
 from app.formats.gltf.reading import Reading
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.model import Clip, Helper, MeshSkin, Model, Skeleton
-from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
+from app.posing_steps import DeriveTailsAtRest
 
 #: A glTF top-level key, as the sniffer finds it in the head of a JSON file.
 JSON_KEYS = re.compile(rb'"(asset|accessors|bufferViews|buffers|nodes|meshes|scenes|skins|animations)"\s*:')
@@ -81,7 +81,7 @@ def _build(reading: Reading, path: Path) -> Model:
     clips = read_clips(reading, meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers,
                  format="gltf", files=[str(path)], up_axis="Y", forward="+Z", warnings=reading.warnings,
-                 pending=[DeriveTailsAtRest(path=path), *reading.pending])
+                 pending=[DeriveTailsAtRest(path=path)])
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
@@ -102,11 +102,10 @@ def _lent_clips(lender: Model, model: Model) -> list[Clip]:
     the model's nodes is an error."""
     name = Path(lender.files[0]).name
     mapping = bone_map(lender.skeleton, model.skeleton)
-    vertex_clips = {id(step.clip) for step in lender.pending if isinstance(step, BakeVertexClip)}
     clips = []
     for clip in lender.clips:
         clip.source = name
-        moved = None if id(clip) in vertex_clips else retarget(clip, mapping, model.skeleton)
+        moved = retarget(clip, mapping, model.skeleton)
         if moved is None:
             model.warnings.append(f"{name}: clip {clip.name!r} animates no node of {model.name}; skipped")
         else:

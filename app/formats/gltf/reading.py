@@ -1,6 +1,10 @@
 """One read of a glTF file: its document (``container.Document``: the JSON, the buffers, checked
-accessors) with what the reading gathers as it goes: the warnings, the morph bakes it leaves to the
-load stage, and the images it has decoded (each once, however many materials use it).
+accessors) with what the reading gathers as it goes: the warnings and the images it has decoded
+(each once, however many materials use it).
+
+Integer vertex data in a file that does not declare KHR_mesh_quantization is read as that extension
+defines, with a warning: the data is sound, only the declaration is missing (glTF-Transform writes such
+files).
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.formats.gltf.container import APPEARANCE_EXTENSIONS, Buffer, Document
-from app.posing_steps import BakeVertexClip
+from app.formats.gltf.container import APPEARANCE_EXTENSIONS, Buffer, Document, attribute_accessors
 
 if TYPE_CHECKING:
     from pygltflib import GLTF2
+
+QUANTIZATION = "KHR_mesh_quantization"
+#: glTF's float component type; the unsigned byte and short types core glTF allows normalised.
+FLOAT, CORE_NORMALIZED = 5126, (5121, 5123)
 
 
 class Reading(Document):
@@ -23,8 +30,12 @@ class Reading(Document):
 
     def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
-        self.warnings: list[str] = self._unshown_lights() + self._approximated_materials()
-        self.pending: list[BakeVertexClip] = []
+        self.warnings += self._unshown_lights() + self._approximated_materials()
+        undeclared = None if self.quantized else self._first_quantized_attribute()
+        if undeclared is not None:
+            self.quantized = True
+            self.warnings.append(f"{undeclared} is integer vertex data, but the file does not declare "
+                                 f"{QUANTIZATION}; read as that extension defines")
         self.images: dict[int, tuple[str, np.ndarray | None]] = {}
 
     def _unshown_lights(self) -> list[str]:
@@ -39,3 +50,33 @@ class Reading(Document):
         required = self.document.get("extensionsRequired") or []
         return [f"the file requires {name}; its materials are drawn with their base colour and texture only"
                 for name in APPEARANCE_EXTENSIONS if name in required]
+
+    def _first_quantized_attribute(self) -> str | None:
+        """Where the file first stores a vertex attribute in a component type only KHR_mesh_quantization
+        allows (integer POSITION, NORMAL, TANGENT or morph target data; signed or unnormalised TEXCOORD),
+        as '<JSON path> (component type N)'; None when it stores none. Bad indices are left to the read."""
+        accessors = self.gltf.accessors or []
+        for m, mesh in enumerate(self.gltf.meshes or []):
+            for p, primitive in enumerate(mesh.primitives or []):
+                where = f"meshes[{m}].primitives[{p}]"
+                named = [(f"{where}.attributes.{name}", name, index)
+                         for name, index in attribute_accessors(primitive.attributes).items()]
+                named += [(f"{where}.targets[{t}].{name}", name, index)
+                          for t, target in enumerate(primitive.targets or [])
+                          for name, index in attribute_accessors(target).items()]
+                for path, name, index in named:
+                    if isinstance(index, int) and 0 <= index < len(accessors) \
+                            and _needs_quantization(name, accessors[index]):
+                        return f"{path} (component type {accessors[index].componentType})"
+        return None
+
+
+def _needs_quantization(attribute: str, accessor) -> bool:
+    """Whether core glTF forbids ``accessor``'s component type for ``attribute`` and
+    KHR_mesh_quantization allows it."""
+    if attribute in ("POSITION", "NORMAL", "TANGENT"):
+        return accessor.componentType != FLOAT
+    if attribute.startswith("TEXCOORD_"):
+        return accessor.componentType != FLOAT and not (
+            accessor.componentType in CORE_NORMALIZED and accessor.normalized)
+    return False

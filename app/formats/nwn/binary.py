@@ -247,7 +247,7 @@ class _Reader:
             "texture": fixed_string(record["texture0"]),
             "color": tuple(float(c) for c in finite_or_zero(record["diffuse"], "diffuse", self.warnings)),
             "render": bool(record["render"]),
-            "colors": None if colours is None else vertex_colours(colours, node.name, self.warnings),
+            "colors": None if colours is None else vertex_colours(colours, node, self.warnings),
         }
 
     def _skin(self, node: Node, record, at: int) -> None:
@@ -399,11 +399,20 @@ register(Format(name="nwn_mdl", description="Neverwinter Nights binary MDL (.mdl
                 dds_bottom_up=True, magic=b"\0\0\0\0"))
 
 
-def vertex_colours(packed: np.ndarray, mesh: str, warnings: list[str]) -> np.ndarray | None:
-    """(V, 4) display colours in 0..1 from the vertex colour words (bytes R, G, B, A in file order);
-    None when every vertex is white, as in every sample (the byte order of other colours is unconfirmed,
-    which a warning says)."""
+def vertex_colours(packed: np.ndarray, node: Node, warnings: list[str]) -> np.ndarray | None:
+    """(V, 4) display colours in 0..1 from a mesh's vertex colour words: bytes R, G, B, A in file order,
+    as NWN Explorer's compiler writes them (alpha 255) and its decompiler reads them back. None when
+    every vertex is white, or (with a warning) where the words cannot be such colours: a mesh kind the
+    compilers write no colours for (only trimesh and AABB nodes get them), or an alpha byte other than
+    255 (docs/formats/nwn-binary-mdl.md, "Vertex colours")."""
     if np.all(packed == 0xFFFFFFFF):
         return None
-    warnings.append(f"mesh {mesh!r}: vertex colours read as bytes R, G, B, A (their order is unconfirmed)")
-    return packed.astype("<u4").view(np.uint8).reshape(-1, 4) / 255.0
+    rgba = packed.astype("<u4").view(np.uint8).reshape(-1, 4)
+    if node.kind not in ("trimesh", "aabb"):
+        reason = f"a {node.kind} mesh, for which the compilers write no colours"
+    elif np.any(rgba[:, 3] != 255):
+        reason = f"{int(np.count_nonzero(rgba[:, 3] != 255))} of {len(rgba)} alpha bytes are not 255"
+    else:
+        return rgba / 255.0
+    warnings.append(f"mesh {node.name!r}: vertex colours not read ({reason}); drawn without them")
+    return None

@@ -15,7 +15,7 @@ matched to bones by node name (case-insensitive); an animation with animmesh sam
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -173,12 +173,14 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
         uvs = geometry["uvs"]
         if uvs is not None:
             uvs = np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])  # OpenGL-style V → glTF's top-left origin
+        alpha = rest_alpha(node)
         meshes.append(Mesh(name=node.name,
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
-                           material=_material(node), visible=geometry["render"],
-                           colors=_linear_colours(geometry.get("colors"))))
+                           material=_material(node, alpha), visible=geometry["render"] and alpha > 0,
+                           colors=_linear_colours(geometry.get("colors")),
+                           hidden_reason="alpha 0" if alpha <= 0 and geometry["render"] else ""))
     return meshes
 
 
@@ -189,16 +191,52 @@ def _linear_colours(colours: np.ndarray | None) -> np.ndarray | None:
     return np.column_stack([maths.srgb_to_linear_array(colours[:, :3]), colours[:, 3]])
 
 
-def _material(node: Node) -> Material:
-    """The texture0 (bitmap) name, the diffuse colour, and the rest value of the alpha controller:
-    below 1 the mesh is blended."""
+def rest_alpha(node: Node) -> float:
+    """The mesh's opacity at rest, 0..1: its alpha controller's first value (1 without one)."""
+    values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
+    return float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
+
+
+def _material(node: Node, alpha: float) -> Material:
+    """The texture0 (bitmap) name, the diffuse colour, and the opacity at rest: below 1 the mesh is
+    blended. At 0 the game hides the mesh, which the reader does (Mesh.visible); shown anyway (Show
+    Hidden Meshes) it is drawn opaque."""
     geometry = node.geometry
     texture = "" if geometry["texture"].lower() in ("", "null") else geometry["texture"]
-    values = node.controllers[ALPHA][1] if ALPHA in node.controllers else np.ones((1, 1))
-    alpha = float(np.clip(values.flat[0], 0.0, 1.0)) if values.size else 1.0
+    alpha = 1.0 if alpha <= 0 else alpha
     colour = maths.srgb_to_linear(geometry["color"])
     return Material(name=node.name, texture=texture, base_color=(*colour, alpha),
                     alpha_mode="BLEND" if alpha < 1.0 else "OPAQUE")
+
+
+def alpha_keys(animation: Animation, mesh_of: dict[str, int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The animation's alpha keys per drawn mesh (``mesh_of``: lower-cased node name → mesh index):
+    mesh index → (times (K,) increasing, opacities (K,) clamped to 0..1); of keys at one time the
+    first, the first node of a name."""
+    found = {}
+    for node in animation.nodes:
+        mesh = mesh_of.get(node.name.lower())
+        if mesh is None or mesh in found or ALPHA not in node.controllers:
+            continue
+        times, values = node.controllers[ALPHA]
+        times, first = np.unique(times, return_index=True)
+        opacities = np.clip(values.reshape(len(values), -1)[first, 0], 0.0, 1.0)
+        if len(times):
+            times.flags.writeable = opacities.flags.writeable = False
+            found[mesh] = (times, opacities)
+    return found
+
+
+def _show_faded_in(meshes: list[Mesh], clips: list[Clip]) -> None:
+    """A mesh at alpha 0 that a clip keys is not hidden: it is drawn blended, invisible at rest, and
+    the clip's keys fade it in (as the game plays such effects)."""
+    keyed = {mesh for clip in clips for mesh in clip.mesh_alpha}
+    for index in keyed:
+        mesh = meshes[index]
+        if mesh.hidden_reason == "alpha 0":
+            material = replace(mesh.material, base_color=(*mesh.material.base_color[:3], 0.0),
+                               alpha_mode="BLEND")
+            meshes[index] = replace(mesh, visible=True, hidden_reason="", material=material)
 
 
 def _clip(animation: Animation, bones: dict[str, int], source: str, unmatched_by_source: dict[str, int],
@@ -383,12 +421,18 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
 
     bakes: list[BakeVertexClip] = []
 
+    mesh_of = {}
+    for mesh, node in reversed(list(enumerate(mesh_nodes))):
+        mesh_of[nodes[node].name.lower()] = mesh
+
     def animated(clip: Clip, animation: Animation, source: Parsed) -> None:
+        clip.mesh_alpha = alpha_keys(animation, mesh_of)
         offsets = _vertex_offsets(animation, source, nodes, world, warnings)
         if offsets:
             bakes.append(_vertex_bake(clip, offsets, mesh_nodes, parsed.path))
 
     clips = _clips(parsed, list(lenders), list(chain), bones, warnings, animated)
+    _show_faded_in(meshes, clips)
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
                  format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links),
                  pending=bakes)
