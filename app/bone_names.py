@@ -142,6 +142,13 @@ def is_prop(name: str) -> bool:
     return any(word.startswith(prop) for word in words(name) for prop in PROP_WORDS)
 
 
+def exact_key(name: str) -> str:
+    """A bone's name compared as is (lower case, trimmed); empty for a numbered name such as C3DE's
+    ``bone 7``, which names no part and must not pair by name."""
+    key = name.strip().lower()
+    return "" if _GENERIC.fullmatch(key) else key
+
+
 def name_key(name: str) -> str:
     """A bone's name reduced to what rigs agree on: lower case, no rig prefix or NWN ``_g``
     suffix, the side as a trailing ``.l``/``.r``, synonyms unified (``KEY_WORDS``:

@@ -25,7 +25,8 @@ FADE_SAMPLES = 16
 @dataclass(frozen=True)
 class Mix:
     """How ``second`` joins the first clip: 'blend' by ``amount`` (0 = the first clip, 1 = second),
-    'add' (``amount`` unused), or 'crossfade' over ``amount`` seconds. ``mask``: (B,) 1 for the
+    'add' with ``amount`` of the second clip's change (1: all of it, 0: none), or 'crossfade' over
+    ``amount`` seconds. ``mask``: (B,) 1 for the
     bones the second clip reaches, 0 for the others."""
 
     mode: MixMode
@@ -103,8 +104,8 @@ def duration(first: Clip, mix: Mix) -> float:
 def check_mix(model: Model, first: Clip, mix: Mix) -> None:
     for clip in (first, mix.second):
         check_skeletal(model, clip)
-    if mix.mode == "blend" and not 0.0 <= mix.amount <= 1.0:
-        raise ValueError(f"blend weight {mix.amount:g} outside 0..1")
+    if mix.mode in ("blend", "add") and not 0.0 <= mix.amount <= 1.0:
+        raise ValueError(f"{mix.mode} weight {mix.amount:g} outside 0..1")
     if mix.mode == "crossfade" and not 0.0 <= mix.amount <= min(first.duration, mix.second.duration):
         raise ValueError(f"cross-fade of {mix.amount:g} s longer than clip {first.name!r} "
                          f"({first.duration:g} s) or {mix.second.name!r} ({mix.second.duration:g} s)")
@@ -126,7 +127,8 @@ def mixed_worlds(model: Model, first: Clip, mix: Mix, times: np.ndarray) -> np.n
     pose_b = local_trs(model, mix.second, _second_time(first, mix, times))
     if mix.mode == "add":
         reference = local_trs(model, mix.second, mix.second.frame_times[:1])
-        local = add_trs(pose_a, pose_b, reference, np.broadcast_to(mix.mask, (len(times), len(mix.mask))))
+        weights = np.broadcast_to(mix.amount * mix.mask, (len(times), len(mix.mask)))
+        local = add_trs(pose_a, pose_b, reference, weights)
     else:
         weights = np.full(len(times), float(mix.amount))
         if mix.mode == "crossfade":

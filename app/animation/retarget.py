@@ -18,7 +18,7 @@ import numpy as np
 from app import maths
 from app.animation.placed_map import placed_map
 from app.animation.root_motion import motion_root
-from app.bone_names import name_key
+from app.bone_names import exact_key, name_key
 from app.loose_skeleton import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
@@ -32,20 +32,24 @@ UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
 def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
-    """Source bone → target bone for the bones whose names agree by ``name_key`` (first come, one
-    source per target); when some names agree, the roots are paired if their names do not, then by the
-    hierarchy: a paired bone's one unpaired child goes to its partner's one unpaired child."""
-    targets: dict[str, str] = {}
-    for name in target.names:
-        targets.setdefault(name_key(name), name)
-    targets.pop("", None)
+    """Source bone → target bone: identical names (any case, ``exact_key``) first, even those
+    ``name_key`` finds nothing in (NWN's ``rootdummy``), then the names that agree by ``name_key``
+    (first come, one source per target); when some names agree, the roots are paired if their names
+    do not, then by the hierarchy: a paired bone's one unpaired child goes to its partner's one
+    unpaired child."""
     mapping: dict[str, str] = {}
     taken: set[str] = set()
-    for name in source.names:
-        found = targets.get(name_key(name))
-        if found is not None and found not in taken:
-            mapping[name] = found
-            taken.add(found)
+    for key in (exact_key, name_key):
+        targets: dict[str, str] = {}
+        for name in target.names:
+            if name not in taken:
+                targets.setdefault(key(name), name)
+        targets.pop("", None)
+        for name in source.names:
+            found = targets.get(key(name))
+            if name not in mapping and found is not None and found not in taken:
+                mapping[name] = found
+                taken.add(found)
     if not mapping:
         return mapping
     source_root, target_root = _first_root(source), _first_root(target)

@@ -147,7 +147,11 @@ def _writer(output: Path, table: dict):
 def render(args: Namespace) -> int:
     from app.cli import render_animation
 
+    if args.onion < 0 or (args.onion_step is not None and not args.onion_step > 0):
+        raise UsageError("--onion takes a count ≥ 0 and --onion-step a time > 0")
     if render_animation.wants_animation(args):
+        if args.onion:
+            raise UsageError("--onion draws a still picture (-o OUT.png)")
         return render_animation.render(args)
     output = output_path(args.output)
     if output.suffix.lower() != ".png":
@@ -163,6 +167,7 @@ def render(args: Namespace) -> int:
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
         with OffscreenRenderer() as renderer, writing(output):
+            renderer.renderer.ghosts = onion_skins(model, args)
             try:
                 renderer.save_png(model, current, args.size, output, options, args.view)
             except (NotEnoughMemory, PictureTooLarge) as error:
@@ -170,6 +175,17 @@ def render(args: Namespace) -> int:
             warnings = renderer.renderer.take_warnings()
     warn(warnings)
     return EXIT_OK
+
+
+def onion_skins(model: Model, args: Namespace) -> list:
+    """``render --onion N``: the ghosts' poses and offsets around the instant drawn (none without a
+    clip to play)."""
+    if not args.onion or not model.clips:
+        return []
+    from app.state.onion import onion_poses
+
+    clip, time = selected_instant(model, args)
+    return onion_poses(model, clip, time, args.onion, args.onion_step)
 
 
 def convert(args: Namespace) -> int:

@@ -225,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a contact sheet (-o OUT.png): one row per clip of --frames frames")
     render.add_argument("--frames", type=int, default=6, metavar="K",
                         help="frames per clip on a --sheet (default 6)")
+    render.add_argument("--onion", type=int, default=0, metavar="N",
+                        help="a still: N ghosted poses before and after the instant (onion skins)")
+    render.add_argument("--onion-step", type=TIME, metavar="S",
+                        help="seconds between onion skins (default one frame of the clip's rate)")
 
     convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
     _add_files(convert)

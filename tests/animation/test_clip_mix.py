@@ -62,11 +62,25 @@ def test_additive_puts_the_second_clips_change_on_top():
     a = turn("a", 0, [30, 30])
     b = turn("b", 0, [10, 40], moves=[[5, 0, 0], [5, 1, 0]])
     model = chain_with(a, b)
-    baked = baked_clip(model, a, mix("add", b))
+    baked = baked_clip(model, a, mix("add", b, 1.0))
     # at 1 s: 30° + (40° − 10°) = 60° and the root moved by (0, 1, 0) from B's first frame.
     expected = np.array([0.5, np.sqrt(3) / 2, 0.0]) + [0, 1, 0]
     assert np.allclose(tip(model, baked, 1.0), expected, atol=1e-12)
     assert np.allclose(tip(model, baked, 0.0), [np.cos(np.radians(30)), 0.5, 0], atol=1e-12)
+
+
+def test_additive_by_a_weight_adds_that_share_of_the_change():
+    a = turn("a", 0, [30, 30])
+    b = turn("b", 0, [10, 40], moves=[[5, 0, 0], [5, 1, 0]])
+    model = chain_with(a, b)
+    baked = baked_clip(model, a, mix("add", b, 0.5))
+    # at 1 s: 30° + half of (40° − 10°) = 45°, the root moved by half of (0, 1, 0).
+    expected = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0]) + [0, 0.5, 0]
+    assert np.allclose(tip(model, baked, 1.0), expected, atol=1e-12)
+    assert np.allclose(tip(model, baked_clip(model, a, mix("add", b, 0.0)), 1.0),
+                       [np.cos(np.radians(30)), 0.5, 0], atol=1e-12)
+    with pytest.raises(ValueError, match="add weight 1.5 outside 0..1"):
+        baked_clip(model, a, mix("add", b, 1.5))
 
 
 def test_mask_limits_the_second_clip_to_a_subtree():

@@ -42,19 +42,32 @@ def find_beside(path: Path, name: str) -> Path | None:
     return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
 
 
+def given_by_name(given: dict[Path, Parsed]) -> dict[str, Path]:
+    """Each given file by its model name and its file stem (lower case): a supermodel given with the
+    model is found wherever it lies, as the command line and the window's attach give it."""
+    by_name: dict[str, Path] = {}
+    for path, item in given.items():
+        by_name.setdefault(item.name.lower(), path)
+        by_name.setdefault(item.path.stem.lower(), path)
+    by_name.pop("", None)
+    return by_name
+
+
 def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
                      unreadable: list[str]) -> tuple[list[Parsed], list[tuple[str, str | None]]]:
-    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link
-    (``given`` files are reused, not read again), and each link's name with the file found for it
+    """The models of ``parsed``'s supermodel chain, nearest first, from the ``given`` files (by model
+    name or file stem, reused, not read again) else files beside each link, and each link's name with
+    the file found for it
     (None: not found; the chain stops there). A link that cannot be read ends the chain with a
     message in ``unreadable``. A cycle or a chain longer than MAX_SUPERMODEL_CHAIN is a ReadError
     naming the files."""
     chain: list[Parsed] = []
     links: list[tuple[str, str | None]] = []
     seen = [parsed.path.resolve()]
+    named = given_by_name(given)
     current = parsed
     while name := current.supermodel_name:
-        found = find_beside(current.path, name)
+        found = named.get(name.lower()) or find_beside(current.path, name)
         if found is None:
             links.append((name, None))
             break

@@ -55,7 +55,7 @@ class SimulationBox(QGroupBox):
         self.pause_action = make_action(self, "&Pause Ragdoll", "P", simulation.set_paused, checkable=True)
         self.step_action = make_action(self, "&Step Ragdoll", ".", simulation.step_frame,
                                        tip="One frame (1/60 s) of simulation")
-        self.reset_action = make_action(self, "&Reset Ragdoll", "Ctrl+Shift+G", simulation.reset,
+        self.reset_action = make_action(self, "Rese&t Ragdoll", "Ctrl+Shift+G", simulation.reset,
                                         tip="Back to the pose it took over from")
         self.bake_action = make_action(self, "&Bake Run to Clip", "Ctrl+B",
                                        lambda: self.bake_requested.emit(),
@@ -74,7 +74,7 @@ class SimulationBox(QGroupBox):
         self.follow_action = make_action(self, "&Follow Clip", None, simulation.set_follow, checkable=True,
                                          tip="Go drives the joints toward the clip with motors while the "
                                          "root follows it; shots knock limbs off and they come back")
-        self.release_action = make_action(self, "Re&lease Motors", None, lambda *_: simulation.release(),
+        self.release_action = make_action(self, "Release &Motors", None, lambda *_: simulation.release(),
                                           tip="Free the root and fade the motors out over the release time")
         self.check_action = make_action(self, "&Check Profile…", None, lambda *_: self.show_check(),
                                         tip="Run the profile through the standard trial (ragdoll --check)")

@@ -468,7 +468,7 @@ def _menu_texts(window) -> list[str]:
 @_gui
 def test_follow_clip_drives_the_ragdoll_along_the_clip_until_released(window):
     box, simulation = _box(window), window.state.simulation
-    assert {"&Follow Clip", "Re&lease Motors", "&Check Profile…"} <= set(_menu_texts(window))
+    assert {"&Follow Clip", "Release &Motors", "&Check Profile…"} <= set(_menu_texts(window))
     box.follow_action.trigger()
     box.strength_slider.setValue(80)
     assert simulation.follow and simulation.motor_strength == pytest.approx(0.8)
