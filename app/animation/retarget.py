@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
-from app.animation.mesh_keys import carried_mesh_keys, same_meshes
+from app.mesh_keys import carried_mesh_keys, same_meshes
 from app.animation.placed_map import placed_map
 from app.animation.root_motion import motion_root
 from app.bone_names import name_key

@@ -298,3 +298,25 @@ def test_info_and_convert_check_on_blend_shape_stacks(tmp_path, capsys):
     assert main(["convert", str(path), "-o", str(tmp_path / "face.glb"), "--check"]) == 0
     out = capsys.readouterr().out
     assert "not exported" not in out and "worst morph weight error" in out
+
+
+def test_clips_of_a_file_with_the_same_meshes_bring_their_weights_along(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    character = write_fbx(tmp_path / "character.fbx", skeleton, mesh)
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    takes = write_fbx(tmp_path / "takes.fbx", skeleton, mesh, [grin, FACE])
+    model = load([character, takes])
+    assert [(clip.name, clip.motion, clip.source) for clip in model.clips] == [
+        ("grin", "skeletal", "takes.fbx"), ("face", "morph", "takes.fbx")]
+    assert evaluate(model, model.clips[0], 0.25).morph_weights.tolist() == pytest.approx([0.25, 0.2])
+    assert evaluate(model, model.clips[1], 0.55).morph_weights.tolist() == pytest.approx([0.65, 0.3])
+
+
+def test_weights_of_other_blend_shapes_stay_behind(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    character = write_fbx(tmp_path / "character.fbx", skeleton, mesh)
+    _, other = strip_with_shapes({"grin": SMILE, "frown": FROWN})
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    model = load([character, write_fbx(tmp_path / "takes.fbx", skeleton, other, [grin, FACE])])
+    assert [clip.name for clip in model.clips] == ["grin"] and model.clips[0].weight_channels == []
+    assert any("'face' moves no bone or mesh" in warning for warning in model.warnings)
