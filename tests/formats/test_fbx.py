@@ -320,3 +320,13 @@ def test_weights_of_other_blend_shapes_stay_behind(tmp_path):
     model = load([character, write_fbx(tmp_path / "takes.fbx", skeleton, other, [grin, FACE])])
     assert [clip.name for clip in model.clips] == ["grin"] and model.clips[0].weight_channels == []
     assert any("'face' moves no bone or mesh" in warning for warning in model.warnings)
+
+
+@pytest.mark.parametrize("time, percent", [(0.0, 0.0), (0.25, 0.0), (0.495, 0.0), (0.5, 100.0), (0.75, 100.0),
+                                           (1.0, 0.0)])
+def test_stepped_blend_shape_keys_hold_until_the_next_key(tmp_path, time, percent):
+    """ufbx bakes a constant key as a pair of keys a millisecond apart; the weights hold between."""
+    skeleton, mesh = strip_with_shapes({"smile": SMILE})
+    steps = Stack("steps", 1.0, [], [ShapeCurve(0, (0.0, 0.5, 1.0), (0.0, 100.0, 0.0), key_flags=2)])
+    model = load([write_fbx(tmp_path / "steps.fbx", skeleton, mesh, [steps])])
+    assert evaluate(model, model.clips[0], time).morph_weights.tolist() == pytest.approx([percent / 100])
