@@ -1,6 +1,7 @@
 """What a clip keys on meshes (morph weight channels, NWN alpha keys), carried to another model
 whose meshes are the same: a source mesh goes to the target mesh of its name (the first, each once),
-its weights only where both meshes have the same morph targets (count and names)."""
+its weights only where both meshes have the same morph targets (count and names). Shared by clips
+attached by bone name (formats/animation_sets.py) and clips carried through a bone map (retarget)."""
 
 from __future__ import annotations
 
