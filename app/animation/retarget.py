@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
+from app.mesh_keys import carried_mesh_keys, same_meshes
 from app.animation.placed_map import placed_map
 from app.animation.root_motion import motion_root
 from app.bone_names import exact_key, name_key
@@ -156,7 +157,8 @@ def hip_height(model: Model, bone: int) -> float:
 
 def retarget_clip(source: Model, clip: Clip, target: Model, follows: np.ndarray) -> Clip:
     """``clip`` of ``source`` as a clip of world matrices on ``target`` (``follows`` from
-    ``check_map``), at the clip's own stored frames."""
+    ``check_map``), at the clip's own stored frames. What it keys on meshes (morph weights, alpha)
+    follows it to the target's meshes of the same names and morph targets (``mesh_keys``)."""
     if not clip.skeletal:
         raise ValueError(f"clip {clip.name!r} moves vertices, not bones; it cannot change skeletons")
     return _carried(source, clip, target, _Rigs.of(source, target), follows)
@@ -172,17 +174,20 @@ def retarget_clips(source: Model, target: Model, follows: np.ndarray) -> list[Cl
 
 class _Rigs(NamedTuple):
     """The two models as clips are carried between them: on their inferred hierarchies where their
-    bones are loose (else the models themselves), and how far each rest pose stands above its floor."""
+    bones are loose (else the models themselves), how far each rest pose stands above its floor, and
+    which of their meshes are the same (``mesh_keys.same_meshes``)."""
 
     source: Model
     target: Model
     source_standing: float
     target_standing: float
+    mesh_pairs: dict[int, int]
 
     @classmethod
     def of(cls, source: Model, target: Model) -> _Rigs:
         source_rig, target_rig = with_inferred_hierarchy(source), with_inferred_hierarchy(target)
-        return cls(source_rig, target_rig, standing_height(source_rig), standing_height(target_rig))
+        return cls(source_rig, target_rig, standing_height(source_rig), standing_height(target_rig),
+                   same_meshes(source, target))
 
 
 def _carried(source: Model, clip: Clip, target: Model, rigs: _Rigs, follows: np.ndarray) -> Clip:
@@ -205,7 +210,7 @@ def _carried(source: Model, clip: Clip, target: Model, rigs: _Rigs, follows: np.
     if target_rig is not target:
         target_world = target_world @ reframing(target_rig.skeleton, target.skeleton)
     return Clip(clip.name, "matrices", times=clip.frame_times, world=target_world, events=clip.events,
-                source=clip.source)
+                source=clip.source, **carried_mesh_keys(source, target, clip, rigs.mesh_pairs))
 
 
 def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.ndarray:
