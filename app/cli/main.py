@@ -146,6 +146,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                         help="a folder searched for textures the files name; repeatable")
     parser.add_argument("--show-hidden", action="store_true",
                         help="also draw and export meshes the file marks as not rendered")
+    parser.add_argument("--resources", action="append", default=[], metavar="PATH",
+                        help="a folder or NWN archive (.hak .erf .mod .nwm .sav, a .key with its .bif "
+                             "files) searched for supermodels, textures and palettes; repeatable, in order")
 
 
 def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:

@@ -174,11 +174,13 @@ def search_folders(model: Model, texture_dirs: list[str | Path]) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up: bool = False) -> None:
+def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up: bool = False,
+                     resources: list[Path] = ()) -> None:
     """Find and decode each named texture not yet decoded; warnings go to ``model.warnings``.
 
     ``dds_bottom_up``: the format's DDS files store the image's bottom row first (NWN's do), so
-    their rows are reversed to put the top first.
+    their rows are reversed to put the top first. ``resources``: folders and NWN archives searched
+    after the folders, by resref (``archives.search``).
     """
     folders = search_folders(model, texture_dirs)
     wanted: dict[str, list] = {}
@@ -186,11 +188,17 @@ def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up
         if mesh.material.texture and mesh.material.image is None:
             wanted.setdefault(mesh.material.texture, []).append(mesh)
     listings: dict[Path, dict[str, Path]] = {}
+    from app.formats.nwn.archives.search import ResourceSearch  # the archives' modules import formats
+
+    search = ResourceSearch(list(resources))
     for name, meshes in wanted.items():
         path = find_texture(name, folders, listings)
         users = _mesh_list(meshes)
+        if path is None and search.paths and _resolve_from_resources(model, name, users, meshes, search,
+                                                                     dds_bottom_up):
+            continue
         if path is None:
-            places = ", ".join(str(folder) for folder in folders)
+            places = ", ".join(str(folder) for folder in [*folders, *resources])
             model.warnings.append(f"texture {name!r} ({users}) not found: looked in {places} for "
                                   f"{', '.join(candidate_names(name))}; drawn in the base colour")
             continue
@@ -199,6 +207,33 @@ def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up
             image = _read_only(image[::-1])
         for mesh in meshes:
             mesh.material = replace(mesh.material, texture_path=str(path.resolve()), image=image)
+
+
+def _resolve_from_resources(model: Model, name: str, users: str, meshes: list, search,
+                            dds_bottom_up: bool) -> bool:
+    """Whether ``name`` was found through ``search`` (an ``archives.search.ResourceSearch``): its
+    image, or a warning, then given to ``meshes``."""
+    stem = PurePosixPath(candidate_names(name)[-1]).stem  # the last candidate is the stem + a suffix
+    try:
+        found = search.find(stem, tuple(suffix[1:] for suffix in LOOKUP_SUFFIXES))
+    except InputError as error:
+        model.warnings.append(f"texture {name!r} ({users}): --resources unreadable: {error}")
+        return False
+    if found is None:
+        return False
+    try:
+        image, note = decode(found.data)
+    except TextureError as error:
+        model.warnings.append(f"texture {name!r} ({users}) ({found.where}): {error}; "
+                              "drawn in the base colour")
+        return True
+    if note:
+        model.warnings.append(f"texture {name!r} ({users}) ({found.where}): {note}")
+    if dds_bottom_up and found.type == "dds":
+        image = _read_only(image[::-1])
+    for mesh in meshes:
+        mesh.material = replace(mesh.material, texture_path=found.where, image=image)
+    return True
 
 
 def _mesh_list(meshes: list) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.formats.nwn.archives.search import ResourceSearch
 from app.formats.nwn.nodes import Parsed, build
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import Model
@@ -42,19 +43,41 @@ def find_beside(path: Path, name: str) -> Path | None:
     return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
 
 
-def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
-                     unreadable: list[str]) -> tuple[list[Parsed], list[tuple[str, str | None]]]:
-    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link
-    (``given`` files are reused, not read again), and each link's name with the file found for it
+def parse_resource(name: str, search: ResourceSearch) -> Parsed | None:
+    """The model ``name`` found through ``--resources`` (a folder's file or an archive's entry), parsed;
+    its path is the file, or ``ARCHIVE:RESREF.mdl``."""
+    found = search.find(name, ("mdl",))
+    if found is None:
+        return None
+    form = "binary" if found.data[:4] == b"\0\0\0\0" else "ascii"
+    return importlib.import_module(PARSER_MODULES[form]).parse(Path(found.where), found.data)
+
+
+Links = list[tuple[str, str | None]]
+
+
+def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed], unreadable: list[str],
+                     search: ResourceSearch | None = None) -> tuple[list[Parsed], Links]:
+    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link, then
+    through ``search`` (``--resources``) (``given`` files are reused, not read again), and each link's
+    name with the file found for it
     (None: not found; the chain stops there). A link that cannot be read ends the chain with a
     message in ``unreadable``. A cycle or a chain longer than MAX_SUPERMODEL_CHAIN is a ReadError
     naming the files."""
     chain: list[Parsed] = []
-    links: list[tuple[str, str | None]] = []
+    links: Links = []
     seen = [parsed.path.resolve()]
     current = parsed
     while name := current.supermodel_name:
         found = find_beside(current.path, name)
+        if found is None and search is not None and search.paths:
+            try:
+                from_resources = parse_resource(name, search)
+            except ReadError as error:
+                unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
+                break
+            if from_resources is not None:
+                found, current = from_resources.path, from_resources
         if found is None:
             links.append((name, None))
             break
@@ -68,7 +91,7 @@ def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
         seen.append(resolved)
         links.append((name, str(found)))
         try:
-            current = given.get(resolved) or parse_file(found)
+            current = given.get(resolved) or (current if current.path == found else parse_file(found))
         except ReadError as error:
             unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
             break
@@ -106,7 +129,8 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         lenders = [item for item in parsed if item is not model]
         given = {item.path.resolve(): item for item in lenders}
         unreadable: list[str] = []
-        chain, links = supermodel_chain(model, given, unreadable)
+        search = ResourceSearch([Path(path) for path in options.resources])
+        chain, links = supermodel_chain(model, given, unreadable, search)
         lent = {id(item) for item in lenders}
         chain = [link for link in chain if id(link) not in lent]
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.formats.nwn.archives.entries import Archive
-from app.formats.registry import ReadError
+from app.errors import ReadError
 
 #: Extensions opened as archives (ERF family, and a KEY with its BIFs).
 ERF_SUFFIXES = (".erf", ".hak", ".mod", ".nwm", ".sav")

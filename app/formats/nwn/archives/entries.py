@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.formats.registry import ReadError
+from app.errors import ReadError
 
 
 @dataclass(frozen=True)

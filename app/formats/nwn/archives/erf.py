@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.formats.nwn.archives.entries import Archive, Entry, check_table, resref
 from app.formats.nwn.archives.resource_types import extension
-from app.formats.registry import ReadError, regular_size
+from app.errors import ReadError, regular_size
 
 KINDS = ("ERF ", "HAK ", "MOD ", "NWM ", "SAV ")
 HEADER = struct.Struct("<4s4s8I")
@@ -33,7 +33,7 @@ def looks_like_erf(head: bytes) -> bool:
 
 def read_erf(path: Path) -> Archive:
     """The listing of an ERF-family archive; a ReadError with the byte offset when it is malformed."""
-    size = regular_size(path)
+    size = regular_size(path, ReadError)
     with open(path, "rb") as stream:
         header = stream.read(HEADER_SIZE)
         if len(header) < HEADER_SIZE:

@@ -19,7 +19,7 @@ from pathlib import Path
 from app.formats.nwn.archives.entries import Archive, Entry, check_table, resref
 from app.formats.nwn.archives.erf import check_entries
 from app.formats.nwn.archives.resource_types import extension
-from app.formats.registry import ReadError, regular_size
+from app.errors import ReadError, regular_size
 
 KEY_HEADER = struct.Struct("<8s6I32x")
 FILE_RECORD = struct.Struct("<2I2H")
@@ -30,7 +30,7 @@ BIF_RECORD = struct.Struct("<4I")
 
 def read_key(path: Path) -> Archive:
     """The listing of a KEY file, each entry placed in its BIF; a missing BIF is a ReadError."""
-    size = regular_size(path)
+    size = regular_size(path, ReadError)
     data = Path(path).read_bytes()
     if len(data) < KEY_HEADER.size:
         raise ReadError(path, f"a KEY header is {KEY_HEADER.size} bytes, the file has {size}", offset=0)
@@ -87,7 +87,7 @@ def _entry_any_case(folder: Path, name: str) -> Path | None:
 
 def read_bif(path: Path) -> list[tuple[int, int, int]]:
     """(offset, size, type id) of each variable resource of a BIF V1, bounds checked."""
-    size = regular_size(path)
+    size = regular_size(path, ReadError)
     with open(path, "rb") as stream:
         header = stream.read(BIF_HEADER.size)
         if len(header) < BIF_HEADER.size:
