@@ -135,6 +135,15 @@ def _texture(text: str) -> tuple[str | None, str]:
     return mesh, image
 
 
+def _plt_choice(text: str) -> tuple[str, int]:
+    from app.formats.nwn.plt import parse_choice
+
+    try:
+        return parse_choice(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options every command and the window take (docs/cli.md)."""
     parser.add_argument("--up", type=str.upper, choices=("Y", "Z"), metavar="y|z",
@@ -149,6 +158,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resources", action="append", default=[], metavar="PATH",
                         help="a folder or NWN archive (.hak .erf .mod .nwm .sav, a .key with its .bif "
                              "files) searched for supermodels, textures and palettes; repeatable, in order")
+    parser.add_argument("--plt", type=_plt_choice, action="append", default=[], metavar="LAYER=INDEX",
+                        help="the colour index (0-175) of a PLT layer (skin hair metal1 metal2 cloth1 cloth2 "
+                             "leather1 leather2 tattoo1 tattoo2); repeatable")
 
 
 def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:

@@ -47,7 +47,8 @@ class LoadOptions:
     path)``. ``texture_dirs``: folders searched for the textures files name, after the model's own.
     ``show_hidden``: meshes the file marks as not rendered are drawn and exported too.
     ``resources``: folders and NWN archives searched, in order, for supermodels, textures and
-    palettes after the model's own folder (``--resources``)."""
+    palettes after the model's own folder (``--resources``). ``plt_colours``: the colour index of
+    each PLT layer named (``--plt LAYER=INDEX``; the others 0)."""
 
     fps: float | None = None
     conjugate_quaternions: bool = False
@@ -56,6 +57,7 @@ class LoadOptions:
     texture_dirs: list[str] = field(default_factory=list)
     show_hidden: bool = False
     resources: list[str] = field(default_factory=list)
+    plt_colours: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ def read_unposed(paths: list[str | Path], options: LoadOptions | None = None) ->
     _name_clip_sources(model, sniffed)
     make_clip_names_unique(model.clips, model.warnings)
     textures.resolve_textures(model, options.texture_dirs, formats[owners[0]].dds_bottom_up,
-                              [Path(path) for path in options.resources])
+                              [Path(path) for path in options.resources], options.plt_colours)
     textures.assign_textures(model, options.textures)
     if options.up:
         model.up_axis, model.up_source = options.up, "option"
