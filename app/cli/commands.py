@@ -14,6 +14,7 @@ import numpy as np
 from app import loading
 from app.atomic_files import replacing
 from app.cli.archive_info import archive_info
+from app.cli.check import run_check
 from app.cli.progress import Progress
 from app.cli.shared import (
     EXIT_OK,
@@ -51,7 +52,8 @@ POSITION_TYPES = {"full": np.float32, "half": np.float16}
 
 
 def run(args: Namespace) -> int:
-    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
+    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll,
+                "check": run_check}
     try:
         return handlers[args.command](args)
     except (InputError, OutputError) as error:

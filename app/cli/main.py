@@ -17,7 +17,7 @@ from app import __version__
 from app.interrupts import exit_status, stop_on_signals
 from app.maths import NORMALIZE_EPSILON
 
-SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "batch")
+SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "check", "batch")
 VIEWS = ("front", "side", "top", "iso")
 EXIT_USAGE = 2
 WINDOW_USAGE = "boneyard [FILE ...] [--screenshot OUT.png [--size WxH]] [MODEL OPTIONS]"
@@ -281,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
     ragdoll.add_argument("--check", action="store_true",
                          help="run the profile through the standard trial and print a JSON report "
                          "(exit 1 when it fails)")
+
+    check = commands.add_parser("check", help="hold a model to its format's engine rules "
+                                "(Neverwinter Nights)")
+    _add_files(check)
+    check.add_argument("--json", action="store_true", help="machine-readable output")
 
     from app.cli.batch.arguments import add_batch_parser
 

@@ -27,8 +27,13 @@ PARSER_MODULES = {"binary": "app.formats.nwn.binary", "ascii": "app.formats.nwn.
 
 
 def parse_file(path: Path) -> Parsed:
-    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes."""
-    data = read_bytes(path)
+    """Either form of ``.mdl`` (``parse_bytes``) from a file."""
+    return parse_bytes(path, read_bytes(path))
+
+
+def parse_bytes(path: Path, data: bytes) -> Parsed:
+    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes;
+    ``path`` names it in errors."""
     form = "binary" if data[:4] == b"\0\0\0\0" else "ascii"
     return importlib.import_module(PARSER_MODULES[form]).parse(path, data)
 
@@ -49,8 +54,7 @@ def parse_resource(name: str, search: ResourceSearch) -> Parsed | None:
     found = search.find(name, ("mdl",))
     if found is None:
         return None
-    form = "binary" if found.data[:4] == b"\0\0\0\0" else "ascii"
-    return importlib.import_module(PARSER_MODULES[form]).parse(Path(found.where), found.data)
+    return parse_bytes(Path(found.where), found.data)
 
 
 Links = list[tuple[str, str | None]]
