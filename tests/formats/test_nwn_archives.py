@@ -95,6 +95,10 @@ def test_malformed_key_and_bif(tmp_path):
     key.write_bytes(key_bytes(["x.bif"], [("a", "mdl", 2, 0)]))
     with pytest.raises(ReadError, match="names BIF 2; the file lists 1"):
         open_archive(key)
+    for name in ("..\\x.bif", "\\etc\\x.bif", ""):
+        key.write_bytes(key_bytes([name], [("a", "mdl", 0, 0)]))
+        with pytest.raises(ReadError, match="leaves the KEY's folder or is empty"):
+            open_archive(key)
     key.write_bytes(key_bytes(["gone.bif"], [("a", "mdl", 0, 0)]))
     with pytest.raises(ReadError, match="'gone.bif' not found"):
         open_archive(key)

@@ -7,7 +7,8 @@ resource a resref (16 bytes), a type (u16) and a resource id (u32): the BIF's in
 bits, the resource's index inside it in the low 20.
 BIF V1: "BIFFV1  ", variable resource count, fixed resource count, the variable table's offset (a
 20-byte header); the variable table: per resource an id, offset, size and type (u32 each).
-BIF names are relative to the KEY's folder, with backslashes; looked up case-insensitively.
+BIF names are relative to the KEY's folder, with backslashes; looked up case-insensitively (a name
+that is empty, absolute or climbs out with ``..`` is an error: a KEY never reads outside its folder).
 """
 
 from __future__ import annotations
@@ -66,8 +67,11 @@ def _bif_path(key: Path, data: bytes, at: int) -> Path:
         raise ReadError(key, f"a BIF name of {name_length} bytes at byte {name_at} passes the file's end",
                         offset=at)
     relative = data[name_at:name_at + name_length].split(b"\0", 1)[0].decode("latin-1").replace("\\", "/")
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise ReadError(key, f"BIF name {relative!r} leaves the KEY's folder or is empty", offset=name_at)
     folder = key.parent
-    for part in relative.split("/"):
+    for part in parts:
         found = _entry_any_case(folder, part)
         if found is None:
             raise ReadError(key, f"BIF {relative!r} not found beside the KEY ({folder})", offset=at)
