@@ -85,3 +85,18 @@ def test_hostile_archive_is_one_line_and_exit_3(tmp_path, capsys):
     assert main(["info", str(bad)]) == 3
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "bad.hak" in error and "at byte" in error
+
+
+def test_batch_walks_an_archive_given_as_a_path(archives, tmp_path):
+    hero, base = archives
+    bad = tmp_path / "bad.hak"
+    bad.write_bytes(erf_bytes([("x", "mdl", b"abc")])[:170])
+    out = tmp_path / "out"
+    report = tmp_path / "r.jsonl"
+    assert main(["batch", "info", str(base), str(hero), str(bad), "-o", str(out), "--report", str(report),
+                 "--resources", str(base)]) == 1
+    lines = {line["model"]: line for line in map(json.loads, report.read_text().splitlines())}
+    assert set(lines) == {"base.erf/a_base.mdl", "hero.hak/c_hero.mdl", "bad.hak"}
+    assert lines["hero.hak/c_hero.mdl"]["clip_names"] == ["idle"]
+    assert (out / "hero.hak" / "c_hero.json").is_file()
+    assert lines["bad.hak"]["status"] == "error" and "at byte 160" in lines["bad.hak"]["error"]
