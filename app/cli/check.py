@@ -18,8 +18,12 @@ EXIT_FINDINGS = 1
 
 
 def findings_of(args: Namespace) -> list[Finding]:
-    """The findings for the model the arguments name (none for formats without rules)."""
-    model = load_model(args, announce=False)
+    """The findings for the model the arguments name."""
+    return findings_for(load_model(args, announce=False))
+
+
+def findings_for(model: Model) -> list[Finding]:
+    """The engine-rule findings of a loaded model (none for formats without rules)."""
     parsed = _own_file(model)
     return [] if parsed is None else check(parsed, model)
 

@@ -110,3 +110,17 @@ def test_unreadable_file_is_exit_3(tmp_path, capsys):
     path.write_bytes(b"HAK V1.0")
     assert main(["check", f"{path}:c_bad"]) == 3
     assert "bad.hak" in capsys.readouterr().err
+
+
+def test_batch_check_counts_the_findings(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "c_bad.mdl").write_text(MODEL)
+    report = tmp_path / "r.jsonl"
+    assert main(["batch", "check", str(models), "-o", str(tmp_path / "out"), "--report", str(report)]) == 1
+    line = json.loads(report.read_text())
+    assert line["findings"] == len(EXPECTED) and line["status"] == "error"
+    assert line["finding_lines"][0].startswith("error node-name-length")
+    written = json.loads((tmp_path / "out" / "c_bad.json").read_text())
+    assert [f["rule"] for f in written["findings"]] == [rule for _, rule, _ in EXPECTED]
+    assert f"{len(EXPECTED)} findings" in (tmp_path / "out" / "index.html").read_text()
