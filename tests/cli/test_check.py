@@ -124,3 +124,14 @@ def test_batch_check_counts_the_findings(tmp_path):
     written = json.loads((tmp_path / "out" / "c_bad.json").read_text())
     assert [f["rule"] for f in written["findings"]] == [rule for _, rule, _ in EXPECTED]
     assert f"{len(EXPECTED)} findings" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_emitter_values(tmp_path, capsys):
+    path = tmp_path / "c_fx.mdl"
+    path.write_text("newmodel c_fx\nsetsupermodel c_fx NULL\nbeginmodelgeom c_fx\nnode dummy c_fx\n"
+                    "  parent NULL\nendnode\nnode emitter fx\n  parent c_fx\n  update Fountain\n"
+                    "  render Billboard_to_World_Z\n  blend Additive\nendnode\nendmodelgeom c_fx\n"
+                    "donemodel c_fx\n")
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "error emitter-values fx: blend 'Additive' is not one of normal, punch-through, lighten"]

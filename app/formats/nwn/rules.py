@@ -22,6 +22,14 @@ MAX_INFLUENCES = 4
 MAX_NODE_NAME = 32
 #: Model, supermodel and texture names are resrefs: 16 characters (ERF V1.0 and KEY key fields).
 MAX_RESREF = 16
+#: The values an emitter's settings may take (the toolset's emitter panel, as nwn.wiki's emitter page
+#: and the Neverblender exporter list them), compared without case.
+EMITTER_VALUES = {
+    "update": ("fountain", "single", "explosion", "lightning"),
+    "render": ("normal", "linked", "billboard_to_local_z", "billboard_to_world_z", "aligned_to_world_z",
+               "aligned_to_particle_dir", "motion_blur"),
+    "blend": ("normal", "punch-through", "lighten"),
+}
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,20 @@ class Finding:
 
 def check(parsed: Parsed, model: Model) -> list[Finding]:
     """Every finding for ``parsed`` (the model's own file) loaded as ``model``."""
-    return [*_names(parsed), *_skins(parsed), *_animations(parsed), *_resolved(model)]
+    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_animations(parsed), *_resolved(model)]
+
+
+def _emitters(parsed: Parsed) -> list[Finding]:
+    findings = []
+    for node in parsed.nodes:
+        if node.kind != "emitter":
+            continue
+        for setting, allowed in EMITTER_VALUES.items():
+            value = str(node.extras.get(setting, "")).strip()
+            if value and value.lower() not in allowed:
+                findings.append(Finding("error", "emitter-values", node.name,
+                                        f"{setting} {value!r} is not one of {', '.join(allowed)}"))
+    return findings
 
 
 def _names(parsed: Parsed) -> list[Finding]:
