@@ -134,4 +134,5 @@ def test_emitter_values(tmp_path, capsys):
                     "donemodel c_fx\n")
     assert main(["check", str(path)]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "error emitter-values fx: blend 'Additive' is not one of normal, punch-through, lighten"]
+        "error emitter-values fx: blend 'Additive' is not one of normal, punch-through, punchthrough, "
+        "lighten"]

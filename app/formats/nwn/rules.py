@@ -22,13 +22,14 @@ MAX_INFLUENCES = 4
 MAX_NODE_NAME = 32
 #: Model, supermodel and texture names are resrefs: 16 characters (ERF V1.0 and KEY key fields).
 MAX_RESREF = 16
-#: The values an emitter's settings may take (the toolset's emitter panel, as nwn.wiki's emitter page
-#: and the Neverblender exporter list them), compared without case.
+#: The values an emitter's settings may take, compared without case: the binary MDL emitter record's
+#: description and the Blender exporters list the same ones (``PunchThrough`` is seen beside
+#: ``Punch-Through``).
 EMITTER_VALUES = {
     "update": ("fountain", "single", "explosion", "lightning"),
     "render": ("normal", "linked", "billboard_to_local_z", "billboard_to_world_z", "aligned_to_world_z",
                "aligned_to_particle_dir", "motion_blur"),
-    "blend": ("normal", "punch-through", "lighten"),
+    "blend": ("normal", "punch-through", "punchthrough", "lighten"),
 }
 
 
