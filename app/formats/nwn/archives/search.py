@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.errors import ReadError, regular_size
 from app.formats.nwn.archives import is_archive, open_archive
 from app.formats.nwn.archives.entries import Archive
 
@@ -42,7 +43,7 @@ class ResourceSearch:
             for kind in types:
                 file = listing.get(f"{name}.{kind}".lower())
                 if file is not None:
-                    return Found(str(file), kind, file.read_bytes())
+                    return Found(str(file), kind, _bounded_bytes(file))
             return None
         if not is_archive(path):
             return None
@@ -53,6 +54,21 @@ class ResourceSearch:
         if entry is None:
             return None
         return Found(f"{path}:{entry.name}.{entry.type}", entry.type, archive.read(entry))
+
+
+#: Largest loose resource read (as an archive's resources, it is bounded by what it is read as).
+MAX_RESOURCE_BYTES = 256 * 1024 * 1024
+
+
+def _bounded_bytes(path: Path) -> bytes:
+    """A folder's resource file, refused (ReadError) when over MAX_RESOURCE_BYTES or not a regular file."""
+    size = regular_size(path, ReadError)
+    if size > MAX_RESOURCE_BYTES:
+        raise ReadError(path, f"{size} bytes, more than the {MAX_RESOURCE_BYTES} read for a resource")
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ReadError(path, f"cannot read: {error.strerror or error}") from None
 
 
 def _listing(folder: Path) -> dict[str, Path]:
