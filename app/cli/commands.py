@@ -13,6 +13,8 @@ import numpy as np
 
 from app import loading
 from app.atomic_files import replacing
+from app.cli.archive_info import archive_info
+from app.cli.check import run_check
 from app.cli.progress import Progress
 from app.cli.shared import (
     EXIT_OK,
@@ -31,6 +33,7 @@ from app.cli.shared import (
     writing,
 )
 from app.errors import InputError
+from app.formats.nwn.archives import is_archive
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
@@ -49,7 +52,8 @@ POSITION_TYPES = {"full": np.float32, "half": np.float16}
 
 
 def run(args: Namespace) -> int:
-    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
+    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll,
+                "check": run_check}
     try:
         return handlers[args.command](args)
     except (InputError, OutputError) as error:
@@ -90,6 +94,8 @@ def _rate(clip: dict) -> str:
 
 
 def info(args: Namespace) -> int:
+    if len(args.files) == 1 and is_archive(args.files[0]) and not args.demo:
+        return archive_info(args)
     model = load_model(args, announce=False)
     facts = describe(model)
     if args.json:
