@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
+from collections.abc import Callable
 from pathlib import Path
 
 from app.cli.progress import Progress
@@ -64,15 +65,32 @@ def _check_sheet_request(output: Path, kind: str | None, args: Namespace) -> Non
     """``--sheet``'s -o and ``--frames``, the sheet's width included, checked before the model loads."""
     if output.suffix.lower() != ".png" or kind is not None:
         raise UsageError(f"--sheet writes one PNG: -o must end in .png with no %d, got {output.name!r}")
-    if not 1 <= args.frames <= MAX_SHEET_FRAMES:
-        raise UsageError(f"--frames {args.frames}: expected 1 to {MAX_SHEET_FRAMES}")
-    cell = (args.size or SHEET_CELL)[0]
-    if cell * args.frames > MAX_SIDE:
-        raise UsageError(f"--frames {args.frames} of {cell} pixels make a sheet {cell * args.frames} pixels "
-                         f"wide, over {MAX_SIDE}: at most {MAX_SIDE // cell} frames at this --size")
+    problem = sheet_request_problem(args.frames, args.size)
+    if problem:
+        raise UsageError(problem)
+
+
+def sheet_request_problem(frames: int, size: tuple[int, int] | None) -> str:
+    """What is wrong with asking for sheets of ``frames`` per clip, each ``size`` (``render --sheet``,
+    ``batch render --sheet``), or ''."""
+    if not 1 <= frames <= MAX_SHEET_FRAMES:
+        return f"--frames {frames}: expected 1 to {MAX_SHEET_FRAMES}"
+    cell = (size or SHEET_CELL)[0]
+    if cell * frames > MAX_SIDE:
+        return (f"--frames {frames} of {cell} pixels make a sheet {cell * frames} pixels wide, over "
+                f"{MAX_SIDE}: at most {MAX_SIDE // cell} frames at this --size")
+    return ""
 
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
+    write_sheet(model, args, output, offscreen, options,
+                lambda share: progress.update(share, "contact sheet"))
+
+
+def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
+                on_progress: Callable[[float], None] = lambda share: None) -> None:
+    """The model's contact sheet (a row per clip, ``args.frames`` frames of ``args.size``) to
+    ``output``, written whole or not at all."""
     from app.render.offscreen import save_png
 
     if not model.clips:
@@ -83,8 +101,7 @@ def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, prog
     except ValueError as error:
         raise UsageError(f"{error}: use a smaller --size or fewer --frames") from None
     offscreen.check_fits(cell, frames_held=sheet.frames_held(model, args.frames))
-    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view,
-                               progress=lambda share: progress.update(share, "contact sheet"))
+    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress)
     with writing(output):
         save_png(image, output)
 

@@ -13,6 +13,7 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -230,3 +231,37 @@ def test_ctrl_c_keeps_what_was_done(library, tmp_path):
     assert "interrupted" in stdout and "(--skip-existing resumes)" in stdout
     assert "Traceback" not in stderr
     assert (out / "index.html").exists()
+
+
+@pytest.mark.gl
+def test_render_sheet_makes_one_contact_sheet_per_mocap_take(tmp_path, capsys):
+    from tests.paths import CORPUS
+
+    takes = tmp_path / "takes"
+    takes.mkdir()
+    source = (CORPUS / "cmu-bvh" / "01_01_first240.bvh").read_bytes()
+    for name in ("walk.bvh", "jump.bvh"):
+        (takes / name).write_bytes(source)
+    (takes / "still.glb").write_bytes((CORPUS / "Box" / "Box.glb").read_bytes())
+    out, report = tmp_path / "sheets", tmp_path / "report.jsonl"
+    assert exit_status(["batch", "render", str(takes), "-o", str(out), "--sheet", "--frames", "4",
+                        "--size", "160x120", "--jobs", "1", "--report", str(report)]) == 1
+    lines = read_report(report)
+    assert lines["still.glb"]["status"] == "error" and "no clips" in lines["still.glb"]["error"]
+    for name in ("walk", "jump"):
+        assert lines[f"{name}.bvh"]["status"] == "ok"
+        sheet = np.asarray(Image.open(out / f"{name}.png").convert("RGB")).astype(int)
+        # one clip: one row of four 160-pixel frames, its label strip below the frames
+        assert sheet.shape[1] == 4 * 160 and 120 < sheet.shape[0] < 2 * 120
+        frames = [sheet[:120, column * 160:(column + 1) * 160] for column in range(4)]
+        assert all(np.abs(frame - frame[0, 0]).max() > 60 for frame in frames), "each frame draws the take"
+        assert np.abs(frames[0] - frames[2]).max(axis=-1).astype(bool).sum() > 100, "the take moves"
+
+
+def test_render_sheet_frames_are_checked_before_any_work(tmp_path, capsys):
+    library = tmp_path / "lib"
+    library.mkdir()
+    assert exit_status(["batch", "render", str(library), "-o", str(tmp_path / "out"), "--sheet",
+                        "--frames", "0"]) == 2
+    assert "--frames 0: expected 1 to" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

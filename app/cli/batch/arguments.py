@@ -52,6 +52,11 @@ def add_batch_parser(commands, load_options: Callable, render_options: Callable,
         if name == "render":
             instant(parser)
             render_options(parser, default_size=THUMBNAIL)
+            parser.add_argument("--sheet", action="store_true",
+                                help="a contact sheet per model instead of a thumbnail: a row per clip of "
+                                     "--frames frames (--size is a frame's size)")
+            parser.add_argument("--frames", type=int, default=6, metavar="K",
+                                help="frames per clip on a --sheet (default 6)")
         elif name == "convert":
             parser.add_argument("--clip", action="append", help="export only these clips (name or index)")
             parser.add_argument("--check", action="store_true",

@@ -92,9 +92,17 @@ class Worker:
         args = self.args
         if self.offscreen is None:
             self.offscreen = OffscreenRenderer()
-        current = pose_at(model, args, default_first_clip=True)
         options = render_settings(model, args)
         output = Path(job.output)
+        if args.sheet:
+            from app.cli.render_animation import write_sheet
+
+            try:
+                write_sheet(model, args, output, self.offscreen, options)
+            except (NotEnoughMemory, PictureTooLarge) as error:
+                raise OutputError(f"cannot render {output}: {error}") from None
+            return self.offscreen.renderer.take_warnings()
+        current = pose_at(model, args, default_first_clip=True)
         with writing(output):
             try:
                 self.offscreen.save_png(model, current, args.size, output, options, args.view)

@@ -24,6 +24,7 @@ from app.cli.batch.locks import InUse, holding
 from app.cli.batch.names import shown
 from app.cli.batch.pool import run_jobs
 from app.cli.progress import Progress
+from app.cli.render_animation import sheet_request_problem
 from app.interrupts import exit_status, stop_on_signals
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
@@ -125,6 +126,10 @@ def make_plan(args: Namespace) -> Plan:
         raise _usage(command, "--report is empty; name the report's file")
     if args.skip_existing and not args.report:
         raise _usage(command, "--skip-existing needs --report (it trusts only what the report recorded)")
+    if getattr(args, "sheet", False):
+        problem = sheet_request_problem(args.frames, args.size)
+        if problem:
+            raise _usage(command, problem)
     outdir = Path(args.output)
     report_path = Path(args.report) if args.report else None
     _check_kinds(outdir, report_path)
