@@ -108,7 +108,7 @@ def test_a_word_near_no_command_lists_the_commands(tmp_path):
     result = run_cli("xyzzy", cwd=tmp_path)
     assert result.returncode == 2
     assert one_line(result.stderr) == ("boneyard: error: unknown command 'xyzzy' and no file of that name "
-                                       "(commands: info, pose, render, convert, ragdoll, batch)")
+                                       "(commands: info, pose, render, convert, ragdoll, check, batch)")
 
 
 def test_an_existing_file_or_a_path_is_not_taken_for_a_command(tmp_path, monkeypatch):
