@@ -189,7 +189,8 @@ def consumed_on_another_thread(items: Iterator, consume: Callable[[Iterator], No
         except BaseException as error:  # handed to the producer's thread
             failures.append(error)
         while not ended.is_set():  # a consumer that stopped early: the producer never blocks on it
-            if waiting.get() in (_DONE, _ABANDON):
+            item = waiting.get()
+            if item is _DONE or item is _ABANDON:
                 ended.set()
 
     worker = threading.Thread(target=work, name="boneyard-encoder", daemon=True)

@@ -47,6 +47,18 @@ def test_the_consumers_error_is_raised_and_the_producer_stops():
 
 def test_a_consumer_that_stops_early_does_not_block_the_producer():
     consumed_on_another_thread(iter(range(1000)), lambda received: next(received), depth=1)
+    frames = (np.full((4, 4, 4), index, np.uint8) for index in range(50))  # arrays: compared by identity
+    consumed_on_another_thread(frames, lambda received: next(received), depth=1)
+
+
+def test_a_consumer_failing_on_array_items_does_not_block_the_producer():
+    def consume(received):
+        next(received)
+        raise OSError(28, "No space left on device")
+
+    frames = (np.full((4, 4, 4), index, np.uint8) for index in range(50))
+    with pytest.raises(OSError, match="No space left"):
+        consumed_on_another_thread(frames, consume, depth=1)
 
 
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt, RuntimeError])
