@@ -14,7 +14,7 @@ PACKAGE_STAMP := $(VENV)/.installed-package
 # benchmark reports itself skipped.
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test install-test bench fuzz system-deps node-deps demo clean package package-test
+.PHONY: run test install-test bench fuzz system-deps window-deps node-deps demo clean package package-test
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,11 +22,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[test]"
 	touch $(STAMP)
 
-run: $(STAMP)
+# The window's system libraries (Qt's xcb plugin, GL) are installed first where apt-get can, as `make
+# test` does; where it cannot, .ci/system-deps names the packages to install.
+run: $(STAMP) window-deps
 	$(PY) -m app $(ARGS)
 
 system-deps:
 	@bash .ci/system-deps
+
+window-deps:
+	@bash .ci/system-deps window
 
 node-deps:
 	@if command -v npm >/dev/null 2>&1 && [ ! -d $(NODE_DIR)/node_modules/gltf-validator ]; then \

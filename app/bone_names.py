@@ -68,6 +68,12 @@ NOISE_WORDS = {"bip", "bip01", "biped", "def", "g", "jnt", "joint", "bone", "mix
 HELPER_WORDS = ("nub", "end", "twist", "roll", "ik", "pole", "target", "toe", "finger", "thumb", "index",
                 "middle", "ring", "pinky", "eye", "jaw", "helper", "dummy", "ctrl", "tip")
 
+#: Beginnings of the words of bones that carry props and accessories, not body: the ragdoll gives them
+#: no part of their own and fits no part over their vertices (they follow the part above them).
+PROP_WORDS = ("weapon", "sword", "axe", "shield", "bow", "arrow", "quiver", "gun", "rifle", "pistol", "spear",
+              "staff", "torch", "prop", "hair", "cape", "cloak", "skirt", "bag", "backpack", "hat", "helmet",
+              "accessory", "scabbard", "sheath", "holster")
+
 #: What a bone's name says it is in a rig that is not a humanoid's (quadrupeds, tails, wings): the
 #: first kind whose pattern is in its words run together (``body_kind``).
 BODY_KINDS = (
@@ -128,6 +134,19 @@ def words(name: str, drop_number: bool = False) -> list[str]:
 def is_helper(name: str) -> bool:
     """Whether a bone's name says it is a helper (``HELPER_WORDS``: nubs, twists, fingers, toes)."""
     return any(word.startswith(helper) for word in words(name) for helper in HELPER_WORDS)
+
+
+def is_prop(name: str) -> bool:
+    """Whether a bone's name says it carries a prop or an accessory (``PROP_WORDS``: a sword, a cape,
+    hair cards), not a body part."""
+    return any(word.startswith(prop) for word in words(name) for prop in PROP_WORDS)
+
+
+def exact_key(name: str) -> str:
+    """A bone's name compared as is (lower case, trimmed); empty for a numbered name such as C3DE's
+    ``bone 7``, which names no part and must not pair by name."""
+    key = name.strip().lower()
+    return "" if _GENERIC.fullmatch(key) else key
 
 
 def name_key(name: str) -> str:

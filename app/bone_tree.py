@@ -114,6 +114,13 @@ def _depth_first(parents: np.ndarray) -> np.ndarray:
     return order
 
 
+def tree_order(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(B,) the bones as a hierarchy lists them (depth-first from the roots, children in index order)
+    and (B,) each bone's depth (0 for a root). ValueError for a parent cycle."""
+    parents = np.asarray(parents)
+    return _depth_first(parents), _depths(parents)[0]
+
+
 def world_from_local(local: np.ndarray, parents: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
     """(B, 4, 4) world matrices from local ones, level by level down the hierarchy (``levels`` as
     ``hierarchy_levels`` gives them); leading axes after the bone axis are kept."""

@@ -30,6 +30,10 @@ class InputError(Exception):
         return f"{self.path}: {self.message}"
 
 
+class ReadError(InputError):
+    """A model or animation file (or an archive holding one) that cannot be read."""
+
+
 def regular_size(path: str | Path, error: type[InputError] = InputError) -> int:
     """The size of ``path`` if it is a regular file (symlinks followed), else ``error`` saying why.
 

@@ -119,6 +119,14 @@ def srgb_to_linear_array(rgb: np.ndarray) -> np.ndarray:
     return np.where(rgb <= 0.04045, rgb / 12.92, curve)
 
 
+def linear_to_srgb_array(rgb: np.ndarray) -> np.ndarray:
+    """Linear values → display (sRGB) ones, element by element (any shape; the inverse of
+    ``srgb_to_linear_array``)."""
+    rgb = np.asarray(rgb, dtype=np.float64)
+    curve = 1.055 * np.maximum(rgb, 0.0031308) ** (1 / 2.4) - 0.055  # both branches are evaluated
+    return np.where(rgb <= 0.0031308, rgb * 12.92, curve)
+
+
 # --- quaternions (x, y, z, w) -------------------------------------------------------------------
 
 def quat_identity(shape: tuple[int, ...] = ()) -> np.ndarray:

@@ -51,7 +51,7 @@ READERS = {"bonespro": "tests.formats.test_fuzz_text", "lgw": "tests.formats.tes
            "bnf": "tests.formats.test_fuzz_text", "nwn_ascii": "tests.formats.test_fuzz_text",
            "nwn_mdl": "tests.formats.test_fuzz_binary", "c3de": "tests.formats.test_fuzz_binary",
            "gltf": "tests.formats.test_fuzz_gltf", "fbx": "tests.formats.test_fuzz_fbx_bvh",
-           "bvh": "tests.formats.test_fuzz_fbx_bvh"}
+           "bvh": "tests.formats.test_fuzz_fbx_bvh", "nwn_archive": "tests.formats.test_fuzz_archives"}
 
 
 def run(reader: str, seed: int, tmp_path: Path, examples: int = EXAMPLES) -> None:

@@ -86,6 +86,8 @@ class SharedWindow:
         from app.state.ragdoll.simulation import DEFAULT_BUDGET, DEFAULT_IMPULSE
 
         window = self.window
+        window.exports.background.cancel()  # an export a test left writing: its progress dialog goes
+        window.menus.watch_action.setChecked(False)
         if window.state.ragdoll_running:
             window.set_ragdoll_running(False)
         simulation = window.state.simulation

@@ -3,7 +3,10 @@ clip's motion added on top of another, optionally limited to a subtree of bones 
 
 Clips are mixed in each bone's parent-relative (local) TRS: rotations by slerp, translations and
 scales linearly. The result is baked into one 'matrices' clip that plays, renders and exports like
-any other.
+any other. Morph weights are mixed as the bones are (the same fade or weight, 'add' adding the second
+clip's change from its first frame), each target by its share of the mask: the mask at the bones of the
+vertices it moves, weighted by their skin weights; the mix keys them linearly at its own instants and
+at both clips' weight keys.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import numpy as np
 
 from app import maths
 from app.model import Clip, Model, Skeleton
+from app.morph_targets import WeightChannel, sampled_weights, weight_slices
 from app.pose import compose_world, evaluate, keyed_local_frames
 
 MixMode = Literal["blend", "add", "crossfade"]
@@ -25,7 +29,8 @@ FADE_SAMPLES = 16
 @dataclass(frozen=True)
 class Mix:
     """How ``second`` joins the first clip: 'blend' by ``amount`` (0 = the first clip, 1 = second),
-    'add' (``amount`` unused), or 'crossfade' over ``amount`` seconds. ``mask``: (B,) 1 for the
+    'add' with ``amount`` of the second clip's change (1: all of it, 0: none), or 'crossfade' over
+    ``amount`` seconds. ``mask``: (B,) 1 for the
     bones the second clip reaches, 0 for the others."""
 
     mode: MixMode
@@ -103,8 +108,8 @@ def duration(first: Clip, mix: Mix) -> float:
 def check_mix(model: Model, first: Clip, mix: Mix) -> None:
     for clip in (first, mix.second):
         check_skeletal(model, clip)
-    if mix.mode == "blend" and not 0.0 <= mix.amount <= 1.0:
-        raise ValueError(f"blend weight {mix.amount:g} outside 0..1")
+    if mix.mode in ("blend", "add") and not 0.0 <= mix.amount <= 1.0:
+        raise ValueError(f"{mix.mode} weight {mix.amount:g} outside 0..1")
     if mix.mode == "crossfade" and not 0.0 <= mix.amount <= min(first.duration, mix.second.duration):
         raise ValueError(f"cross-fade of {mix.amount:g} s longer than clip {first.name!r} "
                          f"({first.duration:g} s) or {mix.second.name!r} ({mix.second.duration:g} s)")
@@ -126,7 +131,8 @@ def mixed_worlds(model: Model, first: Clip, mix: Mix, times: np.ndarray) -> np.n
     pose_b = local_trs(model, mix.second, _second_time(first, mix, times))
     if mix.mode == "add":
         reference = local_trs(model, mix.second, mix.second.frame_times[:1])
-        local = add_trs(pose_a, pose_b, reference, np.broadcast_to(mix.mask, (len(times), len(mix.mask))))
+        weights = np.broadcast_to(mix.amount * mix.mask, (len(times), len(mix.mask)))
+        local = add_trs(pose_a, pose_b, reference, weights)
     else:
         weights = np.full(len(times), float(mix.amount))
         if mix.mode == "crossfade":
@@ -183,4 +189,57 @@ def baked_clip(model: Model, first: Clip, mix: Mix) -> Clip:
     world = mixed_worlds(model, first, mix, times)
     sign = {"blend": "*", "add": "+", "crossfade": ">"}[mix.mode]
     return Clip(f"{first.name}{sign}{mix.second.name}", "matrices", times=times, world=world,
-                source=first.source)
+                source=first.source, weight_channels=mixed_weight_channels(model, first, mix, times))
+
+
+def target_shares(model: Model, mask: np.ndarray) -> np.ndarray:
+    """(T,) each morph target's share of ``mask`` (B,), targets in ``rest_weights`` order: the mean,
+    over the vertices the target moves (all of the mesh's when it moves none), of the mask at their
+    bones weighted by their skin weights."""
+    shares = []
+    for mesh in model.meshes:
+        if mesh.morphs is None:
+            continue
+        totals = mesh.weights.sum(axis=1)
+        vertex_shares = np.divide((mesh.weights * mask[mesh.joints]).sum(axis=1), totals,
+                                  out=np.zeros(len(totals)), where=totals > 0)
+        moved = np.any(mesh.morphs.positions != 0, axis=2)
+        moved[~moved.any(axis=1)] = True
+        shares.append((moved * vertex_shares).sum(axis=1) / moved.sum(axis=1))
+    return np.concatenate(shares) if shares else np.zeros(0)
+
+
+def mixed_weights(model: Model, first: Clip, mix: Mix, times: np.ndarray) -> np.ndarray:
+    """(F, T) every morph target's weight in the mix at ``times`` (F,) seconds of its timeline."""
+    def sampled(clip: Clip, at: np.ndarray) -> np.ndarray:
+        return np.array([sampled_weights(model.meshes, clip.weight_channels, float(time)) for time in at])
+
+    shares = target_shares(model, mix.mask)
+    weights_a = sampled(first, times)
+    weights_b = sampled(mix.second, _second_time(first, mix, times))
+    if mix.mode == "add":
+        reference = sampled(mix.second, mix.second.frame_times[:1])
+        return weights_a + shares * (weights_b - reference)
+    amounts = np.full(len(times), float(mix.amount))
+    if mix.mode == "crossfade":
+        join = _second_offset(first, mix)
+        amounts = (fade_weight((times - join) / mix.amount) if mix.amount > 0
+                   else (times >= join).astype(np.float64))
+    share = amounts[:, None] * shares
+    return (1.0 - share) * weights_a + share * weights_b
+
+
+def mixed_weight_channels(model: Model, first: Clip, mix: Mix, times: np.ndarray) -> list[WeightChannel]:
+    """The mix's weight channels, one per mesh either clip keys, linear at ``times`` and at both
+    clips' weight keys (on the mix's timeline)."""
+    keyed = {channel.mesh for clip in (first, mix.second) for channel in clip.weight_channels}
+    if not keyed:
+        return []
+    offset = _second_offset(first, mix) - mix.second.start
+    key_times = ([times] + [channel.times for channel in first.weight_channels]
+                 + [channel.times + offset for channel in mix.second.weight_channels])
+    instants = float32_instants(np.concatenate(key_times), times[0], times[-1])
+    weights = mixed_weights(model, first, mix, instants)
+    slices = weight_slices(model.meshes)
+    return [WeightChannel(mesh=mesh, times=instants, values=weights[:, slices[mesh]])
+            for mesh in sorted(keyed)]

@@ -16,9 +16,10 @@ from typing import NamedTuple
 import numpy as np
 
 from app import maths
+from app.mesh_keys import carried_mesh_keys, same_meshes
 from app.animation.placed_map import placed_map
 from app.animation.root_motion import motion_root
-from app.bone_names import name_key
+from app.bone_names import exact_key, name_key
 from app.loose_skeleton import inferred_skeleton, is_loose, reframing, with_inferred_hierarchy
 from app.model import Clip, Model, Skeleton
 from app.orientation import facing
@@ -32,20 +33,24 @@ UP_VECTORS = {"Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
 def suggest_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
-    """Source bone → target bone for the bones whose names agree by ``name_key`` (first come, one
-    source per target); when some names agree, the roots are paired if their names do not, then by the
-    hierarchy: a paired bone's one unpaired child goes to its partner's one unpaired child."""
-    targets: dict[str, str] = {}
-    for name in target.names:
-        targets.setdefault(name_key(name), name)
-    targets.pop("", None)
+    """Source bone → target bone: identical names (any case, ``exact_key``) first, even those
+    ``name_key`` finds nothing in (NWN's ``rootdummy``), then the names that agree by ``name_key``
+    (first come, one source per target); when some names agree, the roots are paired if their names
+    do not, then by the hierarchy: a paired bone's one unpaired child goes to its partner's one
+    unpaired child."""
     mapping: dict[str, str] = {}
     taken: set[str] = set()
-    for name in source.names:
-        found = targets.get(name_key(name))
-        if found is not None and found not in taken:
-            mapping[name] = found
-            taken.add(found)
+    for key in (exact_key, name_key):
+        targets: dict[str, str] = {}
+        for name in target.names:
+            if name not in taken:
+                targets.setdefault(key(name), name)
+        targets.pop("", None)
+        for name in source.names:
+            found = targets.get(key(name))
+            if name not in mapping and found is not None and found not in taken:
+                mapping[name] = found
+                taken.add(found)
     if not mapping:
         return mapping
     source_root, target_root = _first_root(source), _first_root(target)
@@ -152,7 +157,8 @@ def hip_height(model: Model, bone: int) -> float:
 
 def retarget_clip(source: Model, clip: Clip, target: Model, follows: np.ndarray) -> Clip:
     """``clip`` of ``source`` as a clip of world matrices on ``target`` (``follows`` from
-    ``check_map``), at the clip's own stored frames."""
+    ``check_map``), at the clip's own stored frames. What it keys on meshes (morph weights, alpha)
+    follows it to the target's meshes of the same names and morph targets (``mesh_keys``)."""
     if not clip.skeletal:
         raise ValueError(f"clip {clip.name!r} moves vertices, not bones; it cannot change skeletons")
     return _carried(source, clip, target, _Rigs.of(source, target), follows)
@@ -168,17 +174,20 @@ def retarget_clips(source: Model, target: Model, follows: np.ndarray) -> list[Cl
 
 class _Rigs(NamedTuple):
     """The two models as clips are carried between them: on their inferred hierarchies where their
-    bones are loose (else the models themselves), and how far each rest pose stands above its floor."""
+    bones are loose (else the models themselves), how far each rest pose stands above its floor, and
+    which of their meshes are the same (``mesh_keys.same_meshes``)."""
 
     source: Model
     target: Model
     source_standing: float
     target_standing: float
+    mesh_pairs: dict[int, int]
 
     @classmethod
     def of(cls, source: Model, target: Model) -> _Rigs:
         source_rig, target_rig = with_inferred_hierarchy(source), with_inferred_hierarchy(target)
-        return cls(source_rig, target_rig, standing_height(source_rig), standing_height(target_rig))
+        return cls(source_rig, target_rig, standing_height(source_rig), standing_height(target_rig),
+                   same_meshes(source, target))
 
 
 def _carried(source: Model, clip: Clip, target: Model, rigs: _Rigs, follows: np.ndarray) -> Clip:
@@ -201,7 +210,7 @@ def _carried(source: Model, clip: Clip, target: Model, rigs: _Rigs, follows: np.
     if target_rig is not target:
         target_world = target_world @ reframing(target_rig.skeleton, target.skeleton)
     return Clip(clip.name, "matrices", times=clip.frame_times, world=target_world, events=clip.events,
-                source=clip.source)
+                source=clip.source, **carried_mesh_keys(source, target, clip, rigs.mesh_pairs))
 
 
 def _posed_target(target: Model, follows: np.ndarray, change: np.ndarray) -> np.ndarray:

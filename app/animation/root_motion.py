@@ -133,8 +133,8 @@ def in_place(model: Model, worlds: np.ndarray) -> np.ndarray:
 def in_place_clip(model: Model, clip: Clip) -> Clip:
     """``clip`` as View › In Place shows it, for export: its bone matrices at its stored frames
     (``frame_times``) with the motion root's travel over the ground since the first frame taken off,
-    as a 'matrices' clip of the same name, its morph weight channels kept. A clip whose root does not
-    travel over the ground (vertex clips among them) comes back as it is, keys and all."""
+    as a 'matrices' clip of the same name, its morph weight channels and alpha keys kept. A clip whose
+    root does not travel over the ground (vertex clips among them) comes back as it is, keys and all."""
     if not clip.skeletal:
         return clip
     worlds = frame_worlds(model, clip)
@@ -145,7 +145,8 @@ def in_place_clip(model: Model, clip: Clip) -> Clip:
     if not drift.any():
         return clip
     return Clip(clip.name, "matrices", times=clip.frame_times, world=placed, events=list(clip.events),
-                note=clip.note, source=clip.source, weight_channels=list(clip.weight_channels))
+                note=clip.note, source=clip.source, rate=clip.rate,
+                weight_channels=list(clip.weight_channels), mesh_alpha=dict(clip.mesh_alpha))
 
 
 def in_place_model(model: Model) -> Model:

@@ -104,7 +104,7 @@ def requested_mix(model: Model, args: Namespace) -> Mix:
     elif args.crossfade:
         mode, (name, amount) = "crossfade", args.crossfade
     else:
-        mode, name, amount = "add", args.add, 0.0
+        mode, name, amount = "add", args.add, 1.0  # the whole change
     try:
         second = model.clips[chosen_clip_index(model, name)]
     except (KeyError, IndexError) as error:

@@ -13,6 +13,8 @@ import numpy as np
 
 from app import loading
 from app.atomic_files import replacing
+from app.cli.archive_info import archive_info
+from app.cli.check import run_check
 from app.cli.progress import Progress
 from app.cli.shared import (
     EXIT_OK,
@@ -31,6 +33,7 @@ from app.cli.shared import (
     writing,
 )
 from app.errors import InputError
+from app.formats.nwn.archives import is_archive
 from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
@@ -49,7 +52,8 @@ POSITION_TYPES = {"full": np.float32, "half": np.float16}
 
 
 def run(args: Namespace) -> int:
-    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll}
+    handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll,
+                "check": run_check}
     try:
         return handlers[args.command](args)
     except (InputError, OutputError) as error:
@@ -90,6 +94,8 @@ def _rate(clip: dict) -> str:
 
 
 def info(args: Namespace) -> int:
+    if len(args.files) == 1 and is_archive(args.files[0]) and not args.demo:
+        return archive_info(args)
     model = load_model(args, announce=False)
     facts = describe(model)
     if args.json:
@@ -147,7 +153,11 @@ def _writer(output: Path, table: dict):
 def render(args: Namespace) -> int:
     from app.cli import render_animation
 
+    if args.onion < 0 or (args.onion_step is not None and not args.onion_step > 0):
+        raise UsageError("--onion takes a count ≥ 0 and --onion-step a time > 0")
     if render_animation.wants_animation(args):
+        if args.onion:
+            raise UsageError("--onion draws a still picture (-o OUT.png)")
         return render_animation.render(args)
     output = output_path(args.output)
     if output.suffix.lower() != ".png":
@@ -163,6 +173,7 @@ def render(args: Namespace) -> int:
     with Progress("render") as progress:
         progress.update(None, f"drawing {width}×{height}")
         with OffscreenRenderer() as renderer, writing(output):
+            renderer.renderer.ghosts = onion_skins(model, args)
             try:
                 renderer.save_png(model, current, args.size, output, options, args.view)
             except (NotEnoughMemory, PictureTooLarge) as error:
@@ -170,6 +181,17 @@ def render(args: Namespace) -> int:
             warnings = renderer.renderer.take_warnings()
     warn(warnings)
     return EXIT_OK
+
+
+def onion_skins(model: Model, args: Namespace) -> list:
+    """``render --onion N``: the ghosts' poses and offsets around the instant drawn (none without a
+    clip to play)."""
+    if not args.onion or not model.clips:
+        return []
+    from app.state.onion import onion_poses
+
+    clip, time = selected_instant(model, args)
+    return onion_poses(model, clip, time, args.onion, args.onion_step)
 
 
 def convert(args: Namespace) -> int:

@@ -20,6 +20,11 @@ def launch_app(args: Namespace) -> int:
     if not display_available():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 1
+    from app.cli.x11_libraries import missing_message, missing_packages
+
+    missing = missing_packages()
+    if missing:
+        print(missing_message(missing), file=sys.stderr)
     from app.cli.shared import load_options
     from app.ui.application import run_app
 

@@ -17,7 +17,7 @@ from app import __version__
 from app.interrupts import exit_status, stop_on_signals
 from app.maths import NORMALIZE_EPSILON
 
-SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "batch")
+SUBCOMMANDS = ("info", "pose", "render", "convert", "ragdoll", "check", "batch")
 VIEWS = ("front", "side", "top", "iso")
 EXIT_USAGE = 2
 WINDOW_USAGE = "boneyard [FILE ...] [--screenshot OUT.png [--size WxH]] [MODEL OPTIONS]"
@@ -135,6 +135,15 @@ def _texture(text: str) -> tuple[str | None, str]:
     return mesh, image
 
 
+def _plt_choice(text: str) -> tuple[str, int]:
+    from app.formats.nwn.plt import parse_choice
+
+    try:
+        return parse_choice(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options every command and the window take (docs/cli.md)."""
     parser.add_argument("--up", type=str.upper, choices=("Y", "Z"), metavar="y|z",
@@ -146,6 +155,12 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                         help="a folder searched for textures the files name; repeatable")
     parser.add_argument("--show-hidden", action="store_true",
                         help="also draw and export meshes the file marks as not rendered")
+    parser.add_argument("--resources", action="append", default=[], metavar="PATH",
+                        help="a folder or NWN archive (.hak .erf .mod .nwm .sav, a .key with its .bif "
+                             "files) searched for supermodels, textures and palettes; repeatable, in order")
+    parser.add_argument("--plt", type=_plt_choice, action="append", default=[], metavar="LAYER=INDEX",
+                        help="the colour index (0-175) of a PLT layer (skin hair metal1 metal2 cloth1 cloth2 "
+                             "leather1 leather2 tattoo1 tattoo2); repeatable")
 
 
 def _add_files(parser: argparse.ArgumentParser, load_fps: bool = True) -> None:
@@ -225,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a contact sheet (-o OUT.png): one row per clip of --frames frames")
     render.add_argument("--frames", type=int, default=6, metavar="K",
                         help="frames per clip on a --sheet (default 6)")
+    render.add_argument("--onion", type=int, default=0, metavar="N",
+                        help="a still: N ghosted poses before and after the instant (onion skins)")
+    render.add_argument("--onion-step", type=TIME, metavar="S",
+                        help="seconds between onion skins (default one frame of the clip's rate)")
 
     convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
     _add_files(convert)
@@ -266,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     ragdoll.add_argument("--check", action="store_true",
                          help="run the profile through the standard trial and print a JSON report "
                          "(exit 1 when it fails)")
+
+    check = commands.add_parser("check", help="hold a model to its format's engine rules "
+                                "(Neverwinter Nights)")
+    _add_files(check)
+    check.add_argument("--json", action="store_true", help="machine-readable output")
 
     from app.cli.batch.arguments import add_batch_parser
 

@@ -101,7 +101,8 @@ def load_options(args: Namespace) -> formats.LoadOptions:
     window parse them alike)."""
     return formats.LoadOptions(fps=args.fps, conjugate_quaternions=args.conjugate_quaternions, up=args.up,
                                textures=list(args.texture), texture_dirs=list(args.texture_dir),
-                               show_hidden=args.show_hidden)
+                               show_hidden=args.show_hidden, resources=list(args.resources),
+                               plt_colours=dict(args.plt))
 
 
 def load_model(args: Namespace, announce: bool = True) -> Model:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.mesh_keys import carried_mesh_keys, same_meshes
 from app.model import Clip, Model, Skeleton, Track
 
 
@@ -73,39 +74,44 @@ def bone_map(source: Skeleton, target: Skeleton) -> np.ndarray:
     return np.array([exact.get(name, folded.get(name.lower(), -1)) for name in source.names], np.int64)
 
 
-def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton) -> Clip | None:
+def retarget(clip: Clip, mapping: np.ndarray, target: Skeleton, mesh_keys: dict) -> Clip | None:
     """``clip`` on the target skeleton: keyed tracks move to the mapped bones (unmapped ones are
     dropped); matrices clips take the mapped bones' world matrices and leave the others at bind.
-    None for a clip that moves no target bone or cannot move (vertex clips belong to their meshes)."""
+    ``mesh_keys``: the clip's weight channels and alpha keys for the target's meshes
+    (``mesh_keys.carried_mesh_keys``). None for a clip that moves no target bone nor mesh, or cannot
+    move (vertex clips belong to their meshes)."""
     if clip.kind == "keyed":
         tracks = [Track(bone=int(mapping[track.bone]), translation=track.translation, rotation=track.rotation,
                         scale=track.scale, interpolation=track.interpolation, handles=dict(track.handles))
                   for track in clip.tracks if mapping[track.bone] >= 0]
-        if not tracks:
+        if not tracks and not any(mesh_keys.values()):
             return None
         return Clip(name=clip.name, kind="keyed", tracks=tracks, events=clip.events, note=clip.note,
-                    source=clip.source, rate=clip.rate)
+                    source=clip.source, rate=clip.rate, **mesh_keys)
     if clip.kind == "matrices" and (mapping >= 0).any():
         world = np.broadcast_to(target.bind_world, (len(clip.times), *target.bind_world.shape)).copy()
         used = np.flatnonzero(mapping >= 0)
         world[:, mapping[used]] = clip.world[:, used]
         return Clip(name=clip.name, kind="matrices", times=clip.times, world=world, events=clip.events,
-                    note=clip.note, source=clip.source, rate=clip.rate)
+                    note=clip.note, source=clip.source, rate=clip.rate, **mesh_keys)
     return None
 
 
 def lent_clips(lender: Model, model: Model, error: type[Exception]) -> list[Clip]:
-    """``lender``'s skeletal clips moved onto ``model``'s bones by name (an animation-only file
-    attached to a model of its format); warnings go to ``model.warnings``. ``error`` (the reader's
+    """``lender``'s clips moved onto ``model``'s bones by name (an animation-only file attached to a
+    model of its format), their morph weights and alpha keys onto its meshes of the same names and
+    targets (``mesh_keys``); warnings go to ``model.warnings``. ``error`` (the reader's
     ReadError) names the lender's file when its clips move none of the model's bones."""
     name = Path(lender.files[0]).name
     mapping = bone_map(lender.skeleton, model.skeleton)
+    pairs = same_meshes(lender, model)
     clips = []
     for clip in lender.clips:
         clip.source = name
-        moved = retarget(clip, mapping, model.skeleton)
+        moved = retarget(clip, mapping, model.skeleton, carried_mesh_keys(lender, model, clip, pairs))
         if moved is None:
-            model.warnings.append(f"{name}: clip {clip.name!r} moves no bone of {model.name}; skipped")
+            model.warnings.append(f"{name}: clip {clip.name!r} moves no bone or mesh of {model.name}; "
+                                  "skipped")
         else:
             clips.append(moved)
     if not clips:

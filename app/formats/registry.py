@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import importlib
 import os
+import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
 from app import errors
 from app.formats import textures
 from app.formats.animation_sets import make_clip_names_unique
-from app.errors import InputError
+from app.errors import ReadError
 from app.model import Model
 
 #: Bytes read from the start of a file for sniffing.
 SNIFF_BYTES = 4096
-
-
-class ReadError(InputError):
-    """A model or animation file that cannot be read."""
 
 
 #: The byte-order mark Windows editors (Notepad) put before UTF-8 text: not part of the content.
@@ -48,7 +45,10 @@ class LoadOptions:
     written by a tool with the opposite quaternion sign. ``up``: the up axis, overriding the file's
     or the guessed one. ``textures``: assigned images, ``(mesh name or None for every mesh, image
     path)``. ``texture_dirs``: folders searched for the textures files name, after the model's own.
-    ``show_hidden``: meshes the file marks as not rendered are drawn and exported too."""
+    ``show_hidden``: meshes the file marks as not rendered are drawn and exported too.
+    ``resources``: folders and NWN archives searched, in order, for supermodels, textures and
+    palettes after the model's own folder (``--resources``). ``plt_colours``: the colour index of
+    each PLT layer named (``--plt LAYER=INDEX``; the others 0)."""
 
     fps: float | None = None
     conjugate_quaternions: bool = False
@@ -56,6 +56,8 @@ class LoadOptions:
     textures: list[tuple[str | None, str]] = field(default_factory=list)
     texture_dirs: list[str] = field(default_factory=list)
     show_hidden: bool = False
+    resources: list[str] = field(default_factory=list)
+    plt_colours: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,10 @@ def read_unposed(paths: list[str | Path], options: LoadOptions | None = None) ->
     if not paths:
         raise ValueError("no files given")
     options = options or LoadOptions()
+    from app.formats.nwn.archives import split_member  # the archives' modules import this one
+
+    if any(split_member(str(path)) for path in paths):
+        return _read_members(paths, options)
     _refuse_repeats(paths)
     sniffed = [sniff(path) for path in paths]
     names = {s.format for s in sniffed}
@@ -219,10 +225,24 @@ def read_unposed(paths: list[str | Path], options: LoadOptions | None = None) ->
     model.unit = formats[owners[0]].unit or "unknown"
     _name_clip_sources(model, sniffed)
     make_clip_names_unique(model.clips, model.warnings)
-    textures.resolve_textures(model, options.texture_dirs, formats[owners[0]].dds_bottom_up)
+    textures.resolve_textures(model, options.texture_dirs, formats[owners[0]].dds_bottom_up,
+                              [Path(path) for path in options.resources], options.plt_colours)
     textures.assign_textures(model, options.textures)
     if options.up:
         model.up_axis, model.up_source = options.up, "option"
+    return model
+
+
+def _read_members(paths: list[str | Path], options: LoadOptions) -> Model:
+    """``read_unposed`` of paths some of which name models inside archives (``ARCHIVE:RESREF``):
+    read from scratch copies, their archives searched first; ``Model.files`` keeps the given names."""
+    from app.formats.nwn.archives.members import extract_members
+
+    with tempfile.TemporaryDirectory(prefix="boneyard-archive-") as scratch:
+        read, archives, given = extract_members(paths, Path(scratch))
+        resources = [str(path) for path in archives] + list(options.resources)
+        model = read_unposed(read, replace(options, resources=resources))
+    model.files = [given.get(path, path) for path in model.files]
     return model
 
 

@@ -22,7 +22,7 @@ from app.errors import InputError, regular_size
 from app.model import Model
 
 #: Suffixes tried, in order, for a name that does not find a file as given.
-LOOKUP_SUFFIXES = (".tga", ".dds", ".png", ".jpg", ".bmp")
+LOOKUP_SUFFIXES = (".tga", ".dds", ".png", ".jpg", ".bmp", ".plt")
 #: Image files a texture can be assigned from (the window's file dialog, drops).
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tga", ".dds", ".bmp")
 #: Longest side kept; larger images are downscaled (with a warning) rather than refused.
@@ -104,17 +104,7 @@ def _read_only(pixels: np.ndarray) -> np.ndarray:
 def read_image(path: Path) -> tuple[np.ndarray, str]:
     """``decode`` of a file, refusing what is not a regular file (a FIFO would block) and files over
     MAX_FILE_BYTES before reading them."""
-    try:
-        size = regular_size(path)
-    except InputError as error:
-        raise TextureError(error.message) from None
-    try:
-        if size > MAX_FILE_BYTES:
-            raise TextureError(f"the file is {size} bytes, more than {MAX_FILE_BYTES} read for an image")
-        data = path.read_bytes()
-    except OSError as error:
-        raise TextureError(f"cannot be read ({error.strerror or error})") from None
-    return decode(data)
+    return decode(_file_bytes(path))
 
 
 def candidate_names(name: str) -> list[str]:
@@ -174,31 +164,103 @@ def search_folders(model: Model, texture_dirs: list[str | Path]) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up: bool = False) -> None:
+def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up: bool = False,
+                     resources: list[Path] = (), plt_colours: dict[str, int] | None = None) -> None:
     """Find and decode each named texture not yet decoded; warnings go to ``model.warnings``.
 
     ``dds_bottom_up``: the format's DDS files store the image's bottom row first (NWN's do), so
-    their rows are reversed to put the top first.
+    their rows are reversed to put the top first. ``resources``: folders and NWN archives searched
+    after the folders, by resref (``archives.search``). A PLT texture is coloured with its palette
+    images, found the same way, at the colour index ``plt_colours`` gives each layer (``nwn.plt``).
     """
-    folders = search_folders(model, texture_dirs)
+    from app.formats.nwn.archives.search import ResourceSearch  # the archives' modules import formats
+
+    lookup = _Lookup(search_folders(model, texture_dirs), ResourceSearch(list(resources)), {})
     wanted: dict[str, list] = {}
     for mesh in model.meshes:
         if mesh.material.texture and mesh.material.image is None:
             wanted.setdefault(mesh.material.texture, []).append(mesh)
-    listings: dict[Path, dict[str, Path]] = {}
     for name, meshes in wanted.items():
-        path = find_texture(name, folders, listings)
         users = _mesh_list(meshes)
-        if path is None:
-            places = ", ".join(str(folder) for folder in folders)
+        try:
+            found = lookup.find(name)
+        except InputError as error:
+            model.warnings.append(f"texture {name!r} ({users}): --resources unreadable: {error}")
+            found = None
+        if found is None:
+            places = ", ".join(str(folder) for folder in [*lookup.folders, *resources])
             model.warnings.append(f"texture {name!r} ({users}) not found: looked in {places} for "
                                   f"{', '.join(candidate_names(name))}; drawn in the base colour")
             continue
-        image, _ = _decoded_or_warning(model, f"{name!r} ({users})", path)
-        if image is not None and dds_bottom_up and path.suffix.lower() == ".dds":
+        where, kind, data = found
+        try:
+            if kind == "plt":
+                image, note = _plt_image(data, where, lookup, plt_colours or {}, model.warnings)
+            else:
+                image, note = decode(data)
+        except (TextureError, InputError) as error:
+            model.warnings.append(f"texture {name!r} ({users}) ({where}): {error}; drawn in the base colour")
+            image, note = None, ""
+        if note:
+            model.warnings.append(f"texture {name!r} ({users}) ({where}): {note}")
+        if image is not None and dds_bottom_up and kind == "dds":
             image = _read_only(image[::-1])
         for mesh in meshes:
-            mesh.material = replace(mesh.material, texture_path=str(path.resolve()), image=image)
+            mesh.material = replace(mesh.material, texture_path=where, image=image)
+
+
+class _Lookup:
+    """Where a texture name is found: ``folders`` (files, any case), then ``search`` (resrefs)."""
+
+    def __init__(self, folders: list[Path], search, listings: dict):
+        self.folders, self.search, self.listings = folders, search, listings
+
+    def find(self, name: str) -> tuple[str, str, bytes] | None:
+        """(where, type without the dot, bytes) of the image ``name`` refers to, or None."""
+        path = find_texture(name, self.folders, self.listings)
+        if path is not None:
+            return str(path.resolve()), path.suffix.lower().lstrip("."), _file_bytes(path)
+        if not self.search.paths:
+            return None
+        stem = PurePosixPath(candidate_names(name)[-1]).stem  # the last candidate is the stem + a suffix
+        found = self.search.find(stem, tuple(suffix[1:] for suffix in LOOKUP_SUFFIXES))
+        return None if found is None else (found.where, found.type, found.data)
+
+
+def _file_bytes(path: Path) -> bytes:
+    """A texture file's bytes: regular files of at most MAX_FILE_BYTES (a TextureError otherwise)."""
+    try:
+        size = regular_size(path)
+    except InputError as error:
+        raise TextureError(error.message) from None
+    if size > MAX_FILE_BYTES:
+        raise TextureError(f"the file is {size} bytes, more than {MAX_FILE_BYTES} read for an image")
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise TextureError(f"cannot be read ({error.strerror or error})") from None
+
+
+def _plt_image(data: bytes, where: str, lookup: _Lookup, indices: dict[str, int],
+               warnings: list[str]) -> tuple[np.ndarray, str]:
+    """A PLT coloured with the palette images ``lookup`` finds (a missing one: the layer's neutral
+    colour, and a note saying so)."""
+    from app.formats.nwn import plt
+
+    values, layers = plt.read_plt(data, where)
+    used = {plt.LAYERS[number] for number in np.unique(layers)}
+    palettes, missing = {}, []
+    for layer in sorted(used, key=plt.LAYERS.index):
+        found = lookup.find(plt.PALETTES[layer])
+        if found is None:
+            missing.append(plt.PALETTES[layer])
+            continue
+        palettes[layer], _ = decode(found[2])
+    note = ""
+    if missing:
+        note = (f"palette images {', '.join(dict.fromkeys(missing))} not found: those layers are drawn "
+                "in neutral colours")
+    return _read_only(plt.colour(values, layers, palettes, indices)), note
 
 
 def _mesh_list(meshes: list) -> str:

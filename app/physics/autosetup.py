@@ -9,7 +9,9 @@
   chains of parts meet (a hub: a hip bone with a spine and two legs, its box spanning its children's
   heads), and each part joins its nearest ancestor's part with a cone-twist.
 
-Every other bone follows the part of its nearest ancestor that has one (``relations``). Boxes lie
+Bones that carry props and accessories (``body_shape.prop_bones``: a sword, a cape, hair) get no part
+and no part is fitted over their vertices. Every other bone follows the part of its nearest ancestor
+that has one (``relations``). Boxes lie
 along the bone (``Part.rotation`` turns them when the bone's frame does not); across it they span the
 vertices weighted mostly to the bone (5th to 95th percentile), along it the bone and those vertices;
 without a skin they are a quarter of the bone's length thick. Joints sit at the child bone's head,
@@ -19,7 +21,9 @@ A flat skeleton (LGW, C3DE 2009: no parents, tails derived along an arbitrary ax
 directions from the principal axis of each bone's vertices, the hierarchy ``app.loose_skeleton``
 infers for it (the one retargeting carries clips through: one tree per model), and joints at the end
 of the child's box nearest the parent's. Masses come from box volumes; ``meters_per_unit`` from the
-model's height when it is not plausibly metres.
+model's height when it is not plausibly metres. All of it is measured on the model as drawn
+(``drawn_model``: a 0.01-scaled armature's skin in metres), and joint limits hold the model's rest
+pose and clips (``clip_limits``).
 
 What the setup reads from the skeleton is ``body_shape``'s; how it fits boxes and joints to bones,
 ``part_fitting``'s; what bone names say, ``app.bone_names``'.
@@ -36,6 +40,8 @@ from app.bone_names import body_kind, bone_role, is_helper
 from app.bone_tree import BoneTree
 from app.model import Model
 from app.physics.body_shape import MIN_OWNED_VERTICES, BodyShape, body_size
+from app.physics.clip_limits import fit_to_clips
+from app.physics.drawn_model import as_drawn
 from app.physics.part_fitting import fit_box, make_joint, part_frames, swing_axis, twin_parts
 from app.physics.profile import Joint, Part, RagdollProfile
 from app.physics.rig import rigid
@@ -96,6 +102,7 @@ def auto_setup(model: Model) -> RagdollProfile:
     """A humanoid profile when the bone names allow one, else a generic profile.
 
     Raises ``ValueError`` when the model has no bones."""
+    model = as_drawn(model)
     if not len(model.skeleton):
         raise ValueError(f"{model.name!r} has no bones to build a ragdoll on")
     shape = BodyShape.of(model)
@@ -106,6 +113,7 @@ def auto_setup(model: Model) -> RagdollProfile:
 def fit_part(model: Model, profile: RagdollProfile, bone: str, name: str | None = None) -> Part:
     """A new part on ``bone`` for ``profile``, fitted as the automatic setup fits its parts (box over
     the bone and its vertices), its mass DENSITY kg/m³ of box in the profile's unit."""
+    model = as_drawn(model)
     part = fit_box(model, BodyShape.of(model), name or bone, model.skeleton.index(bone))
     mass = DENSITY * float(np.prod(part.size)) * profile.meters_per_unit ** 3
     return replace(part, mass=float(f"{mass:.4g}"))
@@ -115,6 +123,7 @@ def joint_between(model: Model, profile: RagdollProfile, part_a: str, part_b: st
                   name: str | None = None) -> Joint:
     """A new cone-twist joint from ``part_a`` to ``part_b`` at part b's bone's head (a flat
     skeleton: the end of b's box nearest a), limits by the role b's bone's name suggests."""
+    model = as_drawn(model)
     skeleton = model.skeleton
     shape = BodyShape.of(model)
     parts = profile.parts
@@ -130,7 +139,7 @@ def meters_per_unit(model: Model) -> float:
     """1 when the model's format states metres and its size (the largest extent of its bind pose)
     is plausible in metres; else what makes that size HUMAN_HEIGHT metres. Formats without a unit
     (C3DE, BonesPro, LGW) are scaled: their numbers say nothing about size."""
-    size = body_size(model)
+    size = body_size(as_drawn(model))
     if size <= 0 or (model.unit == "metre" and METRE_HEIGHTS[0] <= size <= METRE_HEIGHTS[1]):
         return 1.0
     return float(f"{HUMAN_HEIGHT / size:.4g}")
@@ -191,8 +200,11 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
             if len(shape.owned.get(slots.get(f"{slot}_{side}", -1), ())) >= MIN_OWNED_VERTICES]
     names = [name for name in HUMANOID_PARTS if name in slots] + [end[0] for end in ends]
     taken = {slots[name] for name in names}
-    parts = twin_parts(model, shape, [fit_box(model, shape, name, slots[name],
-                                              owned=_with_loose_children(model, shape, slots[name], taken))
+    torso = [name for name in ("pelvis", "spine", "chest") if name in slots]
+    clouds = {name: _with_loose_children(model, shape, slots[name], taken) for name in names}
+    for lower, upper in zip(torso, torso[1:]):
+        clouds[lower] = _with_chain_between(shape, clouds[lower], slots[lower], slots[upper])
+    parts = twin_parts(model, shape, [fit_box(model, shape, name, slots[name], owned=clouds[name])
                                       for name in names])
     frames = part_frames(model, parts)
     up = np.eye(3)[{"Y": 1, "Z": 2}[model.up_axis]]
@@ -200,7 +212,6 @@ def _humanoid(model: Model, shape: BodyShape, slots: dict[str, int]) -> RagdollP
                        for s in ("thigh", "upperarm")], axis=0)
     lateral, _ = maths.normalize(lateral - np.dot(lateral, up) * up)
     forward, _ = maths.normalize(np.cross(lateral, up))
-    torso = [name for name in ("pelvis", "spine", "chest") if name in slots]
     # (joint name, part a, part b, limits, kind, the axis the main swing or the hinge turns about)
     plan = [(b, a, b, "spine", "cone_twist", lateral) for a, b in zip(torso, torso[1:])]
     plan.append(("neck", torso[-1], "head", "neck", "cone_twist", lateral))
@@ -246,16 +257,32 @@ def _with_loose_children(model: Model, shape: BodyShape, bone: int, taken: set[i
     return np.concatenate(clouds) if clouds else None
 
 
+def _with_chain_between(shape: BodyShape, cloud: np.ndarray | None, lower: int,
+                        upper: int) -> np.ndarray | None:
+    """``cloud`` with the vertices of the bones strictly between torso bones ``lower`` and ``upper``
+    (the middle of three spine bones: RiggedFigure's torso_joint_3, Mixamo's Spine1). They follow
+    the lower part, so its box covers them; before, their vertices lay outside every box."""
+    between = shape.tree.ancestors(upper)
+    between = between[:between.index(lower)] if lower in between else []
+    extra = [shape.owned[bone] for bone in between if bone in shape.owned]
+    if not extra:
+        return cloud
+    return np.concatenate(([cloud] if cloud is not None else []) + extra)
+
+
 def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
     """Parts on long bones, cone-twists to the nearest ancestor's part."""
     skeleton = model.skeleton
     skinned = bool(shape.owned)
-    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * rest_extent(model)
+    long = np.array([shape.length(b) >= MIN_BONE_FRACTION * rest_extent(model) and not shape.props[b]
                      and (not skinned or len(shape.owned.get(b, ())) >= MIN_OWNED_VERTICES)
                      for b in range(len(skeleton))])
     ends = _end_bones(model, shape, long) if skinned else np.zeros(len(skeleton), bool)
     long |= ends
-    hubs = {} if skinned else _hubs(shape.tree, long)
+    if skinned:
+        long |= _skinned_hubs(shape, long)
+    hubs = {} if skinned else {bone: heads for bone, heads in _hubs(shape.tree, long).items()
+                                if not shape.props[bone]}
     bones = [int(b) for b in np.argsort(shape.tree.depth, kind="stable") if long[b] or b in hubs]
     if not bones:
         bones = [max(range(len(skeleton)), key=shape.length)]
@@ -280,6 +307,18 @@ def _generic(model: Model, shape: BodyShape) -> RagdollProfile:
         joints.append(make_joint(model, shape, parts, frames, parent, child, "cone_twist", main,
                                  role_limits(skeleton.names[bone]), names[child]))
     return _finish(model, shape, parts, joints)
+
+
+def _skinned_hubs(shape: BodyShape, long: np.ndarray) -> np.ndarray:
+    """(B,) short bones where two or more chains of parts start (a chest under the arms and the neck)
+    that move at least END_VERTEX_SHARE of the drawn vertices: they get a part fitted over their
+    vertices, which otherwise lay outside every box (RiggedFigure's torso_joint_3)."""
+    total = sum(len(points) for points in shape.owned.values())
+    hubs = np.zeros(len(long), bool)
+    for bone in _hubs(shape.tree, long):
+        moved = len(shape.owned.get(bone, ()))
+        hubs[bone] = moved >= max(MIN_OWNED_VERTICES, END_VERTEX_SHARE * total) and not shape.props[bone]
+    return hubs
 
 
 def role_limits(name: str) -> tuple[float, float, float]:
@@ -339,7 +378,10 @@ def _finish(model: Model, shape: BodyShape, parts: list[Part], joints: list[Join
     pairs = np.array([(names[j.part_a], names[j.part_b]) for j in joints], dtype=int)
     masses = balance_masses(density * volumes, pairs.reshape(-1, 2))
     sized = [replace(p, mass=float(f"{mass:.4g}")) for p, mass in zip(parts, masses)]
-    return RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+    profile = RagdollProfile(parts=sized, joints=joints, relations=relations, meters_per_unit=scale)
+    twists = {joint.name: shape.directions[skeleton.index(parts[names[joint.part_b]].bone)]
+              for joint in joints}
+    return fit_to_clips(model, profile, twists)
 
 
 def balance_masses(masses: np.ndarray, pairs: np.ndarray, ratio: float = MASS_RATIO,

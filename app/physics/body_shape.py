@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
+from app.bone_names import is_prop
 from app.bone_tree import BoneTree
 from app.loose_skeleton import inferred_skeleton
 from app.model import Model
@@ -34,15 +35,18 @@ class BodyShape:
     owned: dict[int, np.ndarray]
     bone_spans: np.ndarray
     tree: BoneTree
+    props: np.ndarray
 
     @classmethod
     def of(cls, model: Model) -> BodyShape:
         skeleton = model.skeleton
-        owned = _owned_vertices(model)
         flat = len(skeleton) > 1 and bool(np.all(skeleton.parents < 0))
         parents = skeleton.parents.astype(np.intp)
         if flat:
             parents = inferred_skeleton(model).parents.astype(np.intp)
+        tree = BoneTree(parents) if flat else skeleton.tree
+        props = prop_bones(model, tree)
+        owned = {bone: points for bone, points in _owned_vertices(model).items() if not props[bone]}
         directions = np.array([_direction(model, bone, owned.get(bone), parents, flat)
                                for bone in range(len(skeleton))])
         offsets = skeleton.tails - skeleton.heads
@@ -58,7 +62,7 @@ class BodyShape:
         lengths = np.where(skeleton.derived_tails & moving & ~fed, 0.0, lengths)
         bone_spans = np.stack([np.minimum(lengths, 0.0), np.maximum(lengths, 0.0)], axis=-1)
         shape = cls(parents=parents, flat=flat, directions=directions, spans=bone_spans.copy(), owned=owned,
-                    bone_spans=bone_spans, tree=BoneTree(parents) if flat else skeleton.tree)
+                    bone_spans=bone_spans, tree=tree, props=props)
         for bone, points in owned.items():
             shape.spans[bone] = shape.reach(skeleton.heads[bone], bone, points)
         return shape
@@ -74,6 +78,15 @@ class BodyShape:
 
     def length(self, bone: int) -> float:
         return float(self.spans[bone, 1] - self.spans[bone, 0])
+
+
+def prop_bones(model: Model, tree: BoneTree | None = None) -> np.ndarray:
+    """(B,) the bones whose names say they carry a prop or an accessory (``bone_names.is_prop``) and
+    the bones below them (``tree``, default the skeleton's): never a body part, they follow the part
+    above them as if welded to it. An axe's bone given a part fell 68 cm into the ground."""
+    tree = model.skeleton.tree if tree is None else tree
+    named = [bone for bone, name in enumerate(model.skeleton.names) if is_prop(name)]
+    return tree.subtree_mask(named) if named else np.zeros(len(model.skeleton), bool)
 
 
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:

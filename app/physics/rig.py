@@ -22,6 +22,7 @@ import numpy as np
 
 from app import maths
 from app.model import Model
+from app.physics.drawn_model import as_drawn
 from app.physics.joint_kinds import KINDS
 from app.physics.profile import ProfileError, RagdollProfile, first_problem
 
@@ -111,11 +112,13 @@ class Rig:
 
 
 def bind_rig(model: Model, profile: RagdollProfile) -> Rig:
-    """Resolve names to indices and compute the bind-time frames; ProfileError for an inconsistent
-    profile or unknown bones."""
+    """Resolve names to indices and compute the bind-time frames on the model as drawn
+    (``drawn_model.as_drawn``: the rig's model); ProfileError for an inconsistent profile or unknown
+    bones."""
     problem = first_problem(profile)
     if problem:
         raise ProfileError(profile.path, *problem)
+    model = as_drawn(model)
     skeleton = model.skeleton
     parts = profile.parts
     part_bones = np.array([_bone(model, profile, part.bone, f"parts[{i}].bone")

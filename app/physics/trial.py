@@ -7,7 +7,9 @@ around (SHOTS rays at its parts' centres, from eight sides level and from above,
 and let go, and it settles again. Every step it measures each joint's angles past its limits and
 each part's depth below the ground. Without motion it reports what the profile's numbers say:
 rest poses outside the limits, mass ratios across joints, skin vertices per part, limits under
-MIN_LIMIT_DEG, and bones that move vertices but have no part.
+MIN_LIMIT_DEG, and bones that move vertices but have no part. Notes (not problems) say where the rest
+pose or a clip goes past a joint's limits (``clip_outside_deg``) and where a limit passes its role's
+anatomical bound because a clip needs it (``clip_limits.clip_notes``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from app.model import Model
+from app.physics.body_shape import prop_bones
+from app.physics.clip_limits import clip_notes
 from app.physics.multibody import gimbal_angles
 from app.physics.profile import RagdollProfile, capsule_dimensions
 from app.physics.ragdoll import TIME_STEP, UP_AXES, Ragdoll
@@ -36,22 +40,30 @@ SHOTS = 16
 SHOT_GAP = 0.25
 IMPULSES = (50.0, 100.0, 200.0)
 PULL_SECONDS = 1.0
+#: The pull rises in this many moves of the drag point.
+PULL_STEPS = 10
 FINAL_SECONDS = 2.0
+#: Steps between progress reports.
+PROGRESS_STEPS = 60
 #: Decimals kept in the report's numbers.
 DIGITS = 2
 
 
-def check_profile(model: Model, profile: RagdollProfile) -> dict:
-    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems."""
+def check_profile(model: Model, profile: RagdollProfile, progress=None) -> dict:
+    """The report of docs/cli.md: verdict, thresholds, joints, parts, uncovered_bones, problems, notes.
+    ``progress(share)``, when given, is told the share (0..1) of the trial's steps done, now and then
+    (the window's Check Profile runs it on a worker thread behind a progress bar)."""
     with Ragdoll(model, profile) as world:
         world.take_over(rest_pose(model).world)
-        overshoot, depth, finite = _trial(world)
+        overshoot, depth, finite = _trial(world, progress or (lambda _share: None))
         rig = world.rig
     rest = _rest_outside(rig, model)
+    clips_past, notes = clip_notes(model, rig)
     ratios = _joint_mass_ratios(rig)
     names = rig.part_names
     joints = [{"name": joint.name, "type": joint.kind, "overshoot_deg": _round(overshoot[index]),
-               "rest_outside_deg": _round(rest[index]), "mass_ratio": _round(ratios[index]),
+               "rest_outside_deg": _round(rest[index]), "clip_outside_deg": _round(clips_past[index]),
+               "mass_ratio": _round(ratios[index]),
                "smallest_limit_deg": _round(_smallest_limit(rig, index))}
               for index, joint in enumerate(profile.joints)]
     covered = _skin_vertices(model, rig)
@@ -63,19 +75,30 @@ def check_profile(model: Model, profile: RagdollProfile) -> dict:
     uncovered = uncovered_bones(model, rig)
     problems = _problems(joints, parts, uncovered, finite)
     return {"verdict": "fail" if problems else "pass", "thresholds": THRESHOLDS, "joints": joints,
-            "parts": parts, "uncovered_bones": uncovered, "problems": problems}
+            "parts": parts, "uncovered_bones": uncovered, "problems": problems, "notes": notes}
 
 
-def _trial(world: Ragdoll) -> tuple[np.ndarray, np.ndarray, bool]:
+def trial_steps() -> int:
+    """The steps the standard trial takes (all of them when nothing blows up)."""
+    seconds = ((SETTLE_SECONDS,) + (SHOT_GAP,) * SHOTS + (PULL_SECONDS / PULL_STEPS,) * PULL_STEPS
+               + (FINAL_SECONDS,))
+    return sum(int(round(part / TIME_STEP)) for part in seconds)
+
+
+def _trial(world: Ragdoll, progress) -> tuple[np.ndarray, np.ndarray, bool]:
     """Run the standard trial; (J,) worst degrees past the limits, (P,) deepest cm, all finite."""
     rig = world.rig
     overshoot = np.zeros(len(rig.joint_parts))
     depth = np.zeros(len(rig.part_bones))
     finite = True
+    total, done = trial_steps(), 0
 
     def run(seconds: float) -> None:
-        nonlocal finite
+        nonlocal finite, done
         for _ in range(int(round(seconds / TIME_STEP))):
+            done += 1
+            if done % PROGRESS_STEPS == 0:
+                progress(min(done / total, 1.0))
             world.step()
             parts = world.part_world()
             if not np.isfinite(parts).all():
@@ -117,10 +140,9 @@ def _pull(world: Ragdoll, up: np.ndarray, run) -> None:
     hit = world.begin_drag(centre + up * 2.0 * rest_extent(world.model), -up)
     if hit is None:
         return
-    steps = 10
-    for index in range(1, steps + 1):
-        world.drag_to(hit.point + up * 0.5 * rest_extent(world.model) * index / steps)
-        run(PULL_SECONDS / steps)
+    for index in range(1, PULL_STEPS + 1):
+        world.drag_to(hit.point + up * 0.5 * rest_extent(world.model) * index / PULL_STEPS)
+        run(PULL_SECONDS / PULL_STEPS)
     world.end_drag()
 
 
@@ -182,7 +204,9 @@ def _skin_vertices(model: Model, rig: Rig) -> np.ndarray:
 
 def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     """Bones without a part that dominate at least THRESHOLDS' share of the skinned vertices lying
-    outside every part's box (grown by the cover margin) at the bind pose."""
+    outside every part's box (grown by the cover margin) at the bind pose, as drawn (the rig's model).
+    Props and accessories (``body_shape.prop_bones``) are left out on purpose."""
+    model = rig.model
     owners, positions = _dominant_bones(model)
     if not len(owners):
         return []
@@ -191,6 +215,7 @@ def uncovered_bones(model: Model, rig: Rig) -> list[str]:
     counts = np.bincount(loose, minlength=len(model.skeleton))
     enough = counts >= THRESHOLDS["uncovered_vertex_share"] * len(owners)
     enough[rig.part_bones] = False
+    enough[prop_bones(model)] = False
     return [model.skeleton.names[bone] for bone in np.flatnonzero(enough)]
 
 

@@ -48,6 +48,12 @@ SKINNING_CODES = {"none": 0, "lbs": 1, "dqs": 2}
 BONE_COLOR = (0.62, 0.64, 0.70)
 SELECTED_COLOR = (1.0, 0.55, 0.10)
 WIREFRAME_COLOR = (0.05, 0.05, 0.08, 0.55)
+#: Onion skins (sRGB): the poses before the instant shown, and after it; the nearest ghosts' alpha.
+GHOST_BEFORE = (0.35, 0.55, 1.0)
+GHOST_AFTER = (1.0, 0.55, 0.25)
+GHOST_ALPHA = 0.35
+#: glPolygonOffset (factor, units) of the ghosts, behind the model where they coincide with it.
+GHOST_DEPTH_OFFSET = (2.0, 64.0)
 
 
 class Renderer:
@@ -77,6 +83,9 @@ class Renderer:
         self.pick_target = PickTarget(ctx)
         self.capture_target = CaptureTarget(ctx)
         self.textures = TextureCache(ctx)
+        #: Onion skins ``draw`` adds over the model: each ghost's pose and its offset in seconds
+        #: (negative: before the instant shown); set by the window and ``render --onion``.
+        self.ghosts: list[tuple[Pose, float]] = []
 
     # --- model and pose -------------------------------------------------------------------------
 
@@ -184,6 +193,7 @@ class Renderer:
             self.grid.draw(camera)
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
+        self.draw_ghosts(framebuffer, camera, options, self.ghosts)
         if options.bones and self.bone_shapes.mesh is not None:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
@@ -205,6 +215,37 @@ class Renderer:
             self._draw_meshes(plain, blended=True, framebuffer=framebuffer, camera=camera)
         self._upload_bones(self.pose)
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
+
+    def draw_ghosts(self, framebuffer: moderngl.Framebuffer, camera: Camera, options: DrawSettings,
+                    ghosts: list[tuple[Pose, float]]) -> None:
+        """Onion skins over what ``draw`` left: the meshes again in each ghost's pose, lit, tinted
+        (GHOST_BEFORE for a negative offset, else GHOST_AFTER) and see-through, fainter the farther
+        the offset, leaving the depth buffer as it was; then the current pose's bones again."""
+        skeletal = [(pose, offset) for pose, offset in ghosts if pose.positions is None and len(pose.skin)]
+        if self.model is None or not skeletal or not options.shaded:
+            return
+        self._begin(framebuffer, camera)
+        enable_blending(self.ctx)
+        framebuffer.depth_mask = False
+        framebuffer.use()
+        # Pushed back a little: where a ghost lies on the model (what did not move) the model stays clean.
+        self.ctx.polygon_offset = GHOST_DEPTH_OFFSET
+        farthest = max(abs(offset) for _, offset in skeletal)
+        program = self.programs["mesh"]
+        for pose, offset in sorted(skeletal, key=lambda ghost: -abs(ghost[1])):
+            self._upload_bones(pose)
+            tint = maths.srgb_to_linear(GHOST_BEFORE if offset < 0 else GHOST_AFTER)
+            alpha = GHOST_ALPHA * (1.0 - 0.5 * abs(offset) / farthest)
+            for gpu_mesh in self.shown_meshes(options):
+                self._mesh_uniforms(SKINNING_CODES[options.skinning], 0, (*tint, alpha), None)
+                self._plain_material()
+                set_uniform(program, "alpha_mode", ALPHA_CODES["BLEND"])
+                gpu_mesh.draw(False, moderngl.TRIANGLES)
+        self.ctx.polygon_offset = (0.0, 0.0)
+        framebuffer.depth_mask = True
+        framebuffer.use()
+        self.ctx.disable(moderngl.BLEND)
+        self._upload_bones(self.pose)
 
     def _begin(self, framebuffer: moderngl.Framebuffer, camera: Camera) -> None:
         """Bind ``framebuffer``, set every program's camera uniforms and the depth-tested state."""

@@ -485,3 +485,13 @@ def path_scene(segments: np.ndarray, ticks: np.ndarray, color) -> GizmoScene:
     builder = _Builder()
     builder.lines(np.concatenate([segments, ticks]).reshape(-1, 2, 3), color)
     return builder.scene()
+
+
+def bone_axes_scene(world: np.ndarray, length: float) -> GizmoScene:
+    """View › Bone Axes: each bone's local X, Y and Z (red, green, blue) from its joint, ``length``
+    long, for bone world matrices (B, 4, 4) (as Babylon's skeleton viewer shows them)."""
+    axes = axis_lines(world, length)
+    builder = _Builder()
+    for axis in range(3):
+        builder.lines(axes[:, axis], AXIS_COLORS[axis])
+    return builder.scene()

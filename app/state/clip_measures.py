@@ -1,5 +1,6 @@
 """What the view measures of a clip on a model, once: whether it travels (View › Follow), where its
-root starts (View › In Place) and its root path (View › Root Path).
+root starts (View › In Place), its root path (View › Root Path) and its frame rate (the timeline's
+fps box).
 
 Each is cached on the clip (``app.derived``), per model, so a mix replaced by another takes its
 measures with it.
@@ -13,6 +14,26 @@ from app.animation.root_motion import PATH_COLOR, has_root_motion, root_path_lin
 from app.derived import derived
 from app.model import Clip, Model
 from app.scene.gizmo_scene import GizmoScene, path_scene
+
+
+#: Steps between stored frames within this share of the usual step count as that step.
+RATE_TOLERANCE = 1e-3
+
+
+@derived
+def frame_rate(clip: Clip) -> float | None:
+    """``clip``'s frames per second: the rate its file states (``Clip.rate``: FBX, BVH), else the
+    rate its stored frames step at (1 / the usual step between them) when at least half its steps
+    are that step; None for a clip of one frame or of uneven steps without a stated rate."""
+    if clip.rate:
+        return float(clip.rate)
+    steps = np.diff(clip.frame_times)
+    if len(steps) == 0:
+        return None
+    usual = float(np.median(steps))
+    if usual <= 0 or np.mean(np.abs(steps - usual) <= RATE_TOLERANCE * usual) < 0.5:
+        return None
+    return 1.0 / usual
 
 
 @derived

@@ -22,8 +22,10 @@ class DisplayOptions:
     selected bone's weights; ``follow`` keeps a clip that travels (root motion) in view while it
     plays; ``in_place`` takes the root's travel over the ground off the clip on screen (a preview:
     exports keep it); ``root_path`` draws the root's path on the ground with a tick per second
-    showing its facing. Skinning is one of the methods a user chooses (``SKINNING_METHODS``), never
-    the benchmarks' "none"; ``background`` is an sRGB (r, g, b, a) in 0..1.
+    showing its facing; ``onion`` ghosts the clip a few frames before and after (``state.onion``);
+    ``bone_axes`` draws each bone's local axes (``state.bone_axes``). Skinning is one of the
+    methods a user chooses (``SKINNING_METHODS``), never the benchmarks' "none"; ``background`` is
+    an sRGB (r, g, b, a) in 0..1.
 
     Assigning an option checks the value and, when it changed, emits the option's event with the new
     value, then ``changed(name, value)``; views subscribe to what they draw.
@@ -34,6 +36,8 @@ class DisplayOptions:
     follow: bool = True
     in_place: bool = False
     root_path: bool = False
+    onion: bool = False
+    bone_axes: bool = False
     events: Events = field(init=False, repr=False)
 
     def __post_init__(self):

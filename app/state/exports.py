@@ -34,6 +34,23 @@ def export_gltf(model: Model, path: str | Path, show_hidden: bool) -> Exported:
     return Exported(path, warnings, check_export(model, loading.load_written(path), None, show_hidden).line())
 
 
+@dataclass(frozen=True)
+class GltfExport:
+    """An Export glTF of ``model`` as it was asked (``in_place``: the clips without the root's travel;
+    ``show_hidden``: hidden meshes too), to be written later, in a worker thread if need be: a model
+    does not change, so the job holds nothing the window may change meanwhile."""
+
+    model: Model
+    in_place: bool
+    show_hidden: bool
+
+    def __call__(self, path: str | Path) -> Exported:
+        from app.animation.root_motion import in_place_model
+
+        model = in_place_model(self.model) if self.in_place else self.model
+        return export_gltf(model, path, self.show_hidden)
+
+
 def export_pose(model: Model, pose: Pose, skinning: str, path: str | Path) -> Exported:
     """``pose`` as OBJ (unless the path ends in another suffix of the pose writers), skinned by
     ``skinning``. Raises OSError or ValueError."""

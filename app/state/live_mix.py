@@ -16,7 +16,8 @@ MODES: tuple[MixMode, ...] = ("crossfade", "blend", "add")
 @dataclass(frozen=True)
 class MixSettings:
     """``second``: the joining clip's index among the model's clips; ``fade``: a cross-fade's length
-    in seconds; ``weight``: a blend's share of the second clip (0..1); ``mask_bone``: the bone whose
+    in seconds; ``weight``: a blend's share of the second clip (0..1); ``add_weight``: how much of
+    the second clip's change is added (0..1); ``mask_bone``: the bone whose
     subtree alone takes the second clip (None: the whole body). Each mode keeps its own amount, so
     switching modes back and forth loses nothing."""
 
@@ -24,12 +25,13 @@ class MixSettings:
     mode: MixMode = "crossfade"
     fade: float = 0.3
     weight: float = 0.5
+    add_weight: float = 1.0
     mask_bone: int | None = None
 
     @property
     def amount(self) -> float:
-        """What ``Mix.amount`` means in this mode: the fade's seconds, the blend's weight, or 0."""
-        return {"crossfade": self.fade, "blend": self.weight, "add": 0.0}[self.mode]
+        """What ``Mix.amount`` means in this mode: the fade's seconds, the blend's or the add's weight."""
+        return {"crossfade": self.fade, "blend": self.weight, "add": self.add_weight}[self.mode]
 
     def mix(self, model: Model) -> Mix:
         mask = subtree_mask(model.skeleton, [] if self.mask_bone is None else [self.mask_bone])

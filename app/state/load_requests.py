@@ -5,13 +5,16 @@ File › Attach Clips of Another Skeleton reads its files alone (``OtherSkeleton
 background like every read, and then the window opens the bone map for them.
 
 Attaching files that bring a skeleton of their own (a glTF or NWN model, not an animation file of
-the model's) is decided in two steps: they are read alone (``ClipsRequest``), then ``fits`` says
-whether they animate the model's own bones (read again together with the model, as animation files
-are) or another skeleton's (the window opens the bone map)."""
+the model's) is decided by their relation to the model. The model's own animation models — its
+supermodels and their animation sets (``a_ba_casts`` for ``a_ba``), known by file name — are read
+together with the model at once, as the command line reads them. Other files are read alone first
+(``ClipsRequest``); then ``related`` says whether they animate the model's own skeleton (read again
+together with the model) or another one (the window opens the bone map)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -82,6 +85,46 @@ def fits(source: Model, model: Model) -> bool:
     of its name (any case) in ``model`` — what reading the files together with the model expects."""
     moved = animated_bones(source)
     return bool(moved.any()) and bool((bone_map(source.skeleton, model.skeleton)[moved] >= 0).all())
+
+
+#: Files whose skeleton has a bone of the same name for at least this share of the model's bones are
+#: of the model's own skeleton (NWN animation models add cloak and belt bones a creature lacks).
+SAME_SKELETON_SHARE = 0.8
+
+
+def supermodel_names(model: Model) -> set[str]:
+    """The lower-case names of ``model``'s supermodel chain (NWN), found or not."""
+    return {name.lower() for name, _ in model.supermodels}
+
+
+def is_own_animation_file(model: Model, path: str) -> bool:
+    """Whether the file at ``path`` is, by its name, one of ``model``'s supermodels or an animation set
+    of one (``a_ba_casts.mdl`` for the supermodel ``a_ba``): the model's own animations."""
+    stem = Path(path).stem.lower()
+    return any(stem == name or stem.startswith(name + "_") for name in supermodel_names(model))
+
+
+def shares_skeleton(source: Model, model: Model) -> bool:
+    """Whether ``source``'s skeleton is ``model``'s by bone names: its clips move a bone the model
+    has, and the model's bones have a namesake in ``source`` for SAME_SKELETON_SHARE of them."""
+    moved = animated_bones(source)
+    toward_model = bone_map(source.skeleton, model.skeleton)
+    if not (moved & (toward_model >= 0)).any():
+        return False
+    named = (bone_map(model.skeleton, source.skeleton) >= 0).mean()
+    return bool(named >= SAME_SKELETON_SHARE)
+
+
+def related(source: Model, model: Model) -> bool:
+    """Whether the files read as ``source`` are the model's own animations (read together with it
+    rather than through a bone map): its supermodels or their animation sets, a file sharing a
+    supermodel with it, or clips of the model's skeleton (``fits``, ``shares_skeleton``)."""
+    names = supermodel_names(model)
+    if names & ({source.name.lower()} | {Path(path).stem.lower() for path in source.files}):
+        return True
+    if names & supermodel_names(source) or any(is_own_animation_file(model, path) for path in source.files):
+        return True
+    return fits(source, model) or shares_skeleton(source, model)
 
 
 def only_adds_animations(model: Model, paths: list[str]) -> bool:

@@ -35,7 +35,7 @@ from typing import Protocol
 from app import formats, loading
 from app.animation.mix import baked_clip
 from app.animation.retarget import check_map, retarget_clips
-from app.animation.root_motion import in_place_model, pose_in_place
+from app.animation.root_motion import pose_in_place
 from app.events import Events
 from app.model import Clip, Model
 from app.pose import Pose
@@ -52,10 +52,12 @@ from app.state.load_requests import (
     OtherSkeletonRequest,
     TextureDrop,
     brings_skeleton,
-    fits,
+    is_own_animation_file,
     only_adds_animations,
+    related,
 )
 from app.state.playback import Playback
+from app.state.user_work import UserWork
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.tool import RagdollTool
 from app.state.ragdoll.simulation import Simulation
@@ -102,6 +104,7 @@ class ViewerState:
         self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
+        self.user_work = UserWork()
         self.document = self.simulation = self.ragdoll_tool = None
         if ragdoll_dir is not None:
             self.document = RagdollDocument(ragdoll_dir, builtin_files=tuple(demo_paths()))
@@ -127,11 +130,12 @@ class ViewerState:
 
     def set_model(self, model: Model, keep_state: bool = False,
                   load_options: formats.LoadOptions | None = None) -> None:
-        """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach,
-        frame rate change, bake) carries the clip (by name), time, speed, direction and looping over
-        and keeps the ragdoll profile being edited."""
+        """Show ``model`` (read with ``load_options``, when given). ``keep_state`` (reload, attach, a
+        bake...) carries the clip (by name), time, speed, direction, looping, the user's work
+        (``user_work``), the selected bone (by name) and the ragdoll profile being edited over."""
         if load_options is not None:
             self.load_options = load_options
+        model, selected = self.user_work.arrive(self.model, self.selected_bone, model, keep_state)
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
@@ -148,10 +152,12 @@ class ViewerState:
             carry_playback(previous, self.playback)
         self.playback.subscribe(self._playback_changed)
         self.display.bones = self.display.bones or not model.meshes
-        self.selected_bone = None
+        self.selected_bone = selected
         self.warnings = list(model.warnings)
         failed = self._restore_textures()
         self.events.emit("model", keep_state)
+        if selected is not None:
+            self.events.emit("selection", selected)
         self._playback_changed()
         if self.mix is None:
             self.mix_problem = ""
@@ -188,7 +194,8 @@ class ViewerState:
         if self.model is None or not self.model.files:
             return self.open_request(paths)
         files = [str(Path(path)) for path in paths]
-        if not only_adds_animations(self.model, files) and brings_skeleton(files):
+        own = all(is_own_animation_file(self.model, path) for path in files)
+        if not own and not only_adds_animations(self.model, files) and brings_skeleton(files):
             return ClipsRequest(tuple(files), loading.other_skeleton_options(self.load_options))
         return self.together_request(paths)
 
@@ -202,13 +209,14 @@ class ViewerState:
         return LoadRequest(tuple(self.files_with(paths)), self.load_options, True)
 
     def attach_read(self, source: Model) -> LoadRequest | None:
-        """What a ``ClipsRequest``'s files, read as ``source``, do: when their clips move only bones
-        the model has (by name) they are read again with the model, as animation files are; None
-        when they need a bone map (the window opens it: ``add_clips_from``). ActionError for files
-        without skeletal clips."""
+        """What a ``ClipsRequest``'s files, read as ``source``, do: when they are the model's own
+        animations (``load_requests.related``: its supermodels, or clips of its skeleton by bone
+        names) they are read again with the model, as the command line reads them; None when they
+        need a bone map (the window opens it: ``add_clips_from``). ActionError for files without
+        skeletal clips."""
         if not any(clip.skeletal for clip in source.clips):
             raise ActionError(f"{source.name} has no skeletal clips to attach")
-        return self.together_request(source.files) if fits(source, self.model) else None
+        return self.together_request(source.files) if related(source, self.model) else None
 
     def reload_request(self, options: formats.LoadOptions | None = None) -> LoadRequest | None:
         """The model's files read again (with ``options``, default its own), keeping clip and time;
@@ -248,6 +256,7 @@ class ViewerState:
         """Back to the built-in demo, read with the default options (keeping the quaternion
         convention the user chose)."""
         options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
+        self.user_work.forget()  # asked first (File › Close): not set aside
         self.set_model(loading.load(demo_paths(), options), load_options=options)
 
     def _use_remembered_up_axis(self, model: Model) -> None:
@@ -308,10 +317,13 @@ class ViewerState:
 
     @property
     def following(self) -> bool:
-        """The view keeps the model in sight: View › Follow is on and the clip on screen travels
-        (root motion; measured once per clip), and the ragdoll is not running."""
+        """The view keeps the model in sight: while the ragdoll runs (a shot body would fly out of the
+        frame; the window puts the camera back on Stop), or when View › Follow is on and the clip on
+        screen travels (root motion; measured once per clip)."""
+        if self.ragdoll_running:
+            return True
         clip = self.playback.clip if self.playback is not None else None
-        if clip is None or not self.display.follow or self.ragdoll_running:
+        if clip is None or not self.display.follow:
             return False
         return clip_measures.travels(clip, self.model)
 
@@ -403,7 +415,7 @@ class ViewerState:
         if name == "heatmap" and value and self.selected_bone is None:
             self._ask_for_a_bone()
         self.events.emit("display", name, value)
-        if name in ("in_place", "root_path"):
+        if name in ("in_place", "root_path", "onion", "bone_axes"):
             self.events.emit("pose")
 
     def _ask_for_a_bone(self) -> None:
@@ -492,6 +504,7 @@ class ViewerState:
         """Show a model made of the one on screen with ``clips`` after its own (a loaded model does not
         change), keeping its state, and play the first of them."""
         self.set_model(replace(self.model, clips=(*self.model.clips, *clips)).freeze(), keep_state=True)
+        self.user_work.add_clips(clips, self.model)
         self.playback.set_clip(len(self.model.clips) - len(clips))
 
     # --- meshes -------------------------------------------------------------------------------------
@@ -499,6 +512,7 @@ class ViewerState:
     def set_mesh_visible(self, index: int, shown: bool) -> None:
         """Draw mesh ``index`` or not (the file's choice until the user makes one)."""
         self.model.meshes[index].visible = bool(shown)
+        self.user_work.choose_mesh(self.model.meshes[index].name, bool(shown))
         self.events.emit("meshes", [index])
 
     def texture_targets(self, mesh_under: int | None) -> list[int]:
@@ -555,14 +569,16 @@ class ViewerState:
 
     # --- exports ------------------------------------------------------------------------------------
 
-    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
+    def gltf_export(self, in_place: bool = False) -> exports.GltfExport:
         """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
-        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``).
-        ``in_place``: the clips without the root's travel over the ground (``convert --in-place``),
-        whatever View › In Place says. Raises OSError, ValueError or InputError."""
-        model, _ = self.animation_model()
-        model = in_place_model(model) if in_place else model
-        return exports.export_gltf(model, path, self.display.show_hidden)
+        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``),
+        as a job to run now or in a worker. ``in_place``: the clips without the root's travel over the
+        ground (``convert --in-place``), whatever View › In Place says."""
+        return exports.GltfExport(self.animation_model()[0], in_place, self.display.show_hidden)
+
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
+        """``gltf_export`` written now. Raises OSError, ValueError or InputError."""
+        return self.gltf_export(in_place)(path)
 
     def export_pose(self, path: str | Path) -> Exported:
         """The pose on screen, skinned as the view skins (``exports.export_pose``). Raises OSError or

@@ -17,10 +17,13 @@ from app.formats.textures import IMAGE_SUFFIXES, TextureError
 from app.model import Model
 from app.scene.draw_settings import draw_settings
 from app.scene.gizmo_scene import joined_scenes
+from app.state.bone_axes import shown_axes
 from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDrop
+from app.state.onion import shown_ghosts
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.assigned_textures import AssignedTextures
+from app.ui.file_watch import FileWatch
 from app.ui.load_runner import LoadRunner, ReadRequest
 from app.ui.menus import WindowMenus
 from app.ui.outliner import OutlinerDock
@@ -32,6 +35,7 @@ from app.ui.status_line import StatusLine
 from app.ui.texture_folders import TextureFolders
 from app.ui.timeline import TimelineDock
 from app.ui.typing_focus import TypingFocus
+from app.ui.unsaved_clips import ask_to_drop_clips
 from app.ui.up_axes import RememberedUpAxes
 from app.ui.user_settings import open_settings
 from app.ui.viewport import Viewport, local_files
@@ -95,6 +99,7 @@ class MainWindow(QMainWindow):
         self.exports = WindowExports(self)
         self.status = StatusLine(self.statusBar(), self.viewport, self.show_warnings)
         self.setAcceptDrops(True)
+        self.file_watch = FileWatch(self)
         self.menus = WindowMenus(self)
         self.viewport.bone_picked.connect(self.state.select_bone)
         self.viewport.files_dropped.connect(self.drop_files)
@@ -106,6 +111,7 @@ class MainWindow(QMainWindow):
         self._connect_state()
         self._connect_ragdoll()
         self._tick_clock = time.perf_counter()
+        self._camera_before_ragdoll = None  # where the view looked when the ragdoll went
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.timer.start(TICK_MS)
@@ -220,8 +226,8 @@ class MainWindow(QMainWindow):
         self.warnings_dock.raise_()
 
     def close_model(self) -> None:
-        """Back to the built-in demo (asking first about an unsaved ragdoll profile)."""
-        if not ask_to_save(self, self.ragdoll_panel):
+        """Back to the built-in demo (asking first about an unsaved ragdoll profile and added clips)."""
+        if not ask_to_save(self, self.ragdoll_panel) or not ask_to_drop_clips(self, self.state):
             return
         self.loads.forget()
         self.state.close_model()
@@ -383,6 +389,7 @@ class MainWindow(QMainWindow):
     def _show_pose(self) -> None:
         pose = self.state.current_pose()
         self.viewport.set_pose(pose, self.state.copy_poses(), follow=self.state.following)
+        self.viewport.set_ghosts(shown_ghosts(self.state))
         self._show_gizmos()
 
     # --- ragdoll --------------------------------------------------------------------------------
@@ -391,7 +398,7 @@ class MainWindow(QMainWindow):
         session = self.ragdoll
         session.profile_changed.connect(self._show_gizmos)
         session.selection_changed.connect(self._show_gizmos)
-        session.selection_changed.connect(self._show_selected_part)
+        session.part_selected.connect(self._show_selected_part)
         session.state_changed.connect(self._show_gizmos)
         self.ragdoll_panel.go_requested.connect(self.set_ragdoll_running)
         self.ragdoll_panel.bake_requested.connect(self.state.bake_ragdoll_run)
@@ -408,9 +415,10 @@ class MainWindow(QMainWindow):
         if self.model is None:
             self.viewport.set_gizmo_scene(None)
             return
-        path = self.state.root_path_scene()
+        path, axes = self.state.root_path_scene(), shown_axes(self.state)
         scene = tool.gizmo_scene()
-        self.viewport.set_gizmo_scene(scene if path is None else joined_scenes(scene, path))
+        shown = scene if path is None and axes is None else joined_scenes(scene, path, axes)
+        self.viewport.set_gizmo_scene(shown)
 
     def _show_selected_part(self) -> None:
         part = self.ragdoll.selected_part
@@ -427,8 +435,15 @@ class MainWindow(QMainWindow):
             return False
 
     def _show_ragdoll_running(self, running: bool) -> None:
-        """The simulation's clock starts when it goes (the time before was the clip's)."""
+        """The simulation's clock starts when it goes (the time before was the clip's). The view
+        follows the running ragdoll (``ViewerState.following``) and looks where it looked before on Stop."""
         self._tick_clock = time.perf_counter()
+        if running:
+            self._camera_before_ragdoll = self.viewport.camera.target.copy()
+        elif self._camera_before_ragdoll is not None:
+            self.viewport.camera.target = self._camera_before_ragdoll
+            self._camera_before_ragdoll = None
+            self.viewport.update()
 
     def grab(self) -> QPixmap:
         """The window as it looks. QWidget.grab leaves out the view, a native GL window, so the view's

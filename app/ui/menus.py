@@ -18,16 +18,18 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("bones", "S&keleton", "bones", "B"),
                    ("names", "Bone &Names", "bone_names", "N"),
                    ("heatmap", "Weight &Heat Map", "heatmap", "H"),
-                   ("normals", "N&ormals", "normals", "Shift+N"),
+                   ("normals", "Norma&ls", "normals", "Shift+N"),
                    ("grid", "&Grid", "grid", "G"),
                    ("bounds", "&Bounding Box", "bounds", None),
                    ("dqs", "&Dual-Quaternion Skinning", "skinning", "D"),
                    ("textures", "&Textures", "textures", "T"),
                    ("colors", "&Vertex Colours", "vertex_colors", None),
-                   ("hidden", "Show H&idden Meshes", "show_hidden", None),
-                   ("follow", "F&ollow the Model", "follow", None),
+                   ("hidden", "Show Hidden &Meshes", "show_hidden", None),
+                   ("follow", "Follow the Mod&el", "follow", None),
                    ("inplace", "&In Place", "in_place", None),
-                   ("rootpath", "&Root Path", "root_path", None))
+                   ("rootpath", "Root &Path", "root_path", None),
+                   ("onion", "Onion Skin", "onion", None),
+                   ("axes", "Bone &Axes", "bone_axes", None))
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 
@@ -71,6 +73,9 @@ class WindowMenus:
                                                 window.attach_other_dialog)
         self.reload_action = self._action(menu, "Re&load", window.reload, [QKeySequence.StandardKey.Refresh,
                                                                           "Ctrl+R"])
+        self.watch_action = self._action(menu, "&Watch for Changes", window.file_watch.set_enabled,
+                                         checkable=True)
+        self.watch_action.setToolTip("Read the model again whenever one of its files changes on disk")
         menu.addSeparator()
         self.export_action = self._action(menu, "&Export glTF…", exports.export_dialog, "Ctrl+E")
         self.export_in_place_action = self._action(menu, "Export glTF &In Place…",
@@ -81,7 +86,7 @@ class WindowMenus:
         self.export_animation_action = self._action(menu, "Export A&nimation…",
                                                     exports.export_animation_dialog)
         self._action(menu, "Save &Screenshot…", exports.save_screenshot_dialog, "Ctrl+Shift+S")
-        self._action(menu, "&Copy Image", exports.copy_image, QKeySequence.StandardKey.Copy)
+        self._action(menu, "Cop&y Image", exports.copy_image, QKeySequence.StandardKey.Copy)
         menu.addSeparator()
         self._action(menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
         self.model_actions = [self.attach_action, self.attach_other_action, self.reload_action,
@@ -111,7 +116,7 @@ class WindowMenus:
             menu, "&Orthographic", viewport.set_orthographic,
             [QKeySequence(Qt.Key.Key_5), QKeySequence(Qt.KeyboardModifier.KeypadModifier | Qt.Key.Key_5)],
             True)
-        self._action(menu, "&Reset View", viewport.reset_view, "Ctrl+0")
+        self._action(menu, "&Reset View", self.reset_view, "Ctrl+0")
         up_menu = menu.addMenu("&Up Axis")
         up_axis_group = QActionGroup(window)
         self.up_axis_actions = {}
@@ -126,8 +131,8 @@ class WindowMenus:
             self.display_actions[key] = self._action(
                 menu, text, lambda on, o=option: state.set_display(**{o: _option_value(o, on)}),
                 shortcut, True, getattr(state.display, option) in (True, "dqs"))
-        self._action(menu, "&Background Colour…", window.choose_background)
-        self._action(menu, "Add Texture &Folder…", window.add_texture_folder_dialog)
+        self._action(menu, "Background &Colour…", window.choose_background)
+        self._action(menu, "Add Te&xture Folder…", window.add_texture_folder_dialog)
         self._action(menu, "Forget Texture Folders", window.forget_texture_folders)
         menu.addSeparator()
         for dock in (window.timeline, window.outliner, window.ragdoll_panel, window.warnings_dock):
@@ -153,6 +158,11 @@ class WindowMenus:
         self._action(menu, "&Shortcuts", self.window.show_shortcuts, QKeySequence.StandardKey.HelpContents)
         self._action(menu, "&About Boneyard", self.window.show_about)
 
+    def reset_view(self) -> None:
+        """View › Reset View: the iso view in perspective, the Orthographic check cleared with it."""
+        self.orthographic_action.setChecked(False)
+        self.window.viewport.reset_view()
+
     def enable_model_actions(self, enabled: bool) -> None:
         """The actions that read or write the model's files (a model with files: not the demo)."""
         for action in self.model_actions:
@@ -173,6 +183,9 @@ class WindowMenus:
         entries = recent.entries()
         for number, entry in enumerate(entries, 1):
             label = f"{' + '.join(Path(p).name for p in entry)}  —  {Path(entry[0]).parent}"
+            waiting = self.window.state.user_work.clips_set_aside(entry)
+            if waiting:
+                label += f"  (with {waiting} added clip{'s' if waiting > 1 else ''})"
             action = menu.addAction(f"&{number % 10} {label}")
             action.setToolTip("\n".join(entry))
             action.triggered.connect(lambda _=False, e=entry: self.window.open_files(e))

@@ -18,7 +18,10 @@ from app.ui.elided_text import ElidedComboBox, ElidedLabel
 #: How the mode box names each mode, and what it says of it.
 MODE_LABELS = {"crossfade": ("Cross-fade", "The chosen clip, then this one, faded over the time given"),
                "blend": ("Blend", "Both clips at once, this one by the weight given (0..1)"),
-               "add": ("Add", "This clip's change from its first frame on top of the chosen clip")}
+               "add": ("Add", "This clip's change from its first frame on top of the chosen clip, by the "
+                              "weight given (0..1)")}
+#: The MixSettings field the amount field sets in each mode.
+AMOUNT_FIELDS = {"crossfade": "fade", "blend": "weight", "add": "add_weight"}
 #: Milliseconds the amount field waits after a change before the mix is baked again (two 60 s clips
 #: of 3600 keys bake in about half a second).
 AMOUNT_WAIT_MS = 150
@@ -87,8 +90,8 @@ class MixRow(QWidget):
         after the last change)."""
         self._amount_wait.stop()
         mix = self.state.mix if self.state is not None else None
-        if mix is not None and mix.mode != "add":
-            self._set(**{"fade" if mix.mode == "crossfade" else "weight": self.amount.value()})
+        if mix is not None:
+            self._set(**{AMOUNT_FIELDS[mix.mode]: self.amount.value()})
 
     def keep_mix(self) -> None:
         try:
@@ -116,7 +119,6 @@ class MixRow(QWidget):
     def _show_amount(self, mix: MixSettings) -> None:
         if self._amount_wait.isActive():
             return  # the user is changing it: the value shown is the one to come
-        self.amount.setVisible(mix.mode != "add")
         if mix.mode == "crossfade":
             self.amount.setRange(0.0, 1e4)
             self.amount.setPrefix("fade ")
@@ -126,7 +128,9 @@ class MixRow(QWidget):
             self.amount.setRange(0.0, 1.0)
             self.amount.setPrefix("weight ")
             self.amount.setSuffix("")
-            self.amount.setToolTip("The second clip's share: 0 is the chosen clip alone, 1 this one")
+            self.amount.setToolTip("The second clip's share: 0 is the chosen clip alone, 1 this one"
+                                   if mix.mode == "blend" else
+                                   "How much of this clip's change is added: 0 none, 1 all of it")
         self.amount.setValue(mix.amount)
 
     def _show_mask(self, mix: MixSettings) -> None:

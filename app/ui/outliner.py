@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHeaderView, QLineEdit, QMenu,
                                QSplitter, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -22,6 +22,8 @@ from app.ui.inspector import Inspector
 OPEN_DEPTH = 6
 
 NAME, TYPE, INFO = range(3)
+#: The Name column is never narrower than this (pixels), however narrow the dock.
+MIN_NAME_WIDTH = 80
 #: Item data role holding ``(kind, index)``, kind one of 'bone', 'helper', 'mesh'.
 ROW_ROLE = Qt.ItemDataRole.UserRole
 
@@ -84,6 +86,7 @@ class OutlinerDock(QDockWidget):
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addLayout(self._tool_row(browser))
         self.tree = self._make_tree(browser)
+        self.tree.viewport().installEventFilter(self)
         layout.addWidget(self.tree)
         self.inspector = Inspector()
         splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -117,7 +120,10 @@ class OutlinerDock(QDockWidget):
         tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         tree.setUniformRowHeights(True)  # lets Qt lay out thousands of rows without measuring each
         tree.setAlternatingRowColors(True)
+        # Type and Info as wide as their text ("83 bones" whole); Name takes what is left (``fit_columns``).
+        tree.header().setStretchLastSection(False)
         tree.header().setSectionResizeMode(TYPE, QHeaderView.ResizeMode.ResizeToContents)
+        tree.header().setSectionResizeMode(INFO, QHeaderView.ResizeMode.ResizeToContents)
         tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         return tree
 
@@ -164,7 +170,21 @@ class OutlinerDock(QDockWidget):
             self.tree.invisibleRootItem().takeChildren()
             self.tree.addTopLevelItems(self.groups)
             self.tree.expandToDepth(OPEN_DEPTH)
-            self.tree.resizeColumnToContents(NAME)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Name as wide as its longest shown text, but never so wide that Type and Info (sized to their
+        text) leave the view: a deep or long name is elided rather than the counts cut."""
+        tree = self.tree
+        others = tree.columnWidth(TYPE) + tree.columnWidth(INFO)
+        room = tree.viewport().width() - others
+        tree.setColumnWidth(NAME, max(MIN_NAME_WIDTH, min(tree.sizeHintForColumn(NAME), room)))
+
+    def eventFilter(self, watched, event) -> bool:
+        """The tree's view resized: the columns fitted again."""
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)
 
     def _nest_skeleton(self) -> list[QTreeWidgetItem]:
         """Attach each bone and helper item to its parent bone's item, in one pass (parents may come

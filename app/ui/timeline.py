@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.animation.root_motion import root_travel
 from app.model import Clip, Model
+from app.state.clip_measures import frame_rate
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
 from app.ui.elided_text import ElidedComboBox
@@ -43,6 +44,9 @@ ICON_SIZE = 32
 CLIP_NAME_CHARACTERS = 12
 #: The fps box's value until ``set_fps``: the readers' own default when LoadOptions.fps is None.
 DEFAULT_FPS = 30.0
+#: What the read-only fps box shows for a clip whose frames do not step evenly.
+NO_RATE = "no rate"
+EDITABLE_RATE_TIP = "Frames per second for files that store frames without times (reloads the model)"
 
 
 def travel_text(model: Model, clip: Clip) -> str:
@@ -63,6 +67,9 @@ class TimelineDock(QDockWidget):
         self.setObjectName("timeline")
         self.playback: Playback | None = None
         self._stop_listening: Callable[[], None] | None = None
+        #: Whether the model's format stores frames without times (the fps box sets their rate), and
+        #: the rate it was read at.
+        self._fps_editable, self._chosen_fps = False, DEFAULT_FPS
         self._make_actions()
         body = QWidget(self)
         self._make_widgets(body)
@@ -127,8 +134,7 @@ class TimelineDock(QDockWidget):
         self.end_label = QLabel(body)
         self.frame_box = _spin_box(QSpinBox(body), "Current stored frame (0 is the first)")
         self.last_frame_label = QLabel(body)
-        self.fps_box = _spin_box(QDoubleSpinBox(body), "Frames per second for files that store frames "
-                                                       "without times (reloads the model)")
+        self.fps_box = _spin_box(QDoubleSpinBox(body), EDITABLE_RATE_TIP)
         self.fps_box.setRange(*FPS_RANGE)
         self.fps_box.setDecimals(2)
         self.fps_box.setSuffix(" fps")
@@ -199,9 +205,10 @@ class TimelineDock(QDockWidget):
         self.mix_row.attach(state)
 
     def _show_model(self, state: ViewerState) -> None:
+        self._fps_editable = state.counts_frames
+        self._chosen_fps = state.load_options.fps or DEFAULT_FPS
+        self.fps_box.setEnabled(self._fps_editable)
         self.bind(state.playback)
-        self.set_fps(state.load_options.fps or DEFAULT_FPS)
-        self.fps_box.setEnabled(state.counts_frames)
         self.mix_action.setEnabled(len(state.model.clips) >= 2)
 
     def set_mixing(self, state: ViewerState, on: bool) -> None:
@@ -230,10 +237,21 @@ class TimelineDock(QDockWidget):
         self._show_clip(playback.clip)
         self.refresh()
 
-    def set_fps(self, fps: float) -> None:
-        """Show ``fps`` in the fps box without emitting ``fps_changed``."""
+    def set_fps(self, fps: float | None) -> None:
+        """Show ``fps`` in the fps box without emitting ``fps_changed`` (None: "no rate")."""
         with QSignalBlocker(self.fps_box):
-            self.fps_box.setValue(fps)
+            self.fps_box.setSpecialValueText("" if fps is not None else NO_RATE)
+            self.fps_box.setValue(fps if fps is not None else FPS_RANGE[0])
+
+    def _show_rate(self, clip: Clip | None) -> None:
+        """The fps box: the rate the user set where the format stores frames without times (editable),
+        else the clip's own rate (``clip_measures.frame_rate``, read-only)."""
+        if self._fps_editable:
+            self.set_fps(self._chosen_fps)
+            self.fps_box.setToolTip(EDITABLE_RATE_TIP)
+        else:
+            self.set_fps(frame_rate(clip) if clip is not None else None)
+            self.fps_box.setToolTip("The clip's own frame rate, as its file times its frames")
 
     def _clip_chosen(self, index: int) -> None:
         if self.playback.model.clips and index >= 0:
@@ -255,6 +273,7 @@ class TimelineDock(QDockWidget):
             self.frame_box.setRange(0, clip.frame_count - 1 if clip else 0)
         self.end_label.setText(f"/ {self.playback.end:.3f} s" if clip else "bind pose")
         self.last_frame_label.setText(f"/ {clip.frame_count - 1}" if clip else "")
+        self._show_rate(clip)
 
     def _show_play_state(self, playing: bool) -> None:
         self.play_action.setIcon(self._standard_icon("SP_MediaPause" if playing else "SP_MediaPlay"))

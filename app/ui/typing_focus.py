@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QAbstractSpinBox, QApplication, QLineEdit, QWidget
 
 #: Keys that end typing in a text field and give the keys back to the view.
 FIELD_END_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape)
@@ -50,7 +50,13 @@ class TypingFocus(QObject):
         if event.type() == QEvent.Type.KeyPress and event.key() in FIELD_END_KEYS and _types_text(watched):
             if _in_spin_box(watched):
                 _end_typing_in_number_field(watched, keep=event.key() != Qt.Key.Key_Escape)
-            QTimer.singleShot(0, self._keys_to_view)
+            cell_editor = _cell_editor(watched)
+            if cell_editor is None:
+                QTimer.singleShot(0, self._keys_to_view)
+            else:
+                # A table commits and closes its cell editor in a queued call: taking the focus before
+                # that closed the editor early, and the queued commit made Qt warn (commitData).
+                cell_editor.destroyed.connect(self._keys_to_view)
         elif event.type() == QEvent.Type.ShortcutOverride and _in_spin_box(watched):
             keys = QKeySequence(event.keyCombination())
             if keys in self.undo.shortcuts() + self.redo.shortcuts():
@@ -65,6 +71,17 @@ class TypingFocus(QObject):
 def _types_text(widget) -> bool:
     """True for a widget that takes typed text: a line edit or a spin box (or its line edit)."""
     return isinstance(widget, QLineEdit) or _in_spin_box(widget)
+
+
+def _cell_editor(widget) -> QWidget | None:
+    """The item view's cell editor ``widget`` is or is inside, or None."""
+    while widget is not None:
+        holder = widget.parentWidget()
+        if holder is not None and isinstance(holder.parentWidget(), QAbstractItemView) \
+                and holder is holder.parentWidget().viewport():
+            return widget
+        widget = holder
+    return None
 
 
 def _in_spin_box(widget) -> bool:

@@ -87,6 +87,8 @@ class Viewport(QWidget):
         self._press_position = None
         self.gizmos: Gizmos | None = None
         self.copy_poses: list[Pose] = []
+        #: Onion skins: each ghost's pose and its offset in seconds (``state.onion``).
+        self.ghosts: list[tuple[Pose, float]] = []
         self.gizmo_scene: GizmoScene | None = None
         self.ray_tool = None
         self._tool_dragging = False
@@ -165,6 +167,11 @@ class Viewport(QWidget):
         self.copy_poses = copies or []
         self.update()
 
+    def set_ghosts(self, ghosts: list[tuple[Pose, float]]) -> None:
+        """Ghost the model in each pose of ``ghosts`` (offset < 0: before the instant shown)."""
+        self.ghosts = ghosts
+        self.update()
+
     def show_settings(self, settings: DrawSettings) -> None:
         """Draw as ``settings`` say from now on (``app.scene.draw_settings.draw_settings``)."""
         self.options = settings
@@ -199,7 +206,8 @@ class Viewport(QWidget):
         return self.ray_tool.marks() if self.ray_tool is not None else ViewMarks()
 
     def reset_view(self) -> None:
-        """Back to the iso view framing the model, with the model's own up axis."""
+        """Back to the iso view framing the model, in perspective, with the model's own up axis."""
+        self.camera.orthographic = False
         if self.model is not None:
             self.camera.up_axis, self.camera.forward = self.model.up_axis, self.model.forward
         self.set_view("iso")
@@ -307,6 +315,7 @@ class Viewport(QWidget):
 
     def _draw_scene(self, framebuffer: moderngl.Framebuffer, options: DrawSettings) -> None:
         """The model as ``options`` say, then the gizmos over it: what the view shows and saves."""
+        self.renderer.ghosts = self.ghosts
         self.renderer.draw(framebuffer, self.camera, options)
         self.renderer.draw_copies(framebuffer, self.camera, options, self.copy_poses)
         if self.gizmos is not None and self.gizmo_scene is not None and self.renderer.model is not None:

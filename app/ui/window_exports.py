@@ -13,7 +13,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from app.atomic_files import same_file
 from app.errors import InputError
 from app.render.offscreen import max_image_side
-from app.state.exports import Exported
+from app.export.writers import MODEL_WRITERS
+from app.state.exports import Exported, with_suffix
+from app.ui.background_export import BackgroundExport
 from app.ui.image_files import save_image
 from app.ui.screenshot_dialog import ScreenshotDialog
 
@@ -29,6 +31,10 @@ class WindowExports:
         self.window = window
         self.viewport = window.viewport
         self.settings = window.settings
+        self.background = BackgroundExport(window)
+        self.background.finished.connect(self._exported)
+        self.background.failed.connect(self._background_failed)
+        self.background.cancelled.connect(lambda: self._report("Export cancelled: nothing was written", 5000))
 
     def capture(self, width: int | None = None, height: int | None = None,
                 transparent: bool = False) -> QImage:
@@ -116,9 +122,14 @@ class WindowExports:
         if path:
             self.export_gltf(path, in_place)
 
-    def export_gltf(self, path: str | Path, in_place: bool = False) -> bool:
-        """File › Export glTF (In Place): ``ViewerState.export_gltf``, reported."""
-        return self._export("Export glTF", path, lambda out: self.window.state.export_gltf(out, in_place))
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> None:
+        """File › Export glTF (In Place): ``ViewerState.gltf_export`` written in the background behind
+        a progress dialog with Cancel (``BackgroundExport``), reported when it is in place."""
+        if self.background.running:
+            self._report("An export is still being written", 5000)
+            return
+        target = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
+        self.background.start("Export glTF", target, self.window.state.gltf_export(in_place))
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
@@ -172,11 +183,20 @@ class WindowExports:
         except (OSError, ValueError, InputError) as error:
             QMessageBox.warning(self.window, title, f"Could not write {path}: {error}")
             return False
+        self._exported(done)
+        return True
+
+    def _background_failed(self, error: Exception) -> None:
+        if not isinstance(error, (OSError, ValueError, InputError)):
+            error = f"unexpected {type(error).__name__}: {error}"
+        QMessageBox.warning(self.window, "Export glTF", f"Could not write the file: {error}")
+
+    def _exported(self, done: Exported) -> None:
+        """Report the writer's warnings and what was written."""
         if done.warnings:
             QMessageBox.information(self.window, "Exported with warnings",
                                     "\n\n".join([done.line(), "\n".join(done.warnings)]))
         self._report(done.line(), 10000)
-        return True
 
     def _report(self, line: str, milliseconds: int) -> None:
         self.window.statusBar().showMessage(line, milliseconds)

@@ -1,10 +1,13 @@
 """Two clips at once (app.animation.mix) against poses worked out by hand on the two-bone chain."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from app.animation.mix import Mix, baked_clip, fade_weight, mixed_world, subtree_mask
 from app.model import Clip, Track
+from app.morph_targets import MorphTargets, WeightChannel
 from app.pose import evaluate
 from tests.helpers import chain_model, skeleton, translation
 
@@ -62,11 +65,25 @@ def test_additive_puts_the_second_clips_change_on_top():
     a = turn("a", 0, [30, 30])
     b = turn("b", 0, [10, 40], moves=[[5, 0, 0], [5, 1, 0]])
     model = chain_with(a, b)
-    baked = baked_clip(model, a, mix("add", b))
+    baked = baked_clip(model, a, mix("add", b, 1.0))
     # at 1 s: 30° + (40° − 10°) = 60° and the root moved by (0, 1, 0) from B's first frame.
     expected = np.array([0.5, np.sqrt(3) / 2, 0.0]) + [0, 1, 0]
     assert np.allclose(tip(model, baked, 1.0), expected, atol=1e-12)
     assert np.allclose(tip(model, baked, 0.0), [np.cos(np.radians(30)), 0.5, 0], atol=1e-12)
+
+
+def test_additive_by_a_weight_adds_that_share_of_the_change():
+    a = turn("a", 0, [30, 30])
+    b = turn("b", 0, [10, 40], moves=[[5, 0, 0], [5, 1, 0]])
+    model = chain_with(a, b)
+    baked = baked_clip(model, a, mix("add", b, 0.5))
+    # at 1 s: 30° + half of (40° − 10°) = 45°, the root moved by half of (0, 1, 0).
+    expected = np.array([np.sqrt(0.5), np.sqrt(0.5), 0.0]) + [0, 0.5, 0]
+    assert np.allclose(tip(model, baked, 1.0), expected, atol=1e-12)
+    assert np.allclose(tip(model, baked_clip(model, a, mix("add", b, 0.0)), 1.0),
+                       [np.cos(np.radians(30)), 0.5, 0], atol=1e-12)
+    with pytest.raises(ValueError, match="add weight 1.5 outside 0..1"):
+        baked_clip(model, a, mix("add", b, 1.5))
 
 
 def test_mask_limits_the_second_clip_to_a_subtree():
@@ -168,3 +185,51 @@ def test_the_window_state_keeps_a_mix_as_a_clip_and_plays_it():
     assert again.name == "a*b" and keep(second=1, mode="blend", weight=1.0, mask_bone=1).name == "a*b 2"
     with pytest.raises(ValueError, match="cross-fade of 3 s longer"):
         keep(second=1, mode="crossfade", fade=3.0)
+
+
+def with_face_weights(clip, times, values):
+    """``clip`` also keying the arm's two morph targets: (K,) times, (K, 2) weights."""
+    return Clip(clip.name, "keyed", tracks=clip.tracks,
+                weight_channels=[WeightChannel(mesh=0, times=times, values=values)])
+
+
+def morphing_chain(*clips):
+    """The chain whose arm has two targets: 0 moves vertex 0 (on bone0), 1 moves vertex 1 (on bone1)."""
+    arm = chain_model().meshes[0]
+    deltas = np.zeros((2, 3, 3))
+    deltas[0, 0] = (0.0, 0.5, 0.0)
+    deltas[1, 1] = (0.0, -0.5, 0.0)
+    morphs = MorphTargets(deltas, defaults=[0.0, 0.0])
+    return chain_model(clips=list(clips), meshes=[replace(arm, morphs=morphs)])
+
+
+#: A ramps both weights up over 1 s; B goes from 1 down to 0 at 0.5 s, then up to 0.2 and 0.6.
+FACE_A = ((0.0, 1.0), [[0.0, 0.0], [1.0, 0.5]])
+FACE_B = ((0.0, 0.5, 1.0), [[1.0, 1.0], [0.0, 0.0], [0.2, 0.6]])
+
+
+def face_clips():
+    return (with_face_weights(turn("a", 0, [0, 60]), *FACE_A),
+            with_face_weights(turn("b", 0, [-60, 0]), *FACE_B))
+
+
+@pytest.mark.parametrize("mode, amount, mask, time, expected", [
+    ("blend", 0.25, None, 0.5, [0.375, 0.1875]),  # ¾ of A's (0.5, 0.25), ¼ of B's (0, 0)
+    ("blend", 0.25, None, 0.75, [0.5875, 0.35625]),  # ¾ (0.75, 0.375) + ¼ (0.1, 0.3)
+    ("blend", 1.0, [0.0, 1.0], 0.5, [0.5, 0.0]),  # target 0's vertex is on bone0, outside the mask
+    ("add", 0.0, None, 0.5, [-0.5, -0.75]),  # A's (0.5, 0.25) plus B's change from its first frame
+    ("crossfade", 0.5, None, 0.3, [0.3, 0.15]),  # before the fade: A alone
+    ("crossfade", 0.5, None, 0.7, [0.6648, 0.438]),  # 0.4 into the fade, smoothstep 0.352 of B at 0.2 s
+    ("crossfade", 0.5, None, 1.25, [0.1, 0.3]),  # after it: B alone at 0.75 s
+])
+def test_a_mix_carries_the_morph_weights(mode, amount, mask, time, expected):
+    a, b = face_clips()
+    model = morphing_chain(a, b)
+    baked = baked_clip(model, a, mix(mode, b, amount, None if mask is None else np.array(mask)))
+    assert [channel.mesh for channel in baked.weight_channels] == [0]
+    assert evaluate(model, baked, time).morph_weights == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_mix_of_clips_without_weights_keys_none():
+    a, b = turn("a", 0, [0, 60]), turn("b", 0, [-60, 0])
+    assert baked_clip(morphing_chain(a, b), a, mix("blend", b, 0.5)).weight_channels == []

@@ -232,3 +232,15 @@ def test_a_figure_resting_above_its_floor_puts_the_target_on_the_target_floor():
     for time in (0.0, 1.0):
         expected = evaluate(source, source.clips[0], time).world
         assert np.abs(evaluate(itself, clip, time).world - expected).max() <= 1e-6 * rest_extent(source)
+
+
+def test_identical_names_always_pair_even_where_the_name_says_no_part():
+    from tests.helpers import skeleton, translation
+
+    # NWN: rootdummy says nothing to name_key, yet both skeletons have it; pelvis pairs with hips by key.
+    source = skeleton([translation(0, 0, 0), translation(0, 0, 1), translation(0, 0, 1.5)], [-1, 0, 1],
+                      ["RootDummy", "pelvis_g", "torso_g"])
+    target = skeleton([translation(0, 0, 0), translation(0, 0, 1), translation(0, 0, 2)], [-1, 0, 0],
+                      ["world", "hips", "rootdummy"])
+    assert name_key("rootdummy") == ""
+    assert suggest_map(source, target) == {"RootDummy": "rootdummy", "pelvis_g": "hips"}

@@ -16,7 +16,8 @@ OPTIONS = ["--up", "y", "--texture", "body=a.png", "--texture", "b.png", "--text
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_every_command_takes_the_model_options(command):
-    words = {"info": [command, "x.mdl"], "batch": [command, "render", "models", "-o", "out"]}
+    words = {"info": [command, "x.mdl"], "check": [command, "x.mdl"],
+             "batch": [command, "render", "models", "-o", "out"]}
     args = build_parser().parse_args([*words.get(command, [command, "x.mdl", "-o", "out.png"]), *OPTIONS])
     assert (args.up, args.texture, args.texture_dir, args.show_hidden) == (
         "Y", [("body", "a.png"), (None, "b.png")], ["t1", "t2"], True)

@@ -91,3 +91,33 @@ def test_crossfade_contact_sheet_has_one_row_for_the_mix(tmp_path):
         sheets.append(Image.open(out).size)
     # the demo's own sheet has a row for walk and one for idle; the mix's, one row of 4 frames.
     assert sheets[0][0] == 4 * 80 and 2 * sheets[0][1] == sheets[1][1]
+
+
+def test_a_crossfade_of_fbx_clips_carries_their_blend_shape_weights(tmp_path, capsys):
+    from tests.formats.test_fbx import FROWN, SMILE, WALK, WAVE, strip_with_shapes
+    from tests.writers.fbx_ascii_writer import ShapeCurve, Stack, write_fbx
+
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    # grin: smile 0 → 100 % over 1 s; pout: frown 100 → 0 % over 0.5 s (smile stays at its rest 50 %)
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    pout = Stack("pout", 0.5, WAVE.curves, [ShapeCurve(1, (0.0, 0.5), (100.0, 0.0))])
+    path = write_fbx(tmp_path / "face.fbx", skeleton, mesh, [grin, pout])
+
+    def weights(time):
+        out = tmp_path / "pose.npz"
+        assert main(["pose", str(path), "--clip", "grin", "--crossfade", "pout:0.5", "--time", str(time),
+                     "-o", str(out)]) == 0
+        with np.load(out) as arrays:
+            return arrays["morph_weights"]
+
+    # the fade runs from 0.5 to 1 s; at 0.7 s (a stored frame, 0.4 into it) smoothstep gives 0.352 of
+    # pout at 0.2 s (0.5, 0.6) and 0.648 of grin (0.7, 0.2)
+    assert weights(0.25) == pytest.approx([0.25, 0.2])
+    assert weights(0.7) == pytest.approx([0.6296, 0.3408], abs=1e-6)
+    assert weights(1.0) == pytest.approx([0.5, 0.0])
+    out = tmp_path / "mix.glb"
+    assert main(["convert", str(path), "--clip", "grin", "--crossfade", "pout:0.5", "-o", str(out),
+                 "--check"]) == 0
+    assert "worst morph weight error" in capsys.readouterr().out
+    [clip] = loading.load([str(out)]).clips
+    assert clip.name == "grin>pout" and clip.weight_channels

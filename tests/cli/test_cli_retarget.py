@@ -99,3 +99,18 @@ def test_clips_from_a_skeleton_whose_names_match_nothing_asks_for_a_map(tmp_path
     assert exit_status(["pose", "--demo", "--clips-from", fox, "-o", str(tmp_path / "x.npz")]) == 2
     error = capsys.readouterr().err
     assert "no bone names of" in error and "Fox.glb" in error and "give --map" in error
+
+
+def test_clips_from_a_file_with_the_same_meshes_keep_their_blend_shape_weights(tmp_path):
+    from tests.formats.test_fbx import FACE, FROWN, SMILE, WALK, strip_with_shapes
+    from tests.writers.fbx_ascii_writer import ShapeCurve, Stack, write_fbx
+
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    character = write_fbx(tmp_path / "character.fbx", skeleton, mesh)
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    takes = write_fbx(tmp_path / "takes.fbx", skeleton, mesh, [grin, FACE])
+    out = tmp_path / "pose.npz"
+    assert main(["pose", str(character), "--clips-from", str(takes), "--clip", "grin", "--time", "0.25",
+                 "-o", str(out)]) == 0
+    with np.load(out) as arrays:
+        assert arrays["morph_weights"].tolist() == pytest.approx([0.25, 0.2])  # frown at its rest 20 %

@@ -167,17 +167,64 @@ def test_an_animation_file_for_other_bones_is_refused(tmp_path):
         load([written(tmp_path), only])
 
 
-def test_animated_blend_shape_weights_play_as_a_vertex_clip(tmp_path):
+def strip_with_shapes(shapes: dict) -> tuple[list[Bone], MeshSpec]:
     skeleton = bones()
     bind = {index: world for index, world in enumerate(worlds(skeleton, {}))}
-    mesh = MeshSpec(points=POINTS, polygons=POLYGONS, influences=INFLUENCES, bind=bind,
-                    shapes={"smile": SMILE})
+    return skeleton, MeshSpec(points=POINTS, polygons=POLYGONS, influences=INFLUENCES, bind=bind,
+                              shapes=shapes)
+
+
+def test_animated_blend_shape_weights_are_a_weight_channel_beside_the_bones(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE})
     grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
     model = load([write_fbx(tmp_path / "grin.fbx", skeleton, mesh, [grin])])
-    assert model.clips[0].kind == "vertex"
-    for time, rotation, percent in ((0.0, 0.0, 0.0), (0.5, 45.0, 50.0), (1.0, 90.0, 100.0)):
+    clip = model.clips[0]
+    assert clip.kind == "keyed" and clip.motion == "skeletal" and clip.tracks
+    assert model.meshes[0].morphs.names == ("smile",)
+    assert model.meshes[0].morphs.defaults.tolist() == [0.5]
+    [channel] = clip.weight_channels
+    assert channel.mesh == 0 and channel.interpolation == "linear"
+    for time, rotation, percent in ((0.0, 0.0, 0.0), (0.25, 22.5, 25.0), (0.5, 45.0, 50.0),
+                                    (1.0, 90.0, 100.0)):
+        pose = evaluate(model, clip, time)
+        assert pose.morph_weights.tolist() == pytest.approx([percent / 100])
         expected = in_metres_y_up(skinned(skeleton, {1: (rotation, 0.0, 0.0)}, percent), "Y", 0.01)
-        assert np.allclose(posed_points(model, "grin", time), expected, atol=1e-5)
+        assert np.allclose(posed_positions(model, pose), expected, atol=1e-5)
+
+
+FROWN = (20.0, [0, 1], np.array([[0.0, -3.0, 0.0], [0.5, -1.0, 0.0]]))
+
+#: A weights-only stack: smile keyed at 0, 0.4 and 1 s (0, 80, 20 %), frown at 0.2 and 0.7 s (100, 0 %).
+FACE = Stack("face", 1.0, [], [ShapeCurve(0, (0.0, 0.4, 1.0), (0.0, 80.0, 20.0)),
+                               ShapeCurve(1, (0.2, 0.7), (100.0, 0.0))])
+
+
+@pytest.mark.parametrize("time, smile, frown", [
+    (0.0, 0.0, 100.0), (0.2, 40.0, 100.0), (0.3, 60.0, 80.0), (0.55, 65.0, 30.0), (0.85, 35.0, 0.0),
+    (1.0, 20.0, 0.0)])
+def test_a_stack_of_blend_shape_weights_only_is_a_morph_clip(tmp_path, time, smile, frown):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    model = load([write_fbx(tmp_path / "face.fbx", skeleton, mesh, [FACE])])
+    clip = model.clips[0]
+    assert clip.motion == "morph" and not clip.tracks
+    morphs = model.meshes[0].morphs
+    assert morphs.names == ("smile", "frown") and morphs.defaults.tolist() == pytest.approx([0.5, 0.2])
+    pose = evaluate(model, clip, time)
+    assert pose.morph_weights.tolist() == pytest.approx([smile / 100, frown / 100])
+    points = POINTS.copy()  # at rest every point's skin weights sum to 1: skinning leaves it in place
+    points[SMILE[1]] += smile / 100 * SMILE[2]
+    points[FROWN[1]] += frown / 100 * FROWN[2]
+    assert np.allclose(posed_positions(model, pose), in_metres_y_up(points, "Y", 0.01), atol=1e-6)
+
+
+def test_an_unkeyed_stack_leaves_the_blend_shapes_at_their_rest_weights(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    model = load([write_fbx(tmp_path / "walk.fbx", skeleton, mesh, [WALK])])
+    assert model.clips[0].weight_channels == []
+    points = POINTS.copy()
+    points[SMILE[1]] += 0.5 * SMILE[2]
+    points[FROWN[1]] += 0.2 * FROWN[2]
+    assert np.allclose(model.meshes[0].positions, in_metres_y_up(points, "Y", 0.01), atol=1e-9)
 
 
 def test_a_vertex_keeps_its_four_strongest_influences_with_a_warning(tmp_path):
@@ -234,3 +281,52 @@ def test_garbage_after_the_binary_magic_is_a_read_error(tmp_path):
     path.write_bytes(b"Kaydara FBX Binary  \x00" + bytes(range(256)) * 4)
     with pytest.raises(ReadError):
         load([path])
+
+
+def test_info_and_convert_check_on_blend_shape_stacks(tmp_path, capsys):
+    import json
+
+    from app.cli.main import main
+
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    path = write_fbx(tmp_path / "face.fbx", skeleton, mesh, [grin, FACE])
+    assert main(["info", str(path), "--json"]) == 0
+    clips = {clip["name"]: clip for clip in json.loads(capsys.readouterr().out)["clips"]}
+    assert clips["grin"]["kind"] == "skeletal" and clips["grin"]["morph_weights"] is True
+    assert clips["face"]["kind"] == "morph" and "morph_weights" not in clips["face"]
+    assert main(["convert", str(path), "-o", str(tmp_path / "face.glb"), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "not exported" not in out and "worst morph weight error" in out
+
+
+def test_clips_of_a_file_with_the_same_meshes_bring_their_weights_along(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    character = write_fbx(tmp_path / "character.fbx", skeleton, mesh)
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    takes = write_fbx(tmp_path / "takes.fbx", skeleton, mesh, [grin, FACE])
+    model = load([character, takes])
+    assert [(clip.name, clip.motion, clip.source) for clip in model.clips] == [
+        ("grin", "skeletal", "takes.fbx"), ("face", "morph", "takes.fbx")]
+    assert evaluate(model, model.clips[0], 0.25).morph_weights.tolist() == pytest.approx([0.25, 0.2])
+    assert evaluate(model, model.clips[1], 0.55).morph_weights.tolist() == pytest.approx([0.65, 0.3])
+
+
+def test_weights_of_other_blend_shapes_stay_behind(tmp_path):
+    skeleton, mesh = strip_with_shapes({"smile": SMILE, "frown": FROWN})
+    character = write_fbx(tmp_path / "character.fbx", skeleton, mesh)
+    _, other = strip_with_shapes({"grin": SMILE, "frown": FROWN})
+    grin = Stack("grin", 1.0, WALK.curves, [ShapeCurve(0, (0.0, 1.0), (0.0, 100.0))])
+    model = load([character, write_fbx(tmp_path / "takes.fbx", skeleton, other, [grin, FACE])])
+    assert [clip.name for clip in model.clips] == ["grin"] and model.clips[0].weight_channels == []
+    assert any("'face' moves no bone or mesh" in warning for warning in model.warnings)
+
+
+@pytest.mark.parametrize("time, percent", [(0.0, 0.0), (0.25, 0.0), (0.495, 0.0), (0.5, 100.0), (0.75, 100.0),
+                                           (1.0, 0.0)])
+def test_stepped_blend_shape_keys_hold_until_the_next_key(tmp_path, time, percent):
+    """ufbx bakes a constant key as a pair of keys a millisecond apart; the weights hold between."""
+    skeleton, mesh = strip_with_shapes({"smile": SMILE})
+    steps = Stack("steps", 1.0, [], [ShapeCurve(0, (0.0, 0.5, 1.0), (0.0, 100.0, 0.0), key_flags=2)])
+    model = load([write_fbx(tmp_path / "steps.fbx", skeleton, mesh, [steps])])
+    assert evaluate(model, model.clips[0], time).morph_weights.tolist() == pytest.approx([percent / 100])

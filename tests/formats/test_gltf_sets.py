@@ -59,4 +59,4 @@ def test_a_file_animating_none_of_the_models_nodes_is_refused(tmp_path):
     with pytest.raises(ReadError) as caught:
         load([model_file(tmp_path), stranger])
     message = str(caught.value)
-    assert message.startswith(str(stranger)) and "no animation for the nodes of hero.gltf" in message
+    assert message.startswith(str(stranger)) and "no animation for the bones of hero.gltf" in message

@@ -148,3 +148,20 @@ def test_a_supermodel_of_the_other_form_is_read_in_a_fresh_process(tmp_path, mod
     assert result.returncode == 0, result.stderr
     clips = [(clip["name"], clip["source"]) for clip in json.loads(result.stdout)["clips"]]
     assert ("castout", "a_lend.mdl") in clips
+
+
+def test_a_supermodel_given_with_the_model_answers_its_link_wherever_it_lies(tmp_path):
+    """The supermodel named by the model, given from another folder (as Attach Animation or a second
+    command-line file gives it), is the chain's link: no 'not found' warning, its clips inherited."""
+    (tmp_path / "model").mkdir()
+    (tmp_path / "anims").mkdir()
+    hero = save(tmp_path / "model", "c_hero.mdl",
+                write_mdl("c_hero", model_tree(), [walk_animation()], supermodel="A_Base"))
+    base = save(tmp_path / "anims", "a_base.mdl",
+                write_ascii_mdl("a_base", lender_tree(), [lifting("idle", 2.0)]))
+    alone = loading.load([hero])
+    assert "supermodel 'A_Base' not found beside c_hero.mdl: its animations are missing" in alone.warnings
+    model = loading.load([hero, base])
+    assert model.supermodels == (("A_Base", str(base.resolve())),)
+    assert not any(warning.startswith("supermodel") for warning in model.warnings)
+    assert [(c.name, c.source) for c in model.clips] == [("walk", "c_hero.mdl"), ("idle", "a_base.mdl")]

@@ -3,10 +3,12 @@ run by the window. Expected requests are written out by hand."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app import formats, loading
-from app.state.load_requests import LoadRequest, TextureDrop
+from app.model import Model
+from app.state.load_requests import ClipsRequest, LoadRequest, TextureDrop
 from app.state.viewer import ViewerState
 from tests.helpers import chain_model
 
@@ -115,6 +117,60 @@ def test_clips_of_another_skeleton_are_read_alone_with_the_models_options_less_i
     request = on_screen.other_skeleton_request([Path("walk.glb")])
     assert request == OtherSkeletonRequest(("walk.glb",), formats.LoadOptions(fps=5.0))
     assert loading.other_skeleton_options(on_screen.load_options) == request.options
+
+
+def nwn_creature(tmp_path, supermodel="a_ba") -> ViewerState:
+    """A state showing ``c_hero.mdl`` (two bones, bone0 and bone1) whose supermodel ``a_ba`` was not found."""
+    state = ViewerState()
+    model = chain_model()
+    model.files, model.supermodels = [str(tmp_path / "c_hero.mdl")], [(supermodel, None)]
+    state.set_model(model)
+    return state
+
+
+def animation_model(name, bones, supermodels=()):
+    """A model ``name``.mdl of a chain of ``bones`` with one clip turning each of them."""
+    from app.model import Clip, Track
+    from tests.helpers import skeleton, translation
+
+    skel = skeleton([translation(index, 0, 0) for index in range(len(bones))],
+                    [index - 1 for index in range(len(bones))], list(bones))
+    clip = Clip("cast", "keyed", tracks=[Track(bone, translation=(np.array([0.0]), np.zeros((1, 3))))
+                                         for bone in range(len(bones))])
+    model = Model(name, skel, clips=[clip])
+    model.files, model.supermodels = [f"/anims/{name}.mdl"], list(supermodels)
+    return model
+
+
+@pytest.mark.parametrize("name", ["a_ba.mdl", "A_BA_casts.mdl", "a_ba_med_weap.mdl"])
+def test_the_supermodel_and_its_animation_sets_attach_at_once(tmp_path, name):
+    state = nwn_creature(tmp_path)
+    request = state.attach_request([f"/anims/{name}"])
+    assert request == LoadRequest((str(tmp_path / "c_hero.mdl"), f"/anims/{name}"), state.load_options, True)
+
+
+def test_an_unrelated_name_is_read_alone_first(tmp_path):
+    state = nwn_creature(tmp_path)
+    path = tmp_path / "a_fa.mdl"
+    path.write_text("newmodel a_fa\nsetsupermodel a_fa a_ba\n")  # an NWN model, not an animation file
+    request = state.attach_request([str(path)])
+    assert isinstance(request, ClipsRequest) and request.paths == (str(path),)
+
+
+@pytest.mark.parametrize("source, together", [
+    (animation_model("a_fa", ["bone0", "bone1", "cloak_g", "belt_g"], [("a_ba", "/anims/a_ba.mdl")]), True),
+    (animation_model("a_other", ["BONE0", "bone1", "cloak_g"]), True),  # the model's bones by name
+    (animation_model("a_cousin", ["bone0", "spine", "cloak_g"]), False),  # half of the model's bones
+    (animation_model("a_ba_casts", ["x", "y"]), True),  # an animation set of its supermodel, by name
+    (animation_model("mixamo", ["Hips", "Spine"]), False),  # another skeleton: the bone map
+])
+def test_files_read_alone_attach_together_when_related(tmp_path, source, together):
+    state = nwn_creature(tmp_path)
+    request = state.attach_read(source)
+    if together:
+        assert request == LoadRequest((str(tmp_path / "c_hero.mdl"), *source.files), state.load_options, True)
+    else:
+        assert request is None
 
 
 def test_an_animation_only_fbx_attaches_by_bone_names_and_a_bvh_take_needs_the_bone_map(tmp_path):

@@ -21,22 +21,30 @@ def soldier_state(tmp_path):
     return state
 
 
-def test_the_suggested_map_carries_the_walk_and_is_saved_beside_the_model(qtbot, soldier_state, tmp_path):
+def test_the_suggested_map_carries_the_walk_and_is_remembered_in_the_data_folder(qtbot, soldier_state,
+                                                                                  tmp_path):
     from app.ui.bone_map_dialog import BoneMapDialog
+    from app.user_files import user_data_dir
 
     demo = loading.load([str(path) for path in demo_paths()])
+    soldier = soldier_state.model
     dialog = BoneMapDialog(demo, soldier_state)
     qtbot.addWidget(dialog)
     mapping = dialog.mapping()
     assert mapping["thigh_l"] == "mixamorig:LeftUpLeg" and "shin_l" not in mapping
+    row = demo.skeleton.names.index("thigh_l")
+    assert dialog.table.item(row, 2).text() == "name"  # thigh_l and LeftUpLeg agree by name_key
     dialog.accept()
     assert [clip.name for clip in soldier_state.model.clips] == ["walk", "idle"]
     assert soldier_state.playback.clip.name == "walk"
-    assert json.loads((tmp_path / "soldier.bonemap.json").read_text()) == mapping
-    # next time the saved map is where the table starts
+    assert sorted(p.name for p in tmp_path.iterdir() if "bonemap" in p.name) == []  # nothing beside it
+    remembered = list((user_data_dir() / "bone_maps").iterdir())
+    assert len(remembered) == 1 and json.loads(remembered[0].read_text()) == mapping
+    # next time, for this pair, the remembered map is where the table starts
+    soldier_state.set_model(soldier)
     again = BoneMapDialog(demo, soldier_state)
     qtbot.addWidget(again)
-    assert again.mapping() == mapping
+    assert again.mapping() == mapping and again.table.item(row, 2).text() == "remembered"
 
 
 def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state, monkeypatch):
@@ -49,8 +57,9 @@ def test_two_bones_on_one_is_explained_and_nothing_changes(qtbot, soldier_state,
     demo = loading.load([str(path) for path in demo_paths()])
     dialog = BoneMapDialog(demo, soldier_state)
     qtbot.addWidget(dialog)
-    hips = soldier_state.model.skeleton.names.index("mixamorig:Hips") + 1
-    dialog.choices[demo.skeleton.names.index("chest")].setCurrentIndex(hips)
+    hips = soldier_state.model.skeleton.names.index("mixamorig:Hips")
+    chest = dialog.choices[demo.skeleton.names.index("chest")]
+    chest.setCurrentIndex(chest.findData(hips))
     dialog.accept()
     assert shown and "target bone 'mixamorig:Hips' has two source bones: 'pelvis' and 'chest'" in shown[0]
     assert list(soldier_state.model.clips) == []
@@ -89,3 +98,57 @@ def test_c3de_characters_of_other_hierarchies_start_paired_by_where_bones_rest(q
     assert dialog.mapping() == {f"bone {bone}": f"bone {order.index(bone)}" for bone in range(9)}
     dialog.accept()
     assert [clip.name for clip in state.model.clips] == ["walk"]
+
+
+def test_the_picker_lists_bones_in_hierarchy_order_and_finds_them_by_any_part(qtbot, soldier_state):
+    from app.ui.bone_map_dialog import BoneMapDialog
+
+    demo = loading.load([str(path) for path in demo_paths()])
+    dialog = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(dialog)
+    picker = dialog.choices[0]
+    names = soldier_state.model.skeleton.names
+    parents = soldier_state.model.skeleton.parents
+    listed = [picker.itemData(i) for i in range(1, picker.count())]
+    assert sorted(listed) == list(range(len(names)))
+    # every bone comes after its parent, indented one step further
+    for position, bone in enumerate(listed):
+        if parents[bone] >= 0:
+            parent_position = listed.index(parents[bone])
+            assert parent_position < position
+            indent = len(picker.itemText(position + 1)) - len(names[bone])
+            parent_indent = len(picker.itemText(parent_position + 1)) - len(names[parents[bone]])
+            assert indent == parent_indent + 2
+    completer = picker.completer()
+    completer.setCompletionPrefix("leftupleg")  # any part of the name, any case
+    matches = completer.completionModel()
+    found = [matches.index(i, 0).data().strip() for i in range(completer.completionCount())]
+    assert found == ["mixamorig:LeftUpLeg"]
+
+
+def test_load_map_and_save_map_use_the_map_json(qtbot, soldier_state, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from app.ui.bone_map_dialog import BoneMapDialog
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "information", lambda _parent, title, text: shown.append((title, text)))
+    demo = loading.load([str(path) for path in demo_paths()])
+    dialog = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(dialog)
+    good = tmp_path / "good.json"
+    good.write_text('{"pelvis": "mixamorig:Hips", "chest": "mixamorig:Spine", "tail": "mixamorig:Head"}')
+    dialog.load_map(str(good))
+    assert dialog.mapping() == {"pelvis": "mixamorig:Hips", "chest": "mixamorig:Spine"}
+    assert dialog.table.item(demo.skeleton.names.index("pelvis"), 2).text() == "loaded"
+    assert shown[-1][0] == "Load Map" and "tail" in shown[-1][1]  # the pair naming an unknown bone
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"pelvis": "mixamorig:Hips",\n "chest": }')
+    dialog.load_map(str(bad))
+    assert shown[-1][0] == "Load Map" and "bad.json" in shown[-1][1] and ":2" in shown[-1][1]
+    assert dialog.mapping() == {"pelvis": "mixamorig:Hips", "chest": "mixamorig:Spine"}  # rows kept
+    saved = tmp_path / "saved.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(saved), ""))
+    dialog.save_dialog()
+    assert json.loads(saved.read_text()) == {"pelvis": "mixamorig:Hips", "chest": "mixamorig:Spine"}

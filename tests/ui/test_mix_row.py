@@ -100,4 +100,18 @@ def test_a_mode_chosen_while_an_amount_waits_gets_its_own_amount(dock, qtbot):
     row.mode.setCurrentIndex(row.mode.findText("Blend"))
     assert (state.mix.fade, state.mix.weight, row.amount.value()) == (0.8, 0.5, 0.5)
     row.mode.setCurrentIndex(row.mode.findText("Add"))
-    assert not row.amount.isVisible() and state.playback.clip.name == "a+b"
+    assert row.amount.isVisible() and row.amount.prefix() == "weight " and row.amount.value() == 1.0
+    assert state.playback.clip.name == "a+b"
+
+
+def test_add_mode_has_a_weight(dock, qtbot):
+    """Add with weight 0.5 of b (bone1 turns 0 → 90°) on a (0 → 60°): at 1 s, 60° + 45°."""
+    state, row = dock.state, dock.mix_row
+    state.set_model(chain_model([turn("a", [0, 60]), turn("b", [0, 90])]))
+    dock.mix_action.trigger()
+    row.mode.setCurrentIndex(row.mode.findText("Add"))
+    row.amount.setValue(0.5)
+    qtbot.waitUntil(lambda: state.mix.add_weight == 0.5)
+    state.playback.set_time(1.0)  # a at 60°, plus half of b's 90° change: 105°
+    angle = np.radians(105)
+    assert np.allclose(state.current_pose().world[1, :3, 0], [np.cos(angle), np.sin(angle), 0], atol=1e-9)

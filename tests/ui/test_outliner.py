@@ -350,3 +350,25 @@ def test_travel_figures_keep_three_digits_without_exponents():
 
     assert [figure(v) for v in (5.0, 26.6047, 22.968, 0.0, 4.68e-05, 1234.5)] == [
         "5", "26.6", "23", "0", "0.0000468", "1230"]
+
+
+def test_every_column_is_as_wide_as_its_text(qtbot):
+    """83 bones nested deep in a narrow dock: the Info column shows "83 bones" whole and the Type
+    column "helper" (widths measured with the tree's own font, not asked of the column)."""
+    from app.ui.outliner import INFO, TYPE, OutlinerDock
+
+    dock = OutlinerDock()
+    qtbot.addWidget(dock)
+    dock.resize(260, 500)
+    dock.bind(chain_model(83))
+    dock.show()
+    qtbot.waitExposed(dock)
+    metrics = dock.tree.fontMetrics()
+    assert dock.groups[0].text(INFO) == "83 bones"
+    assert dock.tree.columnWidth(INFO) >= metrics.horizontalAdvance("83 bones")
+    assert dock.tree.columnWidth(TYPE) >= metrics.horizontalAdvance("bone")
+    info_right = dock.tree.columnViewportPosition(INFO) + dock.tree.columnWidth(INFO)
+    assert info_right <= dock.tree.viewport().width()  # in view, not past the dock's edge
+    narrow = dock.tree.columnWidth(0)
+    dock.resize(900, 500)
+    qtbot.waitUntil(lambda: dock.tree.columnWidth(0) > narrow)  # a wider dock shows more of the names

@@ -321,3 +321,33 @@ def test_the_mix_row_changes_the_picture_live_and_the_window_still_fits_900_pixe
     idle = view_image(window, qtbot)
     assert (np.abs(idle[..., :3].astype(int) - walk[..., :3]).max(axis=-1) > 30).sum() > 500
     assert window.playback.clip.name == "walk*idle" and window.playback.time == 0.5
+
+
+def test_the_fps_box_shows_the_clip_s_own_rate_read_only(window, paused):
+    """The demo (glTF) times its frames: walk steps 1/12 s, idle 1/2 s; the box shows each clip's rate
+    and cannot be edited (it sets the rate only of formats that store frames without times)."""
+    box = window.timeline.fps_box
+    window.timeline.clips.setCurrentIndex(0)
+    assert box.text() == "12.00 fps" and not box.isEnabled()
+    window.timeline.clips.setCurrentIndex(1)
+    assert box.text() == "2.00 fps"
+
+
+def test_the_fps_box_is_editable_where_the_format_counts_frames(qtbot):
+    from app import formats
+    from app.state.viewer import ViewerState
+    from app.ui.timeline import TimelineDock
+    from tests.helpers import chain_model
+
+    state = ViewerState(formats.LoadOptions(fps=8.0))
+    model = chain_model()
+    model.format = "c3de"  # stores frames without times: the box sets their rate
+    dock = TimelineDock()
+    qtbot.addWidget(dock)
+    dock.attach(state)
+    state.set_model(model)
+    assert dock.fps_box.isEnabled() and dock.fps_box.text() == "8.00 fps"
+    model = chain_model()
+    model.format = "gltf"
+    state.set_model(model)  # no clip, timed frames: nothing to show
+    assert not dock.fps_box.isEnabled() and dock.fps_box.text() == "no rate"

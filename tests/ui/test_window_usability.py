@@ -174,7 +174,7 @@ def test_a_frame_rate_set_for_one_model_does_not_follow_to_the_next(window, qtbo
     with qtbot.waitSignal(window.model_changed, timeout=30_000):
         window.open_files(demo_paths())
     assert window.load_options.fps is None
-    assert window.timeline.fps_box.value() == 30.0
+    assert window.timeline.fps_box.value() == pytest.approx(12.0)  # the walk's own rate
 
 
 def test_the_status_bar_shows_frames_per_second(window, qtbot):
@@ -203,7 +203,7 @@ def test_file_close_goes_back_to_the_demo(window, qtbot, tmp_path):
     assert window.windowTitle() == "demo.glb — Boneyard" and not window.status.warnings_button.isVisible()
 
 
-def test_export_dialogs_open_in_the_last_export_folder(window, tmp_path, monkeypatch):
+def test_export_dialogs_open_in_the_last_export_folder(window, qtbot, tmp_path, monkeypatch):
     exports = tmp_path / "exports"
     exports.mkdir()
     offered = []
@@ -215,6 +215,7 @@ def test_export_dialogs_open_in_the_last_export_folder(window, tmp_path, monkeyp
     monkeypatch.setattr(QFileDialog, "getSaveFileName", ask)
     window.settings.setValue("last_folder", str(tmp_path / "models"))
     window.exports.export_dialog()
+    qtbot.waitUntil(lambda: not window.exports.background.running, timeout=60_000)  # in the background
     window.exports.export_pose_dialog()
     assert offered[0].startswith(str(tmp_path / "models"))
     assert offered[1].startswith(str(exports))

@@ -42,11 +42,13 @@ class Curve:
 
 @dataclass
 class ShapeCurve:
-    """Linear keys of a blend shape channel's DeformPercent (0..100): its index in the mesh's shapes."""
+    """Keys of a blend shape channel's DeformPercent (0..100): its index in the mesh's shapes;
+    ``key_flags``: FBX's KeyAttrFlags for every key (4 linear, 8 cubic, 2 constant: a step)."""
 
     channel: int
     times: tuple
     percents: tuple
+    key_flags: int = 4
 
 
 @dataclass
@@ -219,7 +221,7 @@ def _stack_objects(number: int, stack: Stack, connections: list[str]) -> list[st
                    '\t\tProperties70:  {\n\t\t\tP: "d|DeformPercent", "Number", "", "A",0\n\t\t}\n\t}\n')
         connections.append(f'\tC: "OO",{node},{base + 1}\n'
                            f'\tC: "OP",{node},{410 + shape.channel}, "DeformPercent"\n')
-        out.extend(_curve(node + 1, shape.times, shape.percents))
+        out.extend(_curve(node + 1, shape.times, shape.percents, shape.key_flags))
         connections.append(f'\tC: "OP",{node + 1},{node}, "d|DeformPercent"\n')
     for offset, (bone, curves) in enumerate(by_bone.items()):
         node = base + 10 + 10 * offset
@@ -234,10 +236,10 @@ def _stack_objects(number: int, stack: Stack, connections: list[str]) -> list[st
     return out
 
 
-def _curve(uid: int, times, values) -> list[str]:
-    """An AnimationCurve of linear keys."""
+def _curve(uid: int, times, values, key_flags: int = 4) -> list[str]:
+    """An AnimationCurve whose keys all have ``key_flags`` (default linear)."""
     return [f'\tAnimationCurve: {uid}, "AnimCurve::", "" {{\n\t\tDefault: 0\n\t\tKeyVer: 4009\n',
             _array("KeyTime", [int(round(t * KTIME)) for t in times], integers=True),
-            _array("KeyValueFloat", values), _array("KeyAttrFlags", [4], integers=True),
+            _array("KeyValueFloat", values), _array("KeyAttrFlags", [key_flags], integers=True),
             _array("KeyAttrDataFloat", [0, 0, 218434821, 0]),
             _array("KeyAttrRefCount", [len(times)], integers=True), "\t}\n"]

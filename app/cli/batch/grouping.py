@@ -23,6 +23,7 @@ from app.atomic_files import special_kind
 from app.cli.batch.names import shown
 from app.errors import InputError
 from app.formats import registry
+from app.formats.nwn.archives import is_archive, open_archive
 
 #: Role of a sniffed file → whether it is a model's main file ('main') or a companion of one.
 COMPANION_ROLES = {("bonespro", "animation"), ("obj", "faces"), ("c3de", "bones"), ("bnf", "animation"),
@@ -43,6 +44,8 @@ class Found:
     def relative(self) -> str:
         if self.root.is_dir():
             return self.path.relative_to(self.root).as_posix()
+        if self.path.parent == self.root:  # a resource of an archive given as a PATH
+            return f"{self.root.name}/{self.path.name}"
         return self.path.name
 
 
@@ -175,6 +178,9 @@ def group_files(files: list[Found]) -> list[Group]:
     groups: list[Group] = []
     extensions = {suffix for fmt in registry.formats.values() for suffix in fmt.extensions}
     for found in files:
+        if found.path == found.root and is_archive(found.path):
+            groups += _archive_groups(found)
+            continue
         sniffed = _sniff(found)
         if sniffed is None:
             if found.path.suffix.lower() in extensions or found.path == found.root:
@@ -184,6 +190,18 @@ def group_files(files: list[Found]) -> list[Group]:
     for members in folders.values():
         groups += _group_folder(members)
     return sorted(groups, key=lambda g: (str(g.main.root), g.relative))
+
+
+def _archive_groups(found: Found) -> list[Group]:
+    """An NWN archive given as a PATH, walked like a folder: one model per ``.mdl`` resource, named
+    ``ARCHIVE/RESREF.mdl`` (an archive that cannot be listed is one model with its error)."""
+    try:
+        archive = open_archive(found.path)
+    except InputError as error:
+        where = "" if error.offset is None else f"at byte {error.offset}: "
+        return [Group(found, error=where + error.message)]
+    names = dict.fromkeys(entry.name for entry in archive.entries if entry.type == "mdl")
+    return [Group(Found(found.path / f"{name}.mdl", found.root)) for name in names]
 
 
 def _sniff(found: Found) -> _Sniffed | None:

@@ -52,12 +52,14 @@ class Worker:
     def __init__(self, args: Namespace):
         self.args = args
         self.offscreen = None
+        self.findings: list[str] | None = None
 
     def run(self, job: Job) -> dict:
         """The report fields of ``job`` (status, error, warnings, counts, the files read)."""
         start = time.perf_counter()
         result = {"status": "ok", "error": None, "warnings": [], "files": list(job.paths),
                   "vertices": None, "bones": None, "clips": None, "clip_names": []}
+        self.findings = None
         try:
             if job.error:
                 raise InputError(job.paths[0], job.error)
@@ -76,6 +78,8 @@ class Worker:
                 traceback.print_exc()
             result.update(status="error", error=_one_line(f"{type(error).__name__}: {error}"))
         result["seconds"] = round(time.perf_counter() - start, 4)
+        if self.findings is not None:
+            result["findings"] = self.findings
         return result
 
     def info(self, model: Model, job: Job) -> list[str]:
@@ -118,10 +122,17 @@ class Worker:
         return warnings
 
     def check(self, model: Model, job: Job) -> list[str]:
+        from app.cli.check import findings_for
+
+        rules = findings_for(model)
+        self.findings = [finding.line() for finding in rules]
         findings = {"poses": check_poses(model), "round_trip": check_round_trip(model),
                     "ragdoll": check_ragdoll(model) if len(model.skeleton) else None}
         problems = [problem for part in findings.values() if part for problem in part["problems"]]
-        _write_json(Path(job.output), {"files": model.files, **findings, "problems": problems})
+        problems += [finding.line() for finding in rules if finding.severity == "error"]
+        _write_json(Path(job.output), {"files": model.files, **findings,
+                                       "findings": [finding.as_json() for finding in rules],
+                                       "problems": problems})
         if problems:
             raise CheckFailed("; ".join(problems))
         return []

@@ -23,12 +23,15 @@ REPORT_KEYS = ("model", "files", "status", "error", "warnings", "seconds", "outp
 def entry(model: str, output: str | os.PathLike | None, result: dict, files: list[str]) -> dict:
     """The report object of one model from a worker's ``result``: every name as ``shown``, and the
     size of its output as written (what ``--skip-existing`` checks before trusting it)."""
-    return shown_all({
+    fields = {
         "model": model, "files": files, "status": result["status"], "error": result["error"],
         "warnings": len(result["warnings"]), "seconds": result["seconds"],
         "output": None if output is None else os.fspath(output), "output_bytes": file_size(output),
         "vertices": result["vertices"], "bones": result["bones"], "clips": result["clips"],
-        "clip_names": result["clip_names"], "messages": result["warnings"]})
+        "clip_names": result["clip_names"], "messages": result["warnings"]}
+    if result.get("findings") is not None:  # ``check``: the engine-rule findings, counted and listed
+        fields.update(findings=len(result["findings"]), finding_lines=result["findings"])
+    return shown_all(fields)
 
 
 def file_size(path: str | os.PathLike | None) -> int | None:
@@ -161,6 +164,8 @@ def _row(line: dict, folder: Path, command: str) -> str:
         details.append(f'<div class="error">{html.escape(line["error"])}</div>')
     if line.get("clip_names"):
         details.append(_list("clip", line["clip_names"]))
+    if line.get("finding_lines"):
+        details.append(_list("finding", line["finding_lines"]))
     if line.get("messages"):
         details.append(_list("warning", line["messages"]))
     if len(line.get("files", [])) > 1:

@@ -12,11 +12,13 @@
   geometry-to-bone matrix), so it is posed exactly as the file binds it; a vertex keeps its four
   strongest influences (with a warning). A mesh without a skin is placed in model space by its node's
   bind frame and moves rigidly with it. UVs are flipped to the top-left origin; vertex colours are
-  read as sRGB. Blend shapes apply their rest weights; a stack animating their weights becomes a
-  'vertex' clip baked by the load stage (``BakeVertexClip``).
+  read as sRGB. Blend shapes become the mesh's morph targets (``Mesh.morphs``: each channel's
+  full-weight offsets, its default weight the channel's rest DeformPercent / 100, already applied to
+  the stored positions).
 - Each animation stack with keys becomes a keyed clip (its name, starting at 0): ufbx bakes each
   animated node's local translation, rotation and scale, keeping linear keys and sampling curves at
-  the file's frame rate.
+  the file's frame rate. A stack's blend shape weights become the clip's weight channels, one per
+  mesh, linear over the union of its channels' key times (exact: ufbx's baked keys are linear).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from app import maths
 from app.formats.fbx.contents import FbxContents, MaterialData, MeshData, StackData
 from app.formats.textures import decode_embedded
 from app.model import Clip, Helper, Material, Mesh, MeshSkin, Model, Skeleton, Track, usable_frames
-from app.posing_steps import BakeVertexClip, DeriveTailsAtRest
+from app.morph_targets import MorphTargets, WeightChannel
+from app.posing_steps import DeriveTailsAtRest
 from app.skin_weights import GPU_INFLUENCES, top_influences
 
 #: Node attributes read as helpers when the node is a leaf nothing else needs.
@@ -52,10 +55,10 @@ def build_model(path: Path, contents: FbxContents) -> Model:
     if bad:
         warnings.append(f"{len(bad)} bone(s) ({names[bad[0]]!r}…) have a singular bind frame (zero scale); "
                         "their bind frames drop rotation and scale")
-    meshes, morph_sets = [], []
+    meshes, mesh_sources = [], []
     for source, data in enumerate(contents.meshes):
-        built, morphs = _meshes(data, node_bind, node_bones, warnings)
-        morph_sets.extend((source, len(meshes) + index, deltas) for index, deltas in enumerate(morphs))
+        built = _meshes(data, node_bind, node_bones, warnings)
+        mesh_sources.extend([source] * len(built))
         meshes.extend(built)
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
                         tails=bind[:, :3, 3], derived_tails=np.ones(len(names), bool),
@@ -65,14 +68,11 @@ def build_model(path: Path, contents: FbxContents) -> Model:
                       if nodes.parents[node] >= 0 else -1, offset=nodes.local[node]) for node in helper_nodes]
     clips, pending = [], [DeriveTailsAtRest(path=path)]
     for stack in contents.stacks:
-        clip = _clip(stack, node_bones, contents.rate)
+        clip = _clip(stack, node_bones, contents.rate, _weight_channels(stack, contents, mesh_sources))
         if clip is None:
             warnings.append(f"animation stack {stack.name!r} moves nothing; left out")
             continue
         clips.append(clip)
-        bake = _morph_bake(path, clip, stack, contents, morph_sets, len(meshes))
-        if bake is not None:
-            pending.append(bake)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers, format="fbx",
                  files=[str(path)], up_axis="Y", forward="+Z", warnings=warnings, pending=pending,
                  file_unit_m=contents.unit_m, file_axes=contents.axes)
@@ -157,9 +157,9 @@ def _corner_vertices(data: MeshData, corners: np.ndarray) -> tuple[np.ndarray, n
 
 
 def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
-            warnings: list[str]) -> tuple[list[Mesh], list[np.ndarray | None]]:
-    """The Meshes of one instance, one per material used, and each one's morph offsets (M, V, 3) in
-    its own space (None without blend shapes)."""
+            warnings: list[str]) -> list[Mesh]:
+    """The Meshes of one instance, one per material used, each with the instance's blend shapes as
+    morph targets (offsets in the mesh's own space)."""
     triangles = _triangles(data.faces)
     if len(data.faces) and (data.faces[:, 1] < 3).any():
         warnings.append(f"mesh {data.name!r}: {int((data.faces[:, 1] < 3).sum())} line or point face(s) "
@@ -169,7 +169,8 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
     used = np.unique(materials) if len(triangles) else np.zeros(0, np.int64)
     skin, point_joints, point_weights = _skin(data, node_bones, warnings)
     placement = node_bind[data.node] @ data.geometry_to_node
-    built, morphs = [], []
+    rest_weights = np.array([channel.weight for channel in data.morphs])
+    built = []
     for material_index in used:
         chosen = triangles[materials == material_index]
         representative, vertex_of_corner = _corner_vertices(data, chosen.ravel())
@@ -179,8 +180,7 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
         mesh_triangles = vertex_of_corner.reshape(-1, 3)
         offsets = np.stack([channel.offsets[points] for channel in data.morphs]) if data.morphs else None
         if offsets is not None:
-            rest = np.array([channel.weight for channel in data.morphs])
-            positions = positions + np.einsum("m,mvi->vi", rest, offsets)
+            positions = positions + np.einsum("m,mvi->vi", rest_weights, offsets)
         if skin is None:
             joints = np.full((len(points), 1), node_bones[data.node])
             weights = np.ones((len(points), 1))
@@ -198,9 +198,11 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
                           else None,
                           triangles=mesh_triangles, material=material, visible=data.visible, skin=skin,
                           colors=_linear_colors(data.colors.per_corner(representative))
-                          if data.colors is not None else None))
-        morphs.append(offsets)
-    return built, morphs
+                          if data.colors is not None else None,
+                          morphs=MorphTargets(positions=offsets, defaults=rest_weights,
+                                              names=[channel.name for channel in data.morphs])
+                          if offsets is not None else None))
+    return built
 
 
 def _flipped(uvs: np.ndarray) -> np.ndarray:
@@ -258,32 +260,28 @@ def _material(data: MaterialData, mesh_name: str, warnings: list[str]) -> Materi
                     alpha_mode="BLEND" if data.color[3] < 1.0 else "OPAQUE")
 
 
-def _clip(stack: StackData, node_bones: np.ndarray, rate: float | None) -> Clip | None:
+def _clip(stack: StackData, node_bones: np.ndarray, rate: float | None,
+          weight_channels: list[WeightChannel]) -> Clip | None:
     tracks = [Track(bone=int(node_bones[node]), **channels) for node, channels in stack.tracks.items()
               if node_bones[node] >= 0]
-    if not tracks and not stack.morph_weights:
+    if not tracks and not weight_channels:
         return None
-    return Clip(name=stack.name, kind="keyed", tracks=tracks, rate=rate)
+    return Clip(name=stack.name, kind="keyed", tracks=tracks, rate=rate, weight_channels=weight_channels)
 
 
-def _morph_bake(path: Path, clip: Clip, stack: StackData, contents: FbxContents, morph_sets,
-                mesh_count: int) -> BakeVertexClip | None:
-    """The load stage's work to play ``stack``'s blend shape weights, at every key time of the stack;
-    ``morph_sets``: (source MeshData index, Mesh index, offsets (M, V, 3) or None) per Mesh."""
-    if not stack.morph_weights:
-        return None
-    key_times = [times for times, _ in stack.morph_weights.values()] + [clip.frame_times]
-    times = np.unique(np.concatenate(key_times))
-    offsets: list[np.ndarray | None] = [None] * mesh_count
-    for source, mesh_index, deltas in morph_sets:
-        if deltas is None:
+def _weight_channels(stack: StackData, contents: FbxContents, mesh_sources: list[int]) -> list[WeightChannel]:
+    """One channel per Mesh whose blend shapes ``stack`` keys (``mesh_sources``: each Mesh's MeshData
+    index): linear keys at the union of its keyed channels' times, the others held at rest."""
+    result = []
+    for mesh_index, source in enumerate(mesh_sources):
+        morphs = contents.meshes[source].morphs
+        keyed = {channel: stack.morph_weights[source, channel] for channel in range(len(morphs))
+                 if (source, channel) in stack.morph_weights}
+        if not keyed:
             continue
-        data = contents.meshes[source]
-        rest = np.array([channel.weight for channel in data.morphs])
-        weights = np.tile(rest, (len(times), 1))
-        for channel in range(len(data.morphs)):
-            keys = stack.morph_weights.get((source, channel))
-            if keys is not None:
-                weights[:, channel] = np.interp(times, *keys)
-        offsets[mesh_index] = np.einsum("fm,mvi->fvi", weights - rest, deltas)
-    return BakeVertexClip(clip=clip, times=times, offsets=offsets, path=path)
+        times = np.unique(np.concatenate([times for times, _ in keyed.values()]))
+        values = np.tile([channel.weight for channel in morphs], (len(times), 1))
+        for channel, (key_times, weights) in keyed.items():
+            values[:, channel] = np.interp(times, key_times, weights)
+        result.append(WeightChannel(mesh=mesh_index, times=times, values=values))
+    return result

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.animation_sets import add_clips, bone_map, retarget
+from app.formats.animation_sets import add_clips, lent_clips
 from app.formats.gltf.animations import read_clips
 from app.formats.gltf.container import GLB_MAGIC, load_document, read_container
 from app.formats.gltf.meshes import read_meshes
@@ -25,7 +25,7 @@ from app.formats.gltf.nodes import (bind_frames, kept_nodes, node_frames, read_s
                                     usable_bind_frames)
 from app.formats.gltf.reading import Reading
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
-from app.model import Clip, Helper, MeshSkin, Model, Skeleton
+from app.model import Helper, MeshSkin, Model, Skeleton
 from app.posing_steps import DeriveTailsAtRest
 
 #: A glTF top-level key, as the sniffer finds it in the head of a JSON file.
@@ -93,31 +93,8 @@ def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
         clip.source = Path(model.files[0]).name
     for other in models:
         if other is not model:
-            add_clips(model.clips, _lent_clips(other, model), model.warnings)
+            add_clips(model.clips, lent_clips(other, model, ReadError), model.warnings)
     return model
-
-
-def _lent_clips(lender: Model, model: Model) -> list[Clip]:
-    """``lender``'s clips moved onto ``model``'s nodes by name; a file whose animations move none of
-    the model's nodes is an error."""
-    name = Path(lender.files[0]).name
-    mapping = bone_map(lender.skeleton, model.skeleton)
-    clips = []
-    for clip in lender.clips:
-        clip.source = name
-        moved = retarget(clip, mapping, model.skeleton)
-        if moved is None:
-            model.warnings.append(f"{name}: clip {clip.name!r} animates no node of {model.name}; skipped")
-        else:
-            clips.append(moved)
-    if not clips:
-        nodes = ", ".join(lender.skeleton.names[:8]) or "none"
-        raise ReadError(lender.files[0], f"holds no animation for the nodes of {Path(model.files[0]).name} "
-                                         f"(its animated nodes: {nodes})")
-    unmatched = int((mapping < 0).sum())
-    if unmatched:
-        model.warnings.append(f"{name}: {unmatched} node(s) are not in {model.name}; their keys are ignored")
-    return clips
 
 
 register(Format(name="gltf", description="glTF 2.0 (.glb / .gltf)", sniff=sniff, load=_load,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.formats.nwn.archives.search import ResourceSearch
 from app.formats.nwn.nodes import Parsed, build
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import Model
@@ -26,8 +27,13 @@ PARSER_MODULES = {"binary": "app.formats.nwn.binary", "ascii": "app.formats.nwn.
 
 
 def parse_file(path: Path) -> Parsed:
-    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes."""
-    data = read_bytes(path)
+    """Either form of ``.mdl`` (``parse_bytes``) from a file."""
+    return parse_bytes(path, read_bytes(path))
+
+
+def parse_bytes(path: Path, data: bytes) -> Parsed:
+    """Either form of ``.mdl``, told apart by content: binary files start with four NUL bytes;
+    ``path`` names it in errors."""
     form = "binary" if data[:4] == b"\0\0\0\0" else "ascii"
     return importlib.import_module(PARSER_MODULES[form]).parse(path, data)
 
@@ -42,19 +48,52 @@ def find_beside(path: Path, name: str) -> Path | None:
     return next((path.parent / entry for entry in sorted(entries) if entry.lower() == wanted), None)
 
 
-def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
-                     unreadable: list[str]) -> tuple[list[Parsed], list[tuple[str, str | None]]]:
-    """The models of ``parsed``'s supermodel chain, nearest first, from files beside each link
-    (``given`` files are reused, not read again), and each link's name with the file found for it
+def given_by_name(given: dict[Path, Parsed]) -> dict[str, Path]:
+    """Each given file by its model name and its file stem (lower case): a supermodel given with the
+    model is found wherever it lies, as the command line and the window's attach give it."""
+    by_name: dict[str, Path] = {}
+    for path, item in given.items():
+        by_name.setdefault(item.name.lower(), path)
+        by_name.setdefault(item.path.stem.lower(), path)
+    by_name.pop("", None)
+    return by_name
+
+
+def parse_resource(name: str, search: ResourceSearch) -> Parsed | None:
+    """The model ``name`` found through ``--resources`` (a folder's file or an archive's entry), parsed;
+    its path is the file, or ``ARCHIVE:RESREF.mdl``."""
+    found = search.find(name, ("mdl",))
+    if found is None:
+        return None
+    return parse_bytes(Path(found.where), found.data)
+
+
+Links = list[tuple[str, str | None]]
+
+
+def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed], unreadable: list[str],
+                     search: ResourceSearch | None = None) -> tuple[list[Parsed], Links]:
+    """The models of ``parsed``'s supermodel chain, nearest first, from the ``given`` files (by model
+    name or file stem, reused, not read again) else files beside each link, then through ``search``
+    (``--resources``), and each link's name with the file found for it
     (None: not found; the chain stops there). A link that cannot be read ends the chain with a
     message in ``unreadable``. A cycle or a chain longer than MAX_SUPERMODEL_CHAIN is a ReadError
     naming the files."""
     chain: list[Parsed] = []
-    links: list[tuple[str, str | None]] = []
+    links: Links = []
     seen = [parsed.path.resolve()]
+    named = given_by_name(given)
     current = parsed
     while name := current.supermodel_name:
-        found = find_beside(current.path, name)
+        found = named.get(name.lower()) or find_beside(current.path, name)
+        if found is None and search is not None and search.paths:
+            try:
+                from_resources = parse_resource(name, search)
+            except ReadError as error:
+                unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
+                break
+            if from_resources is not None:
+                found, current = from_resources.path, from_resources
         if found is None:
             links.append((name, None))
             break
@@ -68,7 +107,7 @@ def supermodel_chain(parsed: Parsed, given: dict[Path, Parsed],
         seen.append(resolved)
         links.append((name, str(found)))
         try:
-            current = given.get(resolved) or parse_file(found)
+            current = given.get(resolved) or (current if current.path == found else parse_file(found))
         except ReadError as error:
             unreadable.append(f"supermodel {name!r} is unreadable, its animations are missing: {error}")
             break
@@ -106,7 +145,8 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         lenders = [item for item in parsed if item is not model]
         given = {item.path.resolve(): item for item in lenders}
         unreadable: list[str] = []
-        chain, links = supermodel_chain(model, given, unreadable)
+        search = ResourceSearch([Path(path) for path in options.resources])
+        chain, links = supermodel_chain(model, given, unreadable, search)
         lent = {id(item) for item in lenders}
         chain = [link for link in chain if id(link) not in lent]
         try:

@@ -89,6 +89,9 @@ class Simulation:
             self.stop()
             self._clip_world = None
             self._close_ragdoll()
+            # What the last model's run said (a shot, a drag) is not the new model's.
+            self.message, self.last_hit, self.last_shot = "", None, None
+            self.events.emit("stats")
             return
         if not self.running:
             self._close_ragdoll()
@@ -279,13 +282,21 @@ class Simulation:
         drive.release_at, drive.release_over = self.ragdoll.time, self.release_seconds
         return True
 
-    def check_profile(self) -> dict:
-        """Ragdoll › Check Profile: ``ragdoll --check``'s report on the document's profile."""
+    def check_profile(self, progress=None) -> dict:
+        """Ragdoll › Check Profile: ``ragdoll --check``'s report on the document's profile
+        (``progress(share)`` as ``trial.check_profile`` tells it). It reads a copy of the profile, so it
+        may run on a worker thread while the user goes on editing."""
+        return self.profile_check(progress)()
+
+    def profile_check(self, progress=None):
+        """A call that makes ``check_profile``'s report from the model and a copy of the profile taken
+        now (ValueError now when there is no profile): what a worker thread runs."""
         from app.physics.trial import check_profile
 
         if self.document.profile is None:
             raise ValueError(self.document.message or "this model has no ragdoll profile")
-        return check_profile(self.document.model, self.document.profile)
+        model, profile = self.document.model, self.document.profile.copy()
+        return lambda: check_profile(model, profile, progress)
 
     def set_ground(self, on: bool) -> None:
         self.ground = bool(on)

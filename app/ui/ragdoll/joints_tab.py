@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFo
 from app.physics.joint_kinds import KINDS
 from app.physics.symmetry import euler_to_quaternion, quaternion_to_euler
 from app.state.ragdoll.document import RagdollDocument
-from app.ui.ragdoll.widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, set_value,
-                                    show_selected_row, spin, warn_on_error, with_buttons)
+from app.ui.ragdoll.widgets import (OFFSET_REACH, choose_two_parts, length_step, row_table, rows_height,
+                                    set_value, show_selected_row, spin, warn_on_error, with_buttons)
 from app.pose import rest_extent
 
 JOINT_COLUMNS = ("Joint", "Type", "Part A", "Part B")
@@ -30,15 +30,19 @@ class JointsTab(QSplitter):
         self.table = table = row_table(JOINT_COLUMNS, QAbstractItemView.EditTrigger.NoEditTriggers,
                                        self._row_selected)
         holder = QWidget()
-        with_buttons(holder, table, ("Add Joint…", self.add_joint_dialog),
-                     ("Remove Joint", self.remove_joint))
+        buttons = with_buttons(holder, table, ("Add Joint…", self.add_joint_dialog),
+                               ("Remove Joint", self.remove_joint))
+        table.setMinimumHeight(rows_height(table))
+        holder.setMinimumHeight(rows_height(table) + buttons[0].sizeHint().height())
         self.addWidget(holder)
-        # Scrolled, so the long form does not make every tab (and so the panel) at least its height.
+        # The whole form stays in view: the panel, not the form, scrolls when the window is small.
         form = QScrollArea()
         form.setWidget(self._form())
         form.setWidgetResizable(True)
         form.setFrameShape(QFrame.Shape.NoFrame)
+        form.setMinimumHeight(self.form.sizeHint().height())
         self.addWidget(form)
+        self.setChildrenCollapsible(False)
         document.events.subscribe("profile", self._fill)
         document.events.subscribe("selection", self._show_selection)
         self._fill()
@@ -122,6 +126,7 @@ class JointsTab(QSplitter):
         index = document.selected_joint
         self.form.setEnabled(index is not None)
         if index is None or document.profile is None:
+            self._clear_joint()
             return
         joint = document.profile.joints[index]
         for box, name in ((self.part_a_box, joint.part_a), (self.part_b_box, joint.part_b)):
@@ -136,6 +141,16 @@ class JointsTab(QSplitter):
         for name, box in self.limit_boxes.items():
             set_value(box, getattr(joint, name))
             self.form_layout.setRowVisible(box, name in LIMIT_FIELDS[joint.kind])
+
+    def _clear_joint(self) -> None:
+        """No joint selected: the disabled editor shows nothing rather than the last joint's values
+        (another model's, after a load)."""
+        for box in (self.part_a_box, self.part_b_box, self.kind_box):
+            with QSignalBlocker(box):
+                box.setCurrentIndex(-1)
+        vectors = self.offset_a_boxes + self.offset_b_boxes + self.euler_boxes
+        for box in [*vectors, *self.limit_boxes.values()]:
+            set_value(box, 0.0)
 
     # --- editing -------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from app.ui.ragdoll.parts_tab import PartsTab
 from app.ui.ragdoll.profile_box import ProfileBox, ask_to_save_profile
 from app.ui.ragdoll.session import RagdollSession
 from app.ui.ragdoll.simulation_box import SimulationBox
+from app.ui.ragdoll.typed_keys import TypedKeys
 
 
 class WheelToScrollBar(QObject):
@@ -65,9 +66,11 @@ class RagdollPanel(QDockWidget):
         self.tabs.addTab(self.parts_tab, "Parts")
         self.tabs.addTab(self.joints_tab, "Joints")
         self.tabs.addTab(self.collisions_tab, "Collisions")
-        # The tabs take the room left, down to their minimum, rather than asking for their tables' full
-        # height: the panel scrolls only when even that does not fit, and the tabs' buttons stay in view.
+        # The tabs take the room left rather than asking for their tables' full height, but never less
+        # than four rows, their buttons and the joint editor's fields: below that the panel scrolls.
         self.tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        pages = max(self.tabs.widget(i).minimumSizeHint().height() for i in range(self.tabs.count()))
+        self.tabs.setMinimumHeight(pages + self.tabs.tabBar().sizeHint().height() + 8)
         layout.addWidget(self.tabs, stretch=1)
         # Scrolled, so the panel never sets a minimum size on the window (it shares the left area).
         scroll = QScrollArea(self)
@@ -79,6 +82,7 @@ class RagdollPanel(QDockWidget):
         self.setWidget(scroll)
         self._wheel_guard = WheelToScrollBar(scroll.verticalScrollBar())
         self.tabs.tabBar().installEventFilter(self._wheel_guard)
+        self._typed_keys = TypedKeys(self)
 
     @property
     def go_action(self) -> QAction:

@@ -4,12 +4,12 @@ document, and the table is refilled from the profile it then shows."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QStyledItemDelegate, QTableWidgetItem, QWidget)
 
 from app.physics.profile import SHAPES
 from app.state.ragdoll.document import RagdollDocument
-from app.ui.ragdoll.widgets import (OFFSET_REACH, choose, length_step, number_text, row_table,
+from app.ui.ragdoll.widgets import (OFFSET_REACH, choose, length_step, number_text, row_table, rows_height,
                                     show_selected_row, spin, warn_on_error, with_buttons)
 from app.pose import rest_extent
 
@@ -53,8 +53,11 @@ class _PartDelegate(QStyledItemDelegate):
             editor.setValue(float(value))
 
     def setModelData(self, editor, model, index) -> None:
+        """The edit goes to the document once the view has closed the editor: refilling the table
+        while the view still holds it made Qt warn that commitData came from a foreign editor."""
         value = editor.currentText() if isinstance(editor, QComboBox) else editor.value()
-        self.tab.edit_cell(index.row(), index.column(), value)
+        row, column = index.row(), index.column()
+        QTimer.singleShot(0, self.tab, lambda: self.tab.edit_cell(row, column, value))
 
 
 class PartsTab(QWidget):
@@ -68,6 +71,7 @@ class PartsTab(QWidget):
                     | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table = table = row_table(PART_COLUMNS, triggers, self._row_selected)
         table.setItemDelegate(_PartDelegate(self))
+        table.setMinimumHeight(rows_height(table))
         with_buttons(self, table, ("Add Part…", self.add_part_dialog), ("Remove Part", self.remove_part))
         document.events.subscribe("profile", self._fill)
         document.events.subscribe("selection", self._show_selection)

@@ -27,7 +27,7 @@ class ProfileBox(QGroupBox):
         self.save_action = make_action(self, "Sa&ve Ragdoll Profile", "Ctrl+S", self.save)
         self.save_as_action = make_action(self, "Save Ragdoll Profile &As…", None, self.save_as)
         self.load_action = make_action(self, "&Load Ragdoll Profile…", None, self.load_dialog)
-        self.auto_action = make_action(self, "A&uto Setup", None, self.auto_setup,
+        self.auto_action = make_action(self, "Auto S&etup", None, self.auto_setup,
                                        tip="Replace the profile by a new automatic one (undoable)")
         self._build()
         events = document.events

@@ -15,12 +15,14 @@ class RagdollSession(QObject):
 
     Signals: ``profile_changed`` (a new or edited profile, also after undo/redo), ``state_changed``
     (running, paused, settings, a handle drag begun or ended, another handle hovered),
-    ``selection_changed``.
+    ``selection_changed`` (a part or a joint), ``part_selected`` (another part, not none: the window
+    shows the Parts tab then, and keeps the tab the user is on when only the joint changed).
     """
 
     profile_changed = Signal()
     state_changed = Signal()
     selection_changed = Signal()
+    part_selected = Signal()
 
     def __init__(self, tool: RagdollTool, parent=None):
         super().__init__(parent)
@@ -28,7 +30,8 @@ class RagdollSession(QObject):
         self.document = tool.document
         self.simulation = tool.simulation
         self.document.events.subscribe("profile", lambda _why="": self.profile_changed.emit())
-        self.document.events.subscribe("selection", self.selection_changed.emit)
+        self._shown_part = self.document.selected_part
+        self.document.events.subscribe("selection", self._selection_changed)
         for name in ("running", "settings"):
             self.simulation.events.subscribe(name, self.state_changed.emit)
         tool.events.subscribe("changed", self.state_changed.emit)
@@ -60,6 +63,14 @@ class RagdollSession(QObject):
 
     def close(self) -> None:
         self.simulation.close()
+
+    def _selection_changed(self) -> None:
+        self.selection_changed.emit()
+        part = self.document.selected_part
+        if part != self._shown_part:
+            self._shown_part = part
+            if part is not None:
+                self.part_selected.emit()
 
     # --- the Edit menu -------------------------------------------------------------------------------
 

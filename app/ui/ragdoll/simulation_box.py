@@ -9,8 +9,8 @@ import math
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QMessageBox, QSizePolicy, QSlider, QSpinBox)
+from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QMessageBox,
+                               QProgressDialog, QSizePolicy, QSlider, QSpinBox)
 
 from app.physics.ragdoll import TIME_STEP
 from app.state.ragdoll.simulation import REALTIME_SHARE, Simulation
@@ -26,10 +26,13 @@ class SimulationBox(QGroupBox):
 
     go_requested = Signal(bool)
     bake_requested = Signal()
+    check_finished = Signal(dict)
 
     def __init__(self, simulation: Simulation, parent=None):
         super().__init__("Simulation", parent)
         self.simulation = simulation
+        self.check_runner = None
+        self.check_dialog = None
         self._make_actions()
         self._build()
         simulation.events.subscribe("running", self._show_running)
@@ -52,7 +55,7 @@ class SimulationBox(QGroupBox):
         self.pause_action = make_action(self, "&Pause Ragdoll", "P", simulation.set_paused, checkable=True)
         self.step_action = make_action(self, "&Step Ragdoll", ".", simulation.step_frame,
                                        tip="One frame (1/60 s) of simulation")
-        self.reset_action = make_action(self, "&Reset Ragdoll", "Ctrl+Shift+G", simulation.reset,
+        self.reset_action = make_action(self, "Rese&t Ragdoll", "Ctrl+Shift+G", simulation.reset,
                                         tip="Back to the pose it took over from")
         self.bake_action = make_action(self, "&Bake Run to Clip", "Ctrl+B",
                                        lambda: self.bake_requested.emit(),
@@ -71,7 +74,7 @@ class SimulationBox(QGroupBox):
         self.follow_action = make_action(self, "&Follow Clip", None, simulation.set_follow, checkable=True,
                                          tip="Go drives the joints toward the clip with motors while the "
                                          "root follows it; shots knock limbs off and they come back")
-        self.release_action = make_action(self, "Re&lease Motors", None, lambda *_: simulation.release(),
+        self.release_action = make_action(self, "Release &Motors", None, lambda *_: simulation.release(),
                                           tip="Free the root and fade the motors out over the release time")
         self.check_action = make_action(self, "&Check Profile…", None, lambda *_: self.show_check(),
                                         tip="Run the profile through the standard trial (ragdoll --check)")
@@ -133,9 +136,14 @@ class SimulationBox(QGroupBox):
         self.release_box = spin(self, 0.0, 60.0, 0.25, 2, " s", "Release Motors fades them out over this")
         self.release_box.valueChanged.connect(simulation.set_release_seconds)
         self.strength_slider.setMinimumWidth(40)
+        self.strength_label = QLabel(self)
+        self.strength_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.strength_label.setMinimumWidth(self.strength_label.fontMetrics().horizontalAdvance("100 %"))
+        self.strength_slider.valueChanged.connect(self._show_strength)
         motors = QHBoxLayout()
         motors.addWidget(tool_button(self, self.follow_action))
         motors.addWidget(self.strength_slider, stretch=1)
+        motors.addWidget(self.strength_label)
         grid.addLayout(motors, 5, 0, 1, 2)
         release = QHBoxLayout()
         release.addWidget(tool_button(self, self.release_action))
@@ -182,6 +190,7 @@ class SimulationBox(QGroupBox):
         with QSignalBlocker(self.follow_action), QSignalBlocker(self.strength_slider):
             self.follow_action.setChecked(simulation.follow)
             self.strength_slider.setValue(round(simulation.motor_strength * 100))
+        self._show_strength(self.strength_slider.value())
         set_value(self.release_box, simulation.release_seconds)
         set_value(self.impulse_box, simulation.impulse)
         set_value(self.copies_box, simulation.copies)
@@ -189,21 +198,48 @@ class SimulationBox(QGroupBox):
         self._show_drag_strength()
         self._show_stats()
 
-    def show_check(self) -> dict | None:
-        """Ragdoll › Check Profile: the report in a dialog (the trial takes a second or a few)."""
+    def show_check(self) -> bool:
+        """Ragdoll › Check Profile: the standard trial on a worker thread behind a progress bar, its
+        report then in a dialog (``check_finished`` tells the report). False when it cannot start."""
+        from app.ui.ragdoll.check_runner import CheckRunner
+
+        if self.check_runner is not None and self.check_runner.running:
+            return False
+        try:
+            self.simulation.profile_check()
+        except ValueError as error:
+            QMessageBox.warning(self, "Check profile", f"Could not check the profile: {error}")
+            return False
+        self.check_runner = runner = CheckRunner(self.simulation.profile_check, self)
+        progress = QProgressDialog("Checking the profile: falls, shots and a pull…", "", 0, 100, self)
+        progress.setWindowTitle("Check profile")
+        progress.setCancelButton(None)
+        progress.setMinimumDuration(0)
+        progress.setAutoClose(False)
+        runner.progressed.connect(progress.setValue)
+        runner.finished.connect(lambda report: self._check_done(progress, report))
+        runner.failed.connect(lambda why: self._check_failed(progress, why))
+        self.check_action.setEnabled(False)
+        progress.show()
+        runner.start()
+        return True
+
+    def _check_done(self, progress, report: dict) -> None:
         from app.ui.ragdoll.check_dialog import CheckDialog
 
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            report = self.simulation.check_profile()
-        except Exception as error:  # noqa: BLE001 - a profile pybullet refuses is the user's to fix
-            QApplication.restoreOverrideCursor()
-            QMessageBox.warning(self, "Check profile", f"Could not check the profile: {error}")
-            return None
-        QApplication.restoreOverrideCursor()
+        progress.close()
+        self.check_action.setEnabled(True)
         self.check_dialog = CheckDialog(report, self.simulation.document, self)
         self.check_dialog.show()
-        return report
+        self.check_finished.emit(report)
+
+    def _check_failed(self, progress, why: str) -> None:
+        progress.close()
+        self.check_action.setEnabled(True)
+        QMessageBox.warning(self, "Check profile", f"Could not check the profile: {why}")
+
+    def _show_strength(self, percent: int) -> None:
+        self.strength_label.setText(f"{percent} %")
 
     def _show_drag_strength(self) -> None:
         strength = self.simulation.current_drag_strength()

@@ -126,6 +126,16 @@ def row_table(columns: tuple[str, ...], edit_triggers, on_select) -> QTableWidge
     return table
 
 
+#: Rows a profile table keeps in view however small the window (issue 38: at 900×640 none showed).
+VISIBLE_ROWS = 4
+
+
+def rows_height(table: QTableWidget, rows: int = VISIBLE_ROWS) -> int:
+    """Pixels ``table`` needs to show its header, ``rows`` rows and its horizontal scroll bar."""
+    return (table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
+            + table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth())
+
+
 def show_selected_row(table, row: int | None) -> None:
     """Select ``row`` of a profile table (scrolled into view), or nothing, without signalling. The
     current cell keeps its column, and the table scrolls only up or down: the cell the user clicked

@@ -422,3 +422,15 @@ def test_clicks_pick_parts_only_while_editing(doc, sim, demo):
     assert not sim.click_ray(origin, (0.0, 0.0, -1.0)) and doc.selected_part is None
     assert sim.click_ray(origin, (0.0, 0.0, -1.0), pick=True) and doc.selected_part == head
     assert not sim.click_ray(origin + np.array([50.0, 0.0, 0.0]), (0.0, 0.0, -1.0), pick=True)
+
+
+def test_a_new_model_clears_the_last_shot(doc, sim, demo):
+    """"Shot forearm_l" belonged to the last model's run: a new model's panel starts without it."""
+    walk = demo.clips[demo.clip_index("walk")]
+    sim.go(walk, 0.4)
+    sim.set_tool("shoot")
+    pelvis = sim.ragdoll.part_world()[doc.profile.part_index("pelvis"), :3, 3]
+    assert sim.click_ray(pelvis + np.array([0.0, 0.0, 3.0]), np.array([0.0, 0.0, -1.0]))
+    assert sim.message.startswith("Shot ")
+    doc.set_model(synthetic.humanoid("Y"))
+    assert sim.message == "" and sim.last_hit is None and sim.last_shot is None and not sim.running

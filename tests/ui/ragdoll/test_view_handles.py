@@ -178,14 +178,16 @@ def hinge_points(scene) -> np.ndarray:
 
 
 @_gui
-def test_every_tab_shows_its_buttons_without_scrolling(window, qtbot):
+def test_every_tab_shows_its_buttons_once_scrolled_to(window, qtbot):
+    """The tabs keep four rows, their buttons and the joint editor's fields (issue 38): in a window
+    too small for all that and the boxes above, the panel scrolls to them."""
     from PySide6.QtWidgets import QPushButton
 
     panel = window.ragdoll_panel
     for index, tab in enumerate((panel.parts_tab, panel.joints_tab, panel.collisions_tab)):
         panel.tabs.setCurrentIndex(index)
+        panel.widget().ensureWidgetVisible(panel.tabs, 0, 0)
         qtbot.wait(50)
-        assert panel.widget().verticalScrollBar().maximum() == 0
         buttons = tab.findChildren(QPushButton)
         assert len(buttons) == 2 and all(not button.visibleRegion().isEmpty() for button in buttons)
 

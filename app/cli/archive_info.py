@@ -1,0 +1,33 @@
+"""``boneyard info ARCHIVE``: the resources an NWN archive holds (docs/cli.md, "Neverwinter Nights
+resources")."""
+
+from __future__ import annotations
+
+import json
+from argparse import Namespace
+from collections import Counter
+
+from app.formats.nwn.archives import open_archive
+from app.formats.nwn.archives.entries import Archive
+
+
+def archive_facts(archive: Archive) -> dict:
+    """The listing as ``info --json`` prints it."""
+    return {"archive": {"path": str(archive.path), "type": archive.kind, "version": archive.version,
+                        "resources": [{"name": entry.name, "type": entry.type, "size": entry.size}
+                                      for entry in archive.entries]}}
+
+
+def archive_info(args: Namespace) -> int:
+    """Print the archive's listing (JSON, or a summary line and one line per resource)."""
+    facts = archive_facts(open_archive(args.files[0]))["archive"]
+    if args.json:
+        print(json.dumps({"archive": facts}, indent=2))
+        return 0
+    counts = Counter(resource["type"] for resource in facts["resources"])
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "empty"
+    lines = [f"archive:    {facts['path']}", f"type:       {facts['type']} {facts['version']}",
+             f"resources:  {len(facts['resources'])} ({kinds})"]
+    lines += [f"  {r['name']}.{r['type']}  {r['size']} bytes" for r in facts["resources"]]
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,138 @@
+"""The engine rules ``boneyard check`` holds a Neverwinter Nights model to (docs/formats/nwn-check.md):
+each finding a severity, a rule name a modder can look up, the node it names and a message.
+
+Read from the parsed file (names, animations as written) and the loaded model (supermodels and
+textures as they resolved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.formats.nwn.nodes import Parsed
+from app.model import Model
+
+#: Bones one skin mesh may use: the EE skin header's bone table has 64 slots.
+MAX_SKIN_BONES = 64
+#: Influences per vertex: the compiled skin stores four (bone, weight) lanes per vertex.
+MAX_INFLUENCES = 4
+#: A node name fills at most the binary node header's 32-byte name field.
+MAX_NODE_NAME = 32
+#: Model, supermodel and texture names are resrefs: 16 characters (ERF V1.0 and KEY key fields).
+MAX_RESREF = 16
+#: The values an emitter's settings may take, compared without case: the binary MDL emitter record's
+#: description and the Blender exporters list the same ones (``PunchThrough`` is seen beside
+#: ``Punch-Through``).
+EMITTER_VALUES = {
+    "update": ("fountain", "single", "explosion", "lightning"),
+    "render": ("normal", "linked", "billboard_to_local_z", "billboard_to_world_z", "aligned_to_world_z",
+               "aligned_to_particle_dir", "motion_blur"),
+    "blend": ("normal", "punch-through", "punchthrough", "lighten"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str
+    rule: str
+    node: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.severity} {self.rule} {self.node}: {self.message}"
+
+    def as_json(self) -> dict:
+        return {"severity": self.severity, "rule": self.rule, "node": self.node, "message": self.message}
+
+
+def check(parsed: Parsed, model: Model) -> list[Finding]:
+    """Every finding for ``parsed`` (the model's own file) loaded as ``model``."""
+    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_animations(parsed), *_resolved(model)]
+
+
+def _emitters(parsed: Parsed) -> list[Finding]:
+    findings = []
+    for node in parsed.nodes:
+        if node.kind != "emitter":
+            continue
+        for setting, allowed in EMITTER_VALUES.items():
+            value = str(node.extras.get(setting, "")).strip()
+            if value and value.lower() not in allowed:
+                findings.append(Finding("error", "emitter-values", node.name,
+                                        f"{setting} {value!r} is not one of {', '.join(allowed)}"))
+    return findings
+
+
+def _names(parsed: Parsed) -> list[Finding]:
+    findings = [Finding("error", "node-name-length", node.name,
+                        f"{len(node.name)} characters; a node name holds at most {MAX_NODE_NAME}")
+                for node in parsed.nodes if len(node.name) > MAX_NODE_NAME]
+    for what, name in (("model", parsed.name), ("supermodel", parsed.supermodel_name)):
+        if len(name) > MAX_RESREF:
+            findings.append(Finding("error", "resref-length", name,
+                                    f"the {what} name has {len(name)} characters; a resref holds "
+                                    f"{MAX_RESREF}"))
+    for node in parsed.nodes:
+        texture = (node.geometry or {}).get("texture") or ""
+        if texture.lower() != "null" and len(texture) > MAX_RESREF:
+            findings.append(Finding("error", "resref-length", node.name,
+                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
+                                    f"{MAX_RESREF}"))
+    return findings
+
+
+def _skins(parsed: Parsed) -> list[Finding]:
+    findings = []
+    for node in parsed.nodes:
+        geometry = node.geometry or {}
+        if "skin_joints" not in geometry:
+            continue
+        joints, weights = np.asarray(geometry["skin_joints"]), np.asarray(geometry["skin_weights"])
+        used = np.unique(joints[(joints >= 0) & (weights > 0)])
+        if len(used) > MAX_SKIN_BONES:
+            findings.append(Finding("error", "skin-bones", node.name,
+                                    f"the skin uses {len(used)} bones; the engine takes {MAX_SKIN_BONES}"))
+        influences = ((joints >= 0) & (weights > 0)).sum(axis=1)
+        over = np.flatnonzero(influences > MAX_INFLUENCES)
+        if over.size:
+            findings.append(Finding("error", "skin-influences", node.name,
+                                    f"{over.size} vertices have more than {MAX_INFLUENCES} influences "
+                                    f"(vertex {over[0]} has {influences[over[0]]})"))
+    return findings
+
+
+def _animations(parsed: Parsed) -> list[Finding]:
+    names = {node.name.lower() for node in parsed.nodes}
+    findings = []
+    for animation in parsed.animations:
+        if animation.root and animation.root.lower() not in names:
+            findings.append(Finding("error", "animroot", animation.name,
+                                    f"animroot {animation.root!r} names no node of the model"))
+        if animation.length <= 0:
+            findings.append(Finding("warning", "animation-length", animation.name,
+                                    f"length {animation.length:g}: the animation does not play"))
+            continue
+        if animation.transition > animation.length:
+            findings.append(Finding("warning", "transition-time", animation.name,
+                                    f"transtime {animation.transition:g} s is longer than the animation "
+                                    f"({animation.length:g} s)"))
+        short = [node.name for node in animation.nodes
+                 if node.controllers and max(times[-1] for times, _ in node.controllers.values())
+                 < animation.length - 1e-4]
+        if short:
+            findings.append(Finding("warning", "end-keys", animation.name,
+                                    f"{len(short)} nodes have no key at the end ({animation.length:g} s): "
+                                    f"{', '.join(short[:3])}{' …' if len(short) > 3 else ''}"))
+    return findings
+
+
+def _resolved(model: Model) -> list[Finding]:
+    findings = [Finding("error", "supermodel-unresolved", name, "supermodel not found beside the model or "
+                        "in --resources") for name, found in model.supermodels if found is None]
+    missing = {mesh.material.texture: mesh.name for mesh in model.meshes
+               if mesh.material.texture and mesh.material.image is None}
+    findings += [Finding("warning", "texture-unresolved", mesh, f"texture {texture!r} not found")
+                 for texture, mesh in missing.items()]
+    return findings

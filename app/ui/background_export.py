@@ -1,0 +1,101 @@
+"""Long exports off the GUI thread (File › Export glTF of a creature with 150 clips takes seconds):
+the export writes a temporary file beside the target in a worker thread behind a progress dialog
+with Cancel, and only a finished, uncancelled export is renamed over the target. Cancel therefore
+leaves the target as it was at once; the worker, which cannot be stopped mid-file, removes its
+temporary when it ends."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from app.atomic_files import temporary_name
+from app.state.exports import Exported
+from app.ui.loader import BackgroundLoader
+
+#: An export that takes longer than this shows its progress dialog (milliseconds).
+PROGRESS_DELAY_MS = 200
+
+
+class BackgroundExport(QObject):
+    """One export at a time: ``finished(Exported)`` with the target's path once it is in place,
+    ``failed(error)`` when the export raised, ``cancelled()`` when the user cancelled it."""
+
+    finished = Signal(object)
+    failed = Signal(object)
+    cancelled = Signal()
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.window = window
+        self.loader = BackgroundLoader(self)
+        self.loader.loaded.connect(self._written)
+        self.loader.failed.connect(self._failed)
+        self.target: Path | None = None
+        self._cancel = threading.Event()
+        self._progress: QProgressDialog | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.target is not None
+
+    def start(self, title: str, target: Path, export: Callable[[Path], Exported]) -> None:
+        """Run ``export(temporary)`` in a worker thread, then put its file at ``target``."""
+        self.target, self._cancel = target, threading.Event()
+        temporary, cancel = temporary_name(target), self._cancel
+
+        def job() -> Exported:
+            try:
+                return export(temporary)
+            finally:
+                if cancel.is_set():
+                    temporary.unlink(missing_ok=True)
+
+        self.loader.start(job)
+        progress = QProgressDialog(f"Writing {target.name}…", "Cancel", 0, 0, self.window)
+        progress.setWindowTitle(title)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.canceled.connect(self.cancel)
+        progress.hide()
+        self._progress = progress
+        # Shown by this timer: a busy dialog (no value to set) never reaches QProgressDialog's own.
+        QTimer.singleShot(PROGRESS_DELAY_MS, progress, progress.show)
+
+    def cancel(self) -> None:
+        """Stop waiting: the target is left as it was and the temporary removed when the worker ends
+        (nothing when no export runs)."""
+        if self.target is None:
+            return
+        self._cancel.set()
+        self.loader.cancel()
+        self._end()
+        self.cancelled.emit()
+
+    def _written(self, exported: Exported, _number: int) -> None:
+        target = self._end()
+        try:
+            os.replace(exported.path, target)
+        except OSError as error:
+            exported.path.unlink(missing_ok=True)
+            self.failed.emit(error)
+            return
+        self.finished.emit(replace(exported, path=target))
+
+    def _failed(self, error: Exception, _number: int) -> None:
+        self._end()
+        self.failed.emit(error)
+
+    def _end(self) -> Path | None:
+        target, self.target = self.target, None
+        if self._progress is not None:
+            self._progress.canceled.disconnect()
+            self._progress.reset()
+            self._progress.deleteLater()
+            self._progress = None
+        return target

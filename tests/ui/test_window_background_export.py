@@ -1,0 +1,71 @@
+"""File › Export glTF off the GUI thread: the window keeps running while the file is written, a
+progress dialog offers Cancel, and a cancelled export leaves the target as it was and no temporary
+behind. A slow export is made by wrapping the real one (state/exports.py) with a wait."""
+
+import os
+import threading
+import time
+
+import pytest
+
+from tests.gui_helpers import needs_display
+
+pytestmark = [pytest.mark.gui, needs_display]
+
+#: How long the wrapped export waits before writing (seconds).
+SLOW_S = 1.5
+
+
+@pytest.fixture
+def slow_export(monkeypatch):
+    """The real glTF export, started only once ``release`` is set (or after SLOW_S seconds)."""
+    from app.state import exports
+
+    real, release = exports.export_gltf, threading.Event()
+
+    def slow(model, path, show_hidden):
+        release.wait(SLOW_S)
+        return real(model, path, show_hidden)
+
+    monkeypatch.setattr(exports, "export_gltf", slow)
+    return release
+
+
+def test_the_window_keeps_running_while_the_export_is_written(window, qtbot, tmp_path, slow_export):
+    from PySide6.QtCore import QTimer
+
+    from app import loading
+
+    started = time.perf_counter()
+    window.exports.export_gltf(tmp_path / "all")  # the .glb suffix added
+    assert time.perf_counter() - started < 0.2  # the GUI thread is not writing
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(20)
+    qtbot.waitUntil(lambda: "all.glb" in window.statusBar().currentMessage(), timeout=60_000)
+    timer.stop()
+    assert len(ticks) > 20 and max(b - a for a, b in zip(ticks, ticks[1:])) < 0.2  # no freeze
+    back = loading.load([tmp_path / "all.glb"])
+    assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
+    assert sorted(os.listdir(tmp_path)) == ["all.glb"]
+
+
+def test_cancel_leaves_the_target_as_it_was(window, qtbot, tmp_path, slow_export):
+    from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+    target = tmp_path / "out.glb"
+    target.write_bytes(b"an earlier export")
+    window.exports.export_gltf(target)
+    qtbot.waitUntil(lambda: any(dialog.isVisible() for dialog in window.findChildren(QProgressDialog)),
+                    timeout=5_000)  # shown after 200 ms
+    dialog = next(dialog for dialog in window.findChildren(QProgressDialog) if dialog.isVisible())
+    assert dialog.windowTitle() == "Export glTF" and "out.glb" in dialog.labelText()
+    dialog.findChild(QPushButton).click()  # the dialog's Cancel button
+    assert "cancelled" in window.statusBar().currentMessage()
+    slow_export.set()
+    qtbot.waitUntil(lambda: sorted(os.listdir(tmp_path)) == ["out.glb"], timeout=60_000)  # temporary gone
+    time.sleep(0.2)
+    assert target.read_bytes() == b"an earlier export"
+    window.exports.export_gltf(target)  # a new export after a cancelled one works
+    qtbot.waitUntil(lambda: target.read_bytes()[:4] == b"glTF", timeout=60_000)
