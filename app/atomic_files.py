@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -44,8 +43,9 @@ def same_file(first: str | Path, second: str | Path) -> bool:
 
 def temporary_name(target: Path) -> Path:
     """A fresh temporary beside ``target`` with the same suffix (writers such as numpy, PyAV and
-    Pillow choose the format by it): ``.walk.<pid>.<8 hex>.partial.mp4``."""
-    return target.with_name(f".{target.stem}.{os.getpid()}.{secrets.token_hex(4)}.partial{target.suffix}")
+    Pillow choose the format by it): ``.walk.<pid>.<8 hex>.partial.mp4``. ``os.urandom`` is what
+    ``secrets.token_hex`` reads, without the import of ``secrets`` (and ``hashlib``) at start-up."""
+    return target.with_name(f".{target.stem}.{os.getpid()}.{os.urandom(4).hex()}.partial{target.suffix}")
 
 
 @contextmanager

@@ -48,15 +48,27 @@ def guess_up(model: Model) -> str | None:
     """'Y' or 'Z' from the bind-pose vertices, or None when there are too few to tell (a skeleton's
     joints alone are too few and too thin to stand on)."""
     points = model.bind_positions.astype(np.float64)
-    if len(points) < MIN_POINTS or not np.ptp(points, axis=0).max() > 0:
+    if len(points) < MIN_POINTS:
         return None
-    scores = {axis: standing_score(points, index) for axis, index in (("Y", 1), ("Z", 2))}
+    extents = _extents(points)
+    if not extents.max() > 0:
+        return None
+    scores = {axis: standing_score(points, index, extents) for axis, index in (("Y", 1), ("Z", 2))}
     return max(scores, key=scores.get)
 
 
-def standing_score(points: np.ndarray, axis: int) -> float:
-    """How well (N, 3) ``points`` look like something standing with +``axis`` up (larger: better)."""
-    extents = np.ptp(points, axis=0)
+def _extents(points: np.ndarray) -> np.ndarray:
+    """(3,) ``np.ptp(points, axis=0)`` of (N, 3) points, reduced along rows of their transpose (a
+    tenth of the time: a reduction down the short axis of an (N, 3) array walks it three numbers at a
+    time)."""
+    columns = np.ascontiguousarray(points.T)
+    return columns.max(axis=1) - columns.min(axis=1)
+
+
+def standing_score(points: np.ndarray, axis: int, extents: np.ndarray | None = None) -> float:
+    """How well (N, 3) ``points`` look like something standing with +``axis`` up (larger: better);
+    ``extents``: their ``_extents``, when the caller has them."""
+    extents = _extents(points) if extents is None else extents
     largest = float(extents.max())
     pad = PADDING * largest
     heights = points[:, axis]

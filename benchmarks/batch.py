@@ -152,9 +152,10 @@ def bench_video(frames: int = 300, size: tuple[int, int] = (1280, 720)) -> dict:
                 pass
             memory.append(time.perf_counter() - start)
             start = time.perf_counter()
-            video.write_video(Path(folder) / "idle.mp4", "mp4",
-                              video.render_frames(offscreen, model, clip, times, size, options, "iso", False),
-                              (frames - 1) / clip.duration)
+            video.write_animation(Path(folder) / "idle.mp4", "mp4",
+                                  video.render_frames(offscreen, model, clip, times, size, options, "iso",
+                                                      False),
+                                  (frames - 1) / clip.duration, len(times))
             encoded.append(time.perf_counter() - start)
     return {"frames": len(times), "to memory (s)": min(memory), "to MP4 (s)": min(encoded),
             "video_encode_overhead": min(encoded) / min(memory)}

@@ -1,26 +1,23 @@
 """The command line's clips of another skeleton (``--clips-from``, ``--map``) and two-clip options
 (``--blend``, ``--add``, ``--crossfade``, ``--mask``): the model the command then poses, renders or
-exports holds the carried-over clips, or only the mix."""
+exports holds the carried-over clips, or only the mix.
+
+The mixing and retargeting modules are imported when an option asks for them: a plain ``render`` or
+``info`` does without them (a few ms of start-up)."""
 
 from __future__ import annotations
 
 import dataclasses
 from argparse import Namespace
+from typing import TYPE_CHECKING
 
 from app import formats, loading
-from app.animation.mix import Mix, baked_clip, subtree_mask
-from app.animation.retarget import (
-    check_map,
-    hierarchy_difference,
-    numbered_loose,
-    retarget_clips,
-    suggested_map,
-)
-from app.bone_names import name_key
-from app.animation.bone_maps import read_map
 from app.errors import InputError
 from app.model import Model
 from app.cli.clip_choice import chosen_clip_index
+
+if TYPE_CHECKING:
+    from app.animation.mix import Mix
 
 #: Without --map, numbered loose bones paired by where they rest must pair at least this share of the
 #: smaller skeleton's bones.
@@ -35,6 +32,9 @@ def with_clips_from(model: Model, args: Namespace, options: formats.LoadOptions)
         if args.map:
             raise ValueError("--map needs --clips-from")
         return model
+    from app.animation.bone_maps import read_map
+    from app.animation.retarget import check_map, retarget_clips, suggested_map
+
     source = loading.load(args.clips_from, loading.other_skeleton_options(options))
     _check_clips(args.clips_from[0], source)
     if args.map:
@@ -62,12 +62,17 @@ def _check_clips(path: str, source: Model) -> None:
 def _too_few_placed(mapping: dict[str, str], source: Model, model: Model) -> bool:
     """Numbered loose bones paired by where they rest, fewer than half of the smaller skeleton's: the
     two are not alike enough (a character and a dog) for the suggestion to stand without a look."""
+    from app.animation.retarget import numbered_loose
+
     placed = numbered_loose(source.skeleton) and numbered_loose(model.skeleton)
     return placed and len(mapping) < PLACED_SHARE * min(len(source.skeleton), len(model.skeleton))
 
 
 def _no_suggestion(path: str, source: Model, model: Model, mapping: dict[str, str]) -> str:
     """Why no bone map is suggested for carrying ``source``'s clips onto ``model``."""
+    from app.animation.retarget import hierarchy_difference, numbered_loose
+    from app.bone_names import name_key
+
     if numbered_loose(source.skeleton) and numbered_loose(model.skeleton):
         smaller = min(len(source.skeleton), len(model.skeleton))
         return (f"--clips-from: the bones of {path} and the model's are only numbered, the hierarchies "
@@ -92,6 +97,8 @@ def first_selector(args: Namespace) -> str | None:
 
 def requested_mix(model: Model, args: Namespace) -> Mix:
     """The Mix the options ask for; ValueError naming an unknown clip or bone."""
+    from app.animation.mix import Mix, subtree_mask
+
     if args.blend:
         mode, (name, amount) = "blend", args.blend
     elif args.crossfade:
@@ -122,6 +129,8 @@ def mixed_model(model: Model, args: Namespace, options: formats.LoadOptions) -> 
         first = model.clips[chosen_clip_index(model, first_selector(args))]
     except (KeyError, IndexError) as error:
         raise ValueError(error.args[0]) from None
+    from app.animation.mix import baked_clip
+
     mixed = baked_clip(model, first, requested_mix(model, args))
     args.clip = None
     return dataclasses.replace(model, clips=[mixed])

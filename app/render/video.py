@@ -10,8 +10,10 @@ from __future__ import annotations
 import copy
 import ctypes
 import math
+import queue
 import re
 import struct
+import threading
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -38,8 +40,11 @@ TURNTABLE_SECONDS = 4.0
 #: Most frames one animation renders (each is encoded as it is drawn; none is kept): ``render`` and
 #: the window's Export Animation alike.
 MAX_FRAMES = 36_000
-#: Finished frames an encoder may hold at once (x264's look-ahead), counted in the memory check.
-ENCODER_FRAMES_HELD = 64
+#: Rendered frames waiting for the encoding thread (``write_animation``): enough to keep both busy.
+FRAMES_HANDED_OFF = 2
+#: Finished frames an encoder may hold at once (x264's look-ahead), with those waiting for it and the
+#: one each thread has in hand, counted in the memory check.
+ENCODER_FRAMES_HELD = 64 + FRAMES_HANDED_OFF + 2
 #: Encoders PyAV streams frames to, by kind: container format, codec, pixel format, codec options,
 #: container options and the frames' layout. H.264 at constant quality 20 (visually clean for
 #: flat-shaded models), "veryfast" preset, fast start (plays in browsers); VP9 at constant quality 32;
@@ -137,15 +142,71 @@ def write_animation(path: Path, kind: str, frames: Iterator[np.ndarray], fps: fl
                     progress: Callable[[int], None] = lambda done: None) -> None:
     """Write ``frames`` (``count`` of them) to ``path`` as ``kind`` at ``fps``, one frame at a time
     (none is held once it is encoded), whole or not at all (``atomic_files``); ``progress`` hears how
-    many are done."""
+    many are rendered. The frames are made on the calling thread (it holds the GL context) and encoded
+    on another while the next ones render: the encoders (x264, libvpx, libwebp, zlib, Pillow's
+    quantizer) release the GIL."""
+    def encode(received: Iterator[np.ndarray]) -> None:
+        if kind in ENCODERS:
+            write_encoded(path, kind, received, fps)
+        elif kind == "frames":
+            write_sequence(path, received, count)
+        else:
+            write_gif(path, received, fps)
+
     _frames_from_the_system()
-    counted = _counting(frames, progress)
-    if kind in ENCODERS:
-        write_encoded(path, kind, counted, fps)
-    elif kind == "frames":
-        write_sequence(path, counted, count)
-    else:
-        write_gif(path, counted, fps)
+    consumed_on_another_thread(_counting(frames, progress), encode)
+
+
+class _Abandoned(Exception):
+    """Raised in the encoding thread when the rendering thread stopped early (an error, Ctrl+C, the
+    window's Cancel): the encoder unwinds without finishing the file, so its temporary is removed."""
+
+
+_DONE, _ABANDON = object(), object()
+
+
+def consumed_on_another_thread(items: Iterator, consume: Callable[[Iterator], None],
+                               depth: int = FRAMES_HANDED_OFF) -> None:
+    """``consume(items)``, with ``items`` produced on the calling thread and consumed on another, at
+    most ``depth`` waiting between them. The consumer's exception is raised here (the producer stops
+    at its next item); an exception of the producer's (KeyboardInterrupt included) abandons the
+    consumer and is raised once it has unwound."""
+    waiting: queue.Queue = queue.Queue(maxsize=depth)
+    failures: list[BaseException] = []
+    ended = threading.Event()
+
+    def received() -> Iterator:
+        while (item := waiting.get()) is not _DONE:
+            if item is _ABANDON:
+                ended.set()
+                raise _Abandoned()
+            yield item
+        ended.set()
+
+    def work() -> None:
+        try:
+            consume(received())
+        except BaseException as error:  # handed to the producer's thread
+            failures.append(error)
+        while not ended.is_set():  # a consumer that stopped early: the producer never blocks on it
+            item = waiting.get()
+            if item is _DONE or item is _ABANDON:
+                ended.set()
+
+    worker = threading.Thread(target=work, name="boneyard-encoder", daemon=True)
+    worker.start()
+    finished = False
+    try:
+        for item in items:
+            if failures:
+                break
+            waiting.put(item)
+        finished = True
+    finally:
+        waiting.put(_DONE if finished else _ABANDON)
+        worker.join()
+    if failures:
+        raise failures[0]
 
 
 def _frames_from_the_system() -> None:

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
-import functools
 import re
 import struct
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -21,12 +18,10 @@ from urllib.parse import unquote
 import numpy as np
 
 from app import json_text
-from app.formats.gltf import schema
+from app.formats.gltf import objects, schema
+from app.formats.gltf.objects import GltfObject
 from app.formats.registry import ReadError, regular_size
 from app.model import MAX_MAGNITUDE
-
-if typing.TYPE_CHECKING:  # pygltflib (and its dataclasses_json, marshmallow) is imported on first read:
-    from pygltflib import GLTF2  # sniffing a file of another format needs none of it
 
 GLB_MAGIC = b"glTF"
 #: What the owner of a glTF 1.0 file can do to open it here.
@@ -87,14 +82,14 @@ def read_container(path: Path) -> bytes:
         raise ReadError(path, f"cannot open: {error.strerror or error}") from None
 
 
-def load_document(path: Path, data: bytes) -> tuple[GLTF2, list[Buffer], dict]:
+def load_document(path: Path, data: bytes) -> tuple[GltfObject, list[Buffer], dict]:
     """The parsed document of a ``.glb`` or ``.gltf`` file's bytes, its buffers and its raw JSON."""
     if data[:4] == GLB_MAGIC:
         document, binary = parse_glb(path, data)
     else:
         document, binary = parse_json(path, data, 0), None
     check_required_extensions(path, document)
-    gltf = to_gltf(path, document)
+    gltf = to_gltf(document)
     return gltf, load_buffers(path, gltf, binary), document
 
 
@@ -102,7 +97,7 @@ class Document:
     """One glTF document's JSON and buffers, and its accessors decoded and checked; every check raises
     ReadError naming ``path`` and the JSON path."""
 
-    def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
+    def __init__(self, path: Path, gltf: GltfObject, buffers: list[Buffer], document: dict | None = None):
         self.path = path
         self.gltf = gltf
         self.buffers = buffers
@@ -325,7 +320,7 @@ def _draco_sound(decoded, arrays: dict[int, np.ndarray], indices_accessor) -> bo
 
 
 def attribute_accessors(attributes) -> dict:
-    """Attribute name → accessor index, whether pygltflib decoded an ``Attributes`` or left a dict."""
+    """Attribute name → accessor index, from a dict or an object of attributes."""
     if isinstance(attributes, dict):
         return attributes
     return {name: value for name, value in vars(attributes).items() if value is not None}
@@ -413,48 +408,13 @@ def check_required_extensions(path: Path, document: dict) -> None:
                             f"which this reader does not implement (it reads {supported})")
 
 
-def to_gltf(path: Path, document: dict) -> GLTF2:
-    """pygltflib's classes for a document the schema check passed: what ``GLTF2.from_dict`` makes of
-    it (the same classes and defaults, unknown members left out, ``attributes`` left as dicts), built
-    directly from the type hints; from_dict's generic decoder took ~100 ms for a 20 kB document."""
-    from pygltflib import GLTF2
-
-    try:
-        return _built(GLTF2, document)
-    except (TypeError, ValueError) as error:
-        raise ReadError(path, f"the JSON does not follow the glTF schema: {error}") from None
+def to_gltf(document: dict) -> GltfObject:
+    """The glTF objects of a document the schema check passed (``objects``: pygltflib's classes and
+    defaults, unknown members left out, ``attributes`` left as dicts)."""
+    return objects.build("GLTF2", document)
 
 
-@functools.cache
-def _field_kinds(cls) -> dict[str, object]:
-    """A pygltflib dataclass's constructor fields and their types."""
-    hints = typing.get_type_hints(cls)
-    return {item.name: hints[item.name] for item in dataclasses.fields(cls) if item.init}
-
-
-def _built(cls, members: dict):
-    kinds = _field_kinds(cls)
-    return cls(**{key: _decoded(kinds[key], value) for key, value in members.items() if key in kinds})
-
-
-def _decoded(kind, value):
-    """A JSON value as a field of type ``kind`` holds it: objects become the dataclass the type names
-    (in lists and optionals too); anything else stays as the JSON has it."""
-    if value is None:
-        return None
-    origin = typing.get_origin(kind)
-    if origin is typing.Union:
-        kinds = [option for option in typing.get_args(kind) if option is not type(None)]
-        return _decoded(kinds[0], value) if len(kinds) == 1 else value
-    if origin is list and isinstance(value, list):
-        (item,) = typing.get_args(kind)
-        return [_decoded(item, element) for element in value]
-    if dataclasses.is_dataclass(kind) and isinstance(value, dict):
-        return _built(kind, value)
-    return value
-
-
-def load_buffers(path: Path, gltf: GLTF2, binary: Buffer | None) -> list[Buffer]:
+def load_buffers(path: Path, gltf: GltfObject, binary: Buffer | None) -> list[Buffer]:
     """Every buffer's bytes: the GLB chunk, a data: URI or a file beside ``path``."""
     result = []
     for index, buffer in enumerate(gltf.buffers or []):

@@ -10,14 +10,10 @@ files).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from app.formats.gltf.container import APPEARANCE_EXTENSIONS, Buffer, Document, attribute_accessors
-
-if TYPE_CHECKING:
-    from pygltflib import GLTF2
+from app.formats.gltf.objects import GltfObject
 
 QUANTIZATION = "KHR_mesh_quantization"
 #: glTF's float component type; the unsigned byte and short types core glTF allows normalised.
@@ -28,7 +24,7 @@ class Reading(Document):
     """One glTF document being read into a Model; the readers of its nodes, meshes, materials and
     animations take it."""
 
-    def __init__(self, path: Path, gltf: GLTF2, buffers: list[Buffer], document: dict | None = None):
+    def __init__(self, path: Path, gltf: GltfObject, buffers: list[Buffer], document: dict | None = None):
         super().__init__(path, gltf, buffers, document)
         self.warnings += self._unshown_lights() + self._approximated_materials()
         undeclared = None if self.quantized else self._first_quantized_attribute()
