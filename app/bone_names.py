@@ -225,3 +225,14 @@ def side_keys(name: str) -> list[tuple[str, str]]:
         return [(SIDE_WORDS[found[i]], " ".join(found[:i] + ["*"] + found[i + 1:]))]
     return [(word[0], " ".join(found[:i] + ["*" + word[1:]] + found[i + 1:]))
             for i, word in enumerate(found) if len(word) > 2 and word[0] in "lr"]
+
+
+def numbered_duplicates(names: list[str]) -> list[str]:
+    """Names made unique with a ``#n`` suffix where a file repeats one (FBX and BVH allow it): the
+    second ``Hips`` is ``Hips#2``."""
+    seen: dict[str, int] = {}
+    result = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return result

@@ -122,3 +122,17 @@ def lent_clips(lender: Model, model: Model, error: type[Exception]) -> list[Clip
     if unmatched:
         model.warnings.append(f"{name}: {unmatched} bone(s) are not in {model.name}; their keys are ignored")
     return clips
+
+
+def model_with_lent_clips(models: list[Model], error: type[Exception]) -> Model:
+    """Several files of one format read as one model: the first with meshes (else the first) is the
+    model, its clips named by its file; the others' clips are lent to it by bone name (``lent_clips``)
+    and their warnings kept, named by their files."""
+    model = next((m for m in models if m.meshes), models[0])
+    for clip in model.clips:
+        clip.source = Path(model.files[0]).name
+    for other in models:
+        if other is not model:
+            model.warnings.extend(f"{Path(other.files[0]).name}: {warning}" for warning in other.warnings)
+            add_clips(model.clips, lent_clips(other, model, error), model.warnings)
+    return model

@@ -32,6 +32,7 @@ from app.formats.animation_sets import add_clips, lent_clips
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import TextScanner, head_tokens, shown
 from app.bone_tails import derive_tails
+from app.bone_names import numbered_duplicates
 from app.model import MAX_MAGNITUDE, Clip, Model, Skeleton, Track
 
 #: The channel names, each as (kind, axis).
@@ -187,22 +188,14 @@ def _model(path: Path, joints: list[_Joint], values: np.ndarray, frame_time: flo
     bind = np.broadcast_to(np.eye(4), (len(joints), 4, 4)).copy()
     bind[:, :3, 3] = heads
     tails, derived = _tails(joints, heads, bind, parents)
-    skeleton = Skeleton(names=_unique([joint.name for joint in joints]), parents=parents, bind_world=bind,
+    names = numbered_duplicates([joint.name for joint in joints])
+    skeleton = Skeleton(names=names, parents=parents, bind_world=bind,
                         heads=heads, tails=tails, derived_tails=derived,
                         extras=[{"channels": " ".join(axis + kind for kind, axis in joint.channels)}
                                 for joint in joints])
     clips = [_clip(path, joints, offsets, values, frame_time)] if len(values) else []
     return Model(name=path.stem, skeleton=skeleton, clips=clips, format="bvh", files=[str(path)],
                  up_axis="Y", forward="+Z")
-
-
-def _unique(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    result = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return result
 
 
 def _tails(joints: list[_Joint], heads: np.ndarray, bind: np.ndarray,

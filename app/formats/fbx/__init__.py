@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.formats.animation_sets import add_clips, lent_clips
+from app.formats.animation_sets import model_with_lent_clips
 from app.formats.fbx.build import build_model
 from app.formats.fbx.child import ChildCrash, read_isolated
 from app.formats.fbx.extract import ExtractError
@@ -77,15 +77,7 @@ def _located(path: Path, message: str) -> ReadError:
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
     """The first file with meshes (else the first) as the model, the others' clips moved onto its
     bones by name."""
-    models = [read(sniffed.path) for sniffed in files]
-    model = next((m for m in models if m.meshes), models[0])
-    for clip in model.clips:
-        clip.source = Path(model.files[0]).name
-    for other in models:
-        if other is not model:
-            model.warnings.extend(f"{Path(other.files[0]).name}: {warning}" for warning in other.warnings)
-            add_clips(model.clips, lent_clips(other, model, ReadError), model.warnings)
-    return model
+    return model_with_lent_clips([read(sniffed.path) for sniffed in files], ReadError)
 
 
 register(Format(name="fbx", description="FBX (.fbx, binary or ASCII)", sniff=sniff, load=_load,

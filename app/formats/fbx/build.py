@@ -30,6 +30,7 @@ import numpy as np
 from app import maths
 from app.formats.fbx.contents import FbxContents, MaterialData, MeshData, StackData
 from app.formats.textures import decode_embedded
+from app.bone_names import numbered_duplicates
 from app.model import Clip, Helper, Material, Mesh, MeshSkin, Model, Skeleton, Track, usable_frames
 from app.morph_targets import MorphTargets, WeightChannel
 from app.posing_steps import DeriveTailsAtRest
@@ -50,7 +51,7 @@ def build_model(path: Path, contents: FbxContents) -> Model:
     parents = np.where(kept_parents >= 0, node_bones[np.maximum(kept_parents, 0)], -1)
     warnings = list(contents.warnings)
     node_bind = _bind_frames(contents)
-    names = _unique_names([nodes.names[node] for node in bone_nodes])
+    names = numbered_duplicates([nodes.names[node] for node in bone_nodes])
     bind, bad = usable_frames(node_bind[bone_nodes])
     if bad:
         warnings.append(f"{len(bad)} bone(s) ({names[bad[0]]!r}…) have a singular bind frame (zero scale); "
@@ -110,16 +111,6 @@ def _bind_frames(contents: FbxContents) -> np.ndarray:
         usable = maths.invertible(frames) & np.all(np.abs(frames) < 1e18, axis=(1, 2))
         bind[mesh.skin.bones[usable]] = frames[usable]
     return bind
-
-
-def _unique_names(names: list[str]) -> list[str]:
-    """Names made unique with a ``#n`` suffix where the file repeats one (FBX allows it)."""
-    seen: dict[str, int] = {}
-    result = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return result
 
 
 def _triangles(faces: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.formats.animation_sets import add_clips, lent_clips
+from app.formats.animation_sets import model_with_lent_clips
 from app.formats.gltf.animations import read_clips
 from app.formats.gltf.container import GLB_MAGIC, load_document, read_container
 from app.formats.gltf.meshes import read_meshes
@@ -87,14 +87,7 @@ def _build(reading: Reading, path: Path) -> Model:
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:
     """One glTF model; further glTF files add the animations they hold for its nodes (by node name).
     The model is the first file with meshes (else the first); the others' meshes are not drawn."""
-    models = [read(sniffed.path) for sniffed in files]
-    model = next((m for m in models if m.meshes), models[0])
-    for clip in model.clips:
-        clip.source = Path(model.files[0]).name
-    for other in models:
-        if other is not model:
-            add_clips(model.clips, lent_clips(other, model, ReadError), model.warnings)
-    return model
+    return model_with_lent_clips([read(sniffed.path) for sniffed in files], ReadError)
 
 
 register(Format(name="gltf", description="glTF 2.0 (.glb / .gltf)", sniff=sniff, load=_load,
