@@ -8,16 +8,40 @@ process that was killed outright (its process gone) is removed by the next write
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 #: What a path that exists but is not a regular file is, for messages.
 _SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                   (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+#: What a write in this thread asks, once its files are written, before it puts them in place: true
+#: means the user gave up the write (``abandoned_when``).
+_given_up: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar("given_up",
+                                                                                     default=None)
+
+
+class Abandoned(Exception):
+    """A write given up (``abandoned_when``) before its files were put in place: they were removed and
+    the targets left as they were."""
+
+
+@contextmanager
+def abandoned_when(given_up: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, a write of this thread whose ``given_up()`` is true once its files are written
+    leaves its targets as they were and raises Abandoned (the window's Cancel of an export running in
+    a worker: the writer cannot stop mid-file, but its result need not land)."""
+    token = _given_up.set(given_up)
+    try:
+        yield
+    finally:
+        _given_up.reset(token)
 
 
 def special_kind(path: str | Path) -> str | None:
@@ -67,6 +91,9 @@ def replacing_all(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
     temporaries = [temporary_name(target) for target in targets]
     try:
         yield temporaries
+        given_up = _given_up.get()
+        if given_up is not None and given_up():
+            raise Abandoned(f"the write of {targets[0].name} was given up")
         for temporary, target in zip(temporaries, targets):
             _settle(temporary, target)
         for temporary, target in zip(temporaries, targets):

@@ -1,21 +1,19 @@
 """Long exports off the GUI thread (File › Export glTF of a creature with 150 clips takes seconds):
-the export writes a temporary file beside the target in a worker thread behind a progress dialog
-with Cancel, and only a finished, uncancelled export is renamed over the target. Cancel therefore
-leaves the target as it was at once; the worker, which cannot be stopped mid-file, removes its
-temporary when it ends."""
+the export runs in a worker thread behind a progress dialog with Cancel, writing as every output is
+written (app/atomic_files.py: aside, then renamed, a glTF with its buffer together). Cancel leaves the
+target as it was: the worker, which cannot be stopped mid-file, finds the write given up before it
+puts the files in place (``abandoned_when``) and removes them."""
 
 from __future__ import annotations
 
-import os
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from app.atomic_files import temporary_name
+from app.atomic_files import abandoned_when
 from app.state.exports import Exported
 from app.ui.loader import BackgroundLoader
 
@@ -46,16 +44,13 @@ class BackgroundExport(QObject):
         return self.target is not None
 
     def start(self, title: str, target: Path, export: Callable[[Path], Exported]) -> None:
-        """Run ``export(temporary)`` in a worker thread, then put its file at ``target``."""
+        """Run ``export(target)`` in a worker thread; Cancel gives the write up."""
         self.target, self._cancel = target, threading.Event()
-        temporary, cancel = temporary_name(target), self._cancel
+        cancel = self._cancel
 
         def job() -> Exported:
-            try:
-                return export(temporary)
-            finally:
-                if cancel.is_set():
-                    temporary.unlink(missing_ok=True)
+            with abandoned_when(cancel.is_set):
+                return export(target)
 
         self.loader.start(job)
         progress = QProgressDialog(f"Writing {target.name}…", "Cancel", 0, 0, self.window)
@@ -78,14 +73,8 @@ class BackgroundExport(QObject):
         self.cancelled.emit()
 
     def _written(self, exported: Exported, _number: int) -> None:
-        target = self._end()
-        try:
-            os.replace(exported.path, target)
-        except OSError as error:
-            exported.path.unlink(missing_ok=True)
-            self.failed.emit(error)
-            return
-        self.finished.emit(replace(exported, path=target))
+        self._end()
+        self.finished.emit(exported)
 
     def _failed(self, error: Exception, _number: int) -> None:
         self._end()

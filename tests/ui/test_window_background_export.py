@@ -69,3 +69,20 @@ def test_cancel_leaves_the_target_as_it_was(window, qtbot, tmp_path, slow_export
     assert target.read_bytes() == b"an earlier export"
     window.exports.export_gltf(target)  # a new export after a cancelled one works
     qtbot.waitUntil(lambda: target.read_bytes()[:4] == b"glTF", timeout=60_000)
+
+
+
+def test_an_export_over_a_link_replaces_the_file_it_names(window, qtbot, tmp_path):
+    """The export is written as every output is (app/atomic_files.py): over a link, the file it
+    names gets the new export and the link stays; nothing else is left in the folder."""
+    from app import loading
+
+    real = tmp_path / "real.glb"
+    real.write_bytes(b"an earlier export")
+    link = tmp_path / "out.glb"
+    link.symlink_to(real.name)
+    window.exports.export_gltf(link)
+    qtbot.waitUntil(lambda: real.read_bytes()[:4] == b"glTF", timeout=60_000)
+    assert link.is_symlink() and sorted(os.listdir(tmp_path)) == ["out.glb", "real.glb"]
+    back = loading.load([real])
+    assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
