@@ -100,3 +100,22 @@ def test_batch_walks_an_archive_given_as_a_path(archives, tmp_path):
     assert lines["hero.hak/c_hero.mdl"]["clip_names"] == ["idle"]
     assert (out / "hero.hak" / "c_hero.json").is_file()
     assert lines["bad.hak"]["status"] == "error" and "at byte 160" in lines["bad.hak"]["error"]
+
+
+def test_one_resref_from_two_archives_gets_two_copies(tmp_path):
+    from app.formats.nwn.archives.members import extract_members
+
+    texts = {name: write_ascii_mdl("c_hero", textured_tree(), [], supermodel=name)
+             for name in ("a_one", "a_two")}
+    paths = []
+    for name, text in texts.items():
+        archive = tmp_path / f"{name}.hak"
+        archive.write_bytes(erf_bytes([("c_hero", "mdl", text)]))
+        paths.append(f"{archive}:c_hero")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    read, archives, given = extract_members(paths, scratch)
+    assert len(set(read)) == 2 and [given[str(path)] for path in read] == paths
+    assert [path.read_bytes() for path in read] == [text if isinstance(text, bytes) else text.encode()
+                                                    for text in texts.values()]
+    assert [path.name for path in read] == ["c_hero.mdl", "c_hero.mdl"]

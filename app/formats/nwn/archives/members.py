@@ -27,6 +27,9 @@ def extract_members(paths: list[str | Path], scratch: Path) -> tuple[list[Path],
             models = ", ".join(e.name for e in archive.entries if e.type == "mdl") or "none"
             raise ReadError(archive_path, f"no model {name!r} in the archive (its models: {models})")
         copy = scratch / f"{entry.name}.mdl"
+        if copy.exists():  # the same RESREF from another archive: a folder of its own
+            copy = scratch / str(len(read)) / copy.name
+            copy.parent.mkdir()
         copy.write_bytes(archive.read(entry))
         read.append(copy)
         given[str(copy)] = str(path)
