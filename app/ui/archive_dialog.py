@@ -31,10 +31,10 @@ class _Row(QTreeWidgetItem):
     """A model's row; the size column sorts by bytes, not by its text."""
 
     def __lt__(self, other: QTreeWidgetItem) -> bool:
-        tree = self.treeWidget()
-        if tree is not None and tree.sortColumn() == 2:
+        column = self.treeWidget().sortColumn() if self.treeWidget() is not None else 0
+        if column == 2:
             return self.data(2, Qt.ItemDataRole.UserRole) < other.data(2, Qt.ItemDataRole.UserRole)
-        return super().__lt__(other)
+        return self.text(column).lower() < other.text(column).lower()  # Qt's own calls back into this
 
 
 class ArchiveDialog(QDialog):
