@@ -92,21 +92,21 @@ def colour(values: np.ndarray, layers: np.ndarray, palettes: dict[str, np.ndarra
     indexed by value, or the layer's sRGB colour in ``neutrals`` (default its NEUTRAL colour) scaled by
     value / 255. Value 255 is transparent."""
     neutrals = {**NEUTRAL, **(neutrals or {})}
-    rgba = np.zeros((*values.shape, 4), np.uint8)
+    # One (layer, value) → RGBA table, then one gather: a 1024² PLT colours in milliseconds.
+    table = np.zeros((len(LAYERS), 256, 4), np.uint8)
+    shades = np.arange(256, dtype=np.float64)[:, None] / 255.0
     for number, layer in enumerate(LAYERS):
-        mask = layers == number
-        if not mask.any():
-            continue
         palette = palettes.get(layer)
         if palette is not None:
             row = palette[min(indices.get(layer, 0), palette.shape[0] - 1)]
-            rgba[mask] = row[np.minimum(values[mask], row.shape[0] - 1)]
+            table[number] = row[np.minimum(np.arange(256), row.shape[0] - 1)]
         else:
-            scale = values[mask].astype(np.float64)[:, None] / 255.0
-            rgba[mask, :3] = np.round(np.array(neutrals[layer], np.float64) * scale).astype(np.uint8)
-        rgba[mask, 3] = 255
-    rgba[values == 255, 3] = 0
-    return rgba
+            table[number, :, :3] = np.round(np.array(neutrals[layer], np.float64) * shades).astype(np.uint8)
+    table[:, :, 3] = 255
+    table[:, 255, 3] = 0
+    packed = table.view(np.uint32).reshape(-1)  # a pixel as one 4-byte word: one gather, not four
+    keys = layers.astype(np.intp) * 256 + values
+    return packed[keys].view(np.uint8).reshape(*values.shape, 4)
 
 
 def parse_choice(text: str) -> tuple[str, int]:
