@@ -61,6 +61,21 @@ def test_a_layer_index_redraws_its_part_and_only_it(window, qtbot, tmp_path):
     assert window.plt_colours.choice("skin").index == 120
 
 
+def test_digits_typed_into_an_index_stay_there(window, qtbot, tmp_path):
+    """Digits are also the view's keys (1, 3, 7, 9: views; 5: orthographic)."""
+    from PySide6.QtCore import Qt
+
+    open_and_wait(window, qtbot, [write_plt_model(tmp_path)])
+    box = window.plt_layers.indices["skin"]
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus, timeout=5_000)
+    box.selectAll()
+    qtbot.keyClicks(box, "135")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert window.plt_colours.choice("skin").index == 135
+    assert not window.menus.orthographic_action.isChecked()
+
+
 def test_the_swatch_shows_the_palette_row(window, qtbot, tmp_path):
     from tests.gui_helpers import image_array
     from tests.plt_files import palette
