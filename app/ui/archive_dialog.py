@@ -6,17 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QLabel,
-    QLineEdit,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
 
 from app.errors import InputError
 from app.state.archive_models import SUFFIXES, ArchiveModel, archive_models, matching, size_text
@@ -25,16 +16,61 @@ from app.ui.loader import BackgroundLoader
 #: The file dialog's filter for archives.
 ARCHIVE_FILTER = (f"Neverwinter Nights archives ({' '.join(f'*{suffix}' for suffix in SUFFIXES)})"
                   ";;All files (*)")
+COLUMNS = ("Model", "Kind", "Size")
+#: How each column sorts: by name, kind then name, size in bytes.
+SORT_KEYS = (lambda model: model.name, lambda model: (model.kind, model.name), lambda model: model.size)
 
 
-class _Row(QTreeWidgetItem):
-    """A model's row; the size column sorts by bytes, not by its text."""
+class ModelsTable(QAbstractTableModel):
+    """The archive's models that match the search (``shown``), sorted as the header says. Filtering
+    and sorting are list operations, not per-row widgets: a game KEY holds thousands of models."""
 
-    def __lt__(self, other: QTreeWidgetItem) -> bool:
-        column = self.treeWidget().sortColumn() if self.treeWidget() is not None else 0
-        if column == 2:
-            return self.data(2, Qt.ItemDataRole.UserRole) < other.data(2, Qt.ItemDataRole.UserRole)
-        return self.text(column).lower() < other.text(column).lower()  # Qt's own calls back into this
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.models: list[ArchiveModel] = []
+        self.shown: list[ArchiveModel] = []
+        self.search = ""
+        self.order = (0, Qt.SortOrder.AscendingOrder)
+
+    def set_models(self, models: list[ArchiveModel]) -> None:
+        self.models = models
+        self._refresh()
+
+    def set_search(self, text: str) -> None:
+        self.search = text
+        self._refresh()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.order = (column, order)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.beginResetModel()
+        column, order = self.order
+        self.shown = sorted(matching(self.models, self.search), key=SORT_KEYS[column],
+                            reverse=order == Qt.SortOrder.DescendingOrder)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.shown)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        model = self.shown[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (model.name, model.kind, size_text(model.size))[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return model.path
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
 
 
 class ArchiveDialog(QDialog):
@@ -45,21 +81,23 @@ class ArchiveDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Open from {Path(path).name}")
         self.resize(520, 480)
-        self.models: list[ArchiveModel] = []
         self.chosen: str | None = None
         self.status = QLabel(f"Reading {Path(path).name}…")
         self.status.setWordWrap(True)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search names and kinds")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.show_matching)
-        self.list = QTreeWidget()
-        self.list.setHeaderLabels(["Model", "Kind", "Size"])
+        self.table = ModelsTable(self)
+        self.list = QTreeView()
+        self.list.setModel(self.table)
         self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
         self.list.setSortingEnabled(True)
         self.list.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.list.itemDoubleClicked.connect(lambda _item, _column: self.accept())
-        self.list.currentItemChanged.connect(lambda *_: self._enable_open())
+        self.list.doubleClicked.connect(lambda _index: self.accept())
+        self.table.modelReset.connect(self._first_current)
+        self.list.selectionModel().currentChanged.connect(lambda *_: self._enable_open())
+        self.search.textChanged.connect(self.table.set_search)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
@@ -74,20 +112,14 @@ class ArchiveDialog(QDialog):
         self.loader.start(lambda: archive_models(path))
 
     def show_models(self, models: list[ArchiveModel]) -> None:
-        self.models = models
         self.status.setText(f"{len(models)} model{'' if len(models) == 1 else 's'}" if models
                             else "This archive holds no models.")
-        self.list.setSortingEnabled(False)
-        for model in models:
-            item = _Row([model.name, model.kind, size_text(model.size)])
-            item.setData(0, Qt.ItemDataRole.UserRole, model.path)
-            item.setData(2, Qt.ItemDataRole.UserRole, model.size)
-            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.list.addTopLevelItem(item)
-        self.list.setSortingEnabled(True)
-        for column in range(2):
-            self.list.resizeColumnToContents(column)
-        self.show_matching(self.search.text())
+        self.table.set_models(models)
+        metrics = self.list.fontMetrics()
+        for column, texts in enumerate(([model.name for model in models], [model.kind for model in models])):
+            # The longest text measured, not resizeColumnToContents: that measures every row.
+            longest = max(texts, key=len, default="")
+            self.list.header().resizeSection(column, max(metrics.horizontalAdvance(longest) + 24, 80))
         self.search.setFocus()
 
     def show_error(self, error: Exception) -> None:
@@ -95,31 +127,25 @@ class ArchiveDialog(QDialog):
         message = str(error) if isinstance(error, InputError) else unexpected
         self.status.setText(f"Cannot list the archive: {message}")
 
-    def show_matching(self, text: str) -> None:
-        """Only the models whose name or kind holds every word typed; the first shown is current."""
-        shown = {model.path for model in matching(self.models, text)}
-        first = None
-        for row in range(self.list.topLevelItemCount()):
-            item = self.list.topLevelItem(row)
-            hidden = item.data(0, Qt.ItemDataRole.UserRole) not in shown
-            item.setHidden(hidden)
-            if first is None and not hidden:
-                first = item
-        current = self.list.currentItem()
-        if current is None or current.isHidden():
-            self.list.setCurrentItem(first)
+    def _first_current(self) -> None:
+        """After a search or a sort the first row shown is the current one."""
+        if self.table.shown:
+            self.list.setCurrentIndex(self.table.index(0, 0))
         self._enable_open()
 
+    def _current(self) -> ArchiveModel | None:
+        index = self.list.currentIndex()
+        shown = self.table.shown
+        return shown[index.row()] if index.isValid() and index.row() < len(shown) else None
+
     def _enable_open(self) -> None:
-        current = self.list.currentItem()
-        self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(
-            current is not None and not current.isHidden())
+        self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(self._current() is not None)
 
     def accept(self) -> None:
-        current = self.list.currentItem()
-        if current is None or current.isHidden():
+        current = self._current()
+        if current is None:
             return
-        self.chosen = current.data(0, Qt.ItemDataRole.UserRole)
+        self.chosen = current.path
         super().accept()
 
     def reject(self) -> None:

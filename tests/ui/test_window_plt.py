@@ -139,20 +139,25 @@ def archive(tmp_path):
 
 
 def rows(dialog):
-    return [[dialog.list.topLevelItem(row).text(column) for column in range(3)]
-            for row in range(dialog.list.topLevelItemCount())
-            if not dialog.list.topLevelItem(row).isHidden()]
+    """The rows the dialog's list shows, as text."""
+    table = dialog.list.model()
+    return [[table.index(row, column).data() for column in range(3)] for row in range(table.rowCount())]
 
 
 def test_open_archive_lists_searches_and_opens_a_model(window, qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
     path = archive(tmp_path)
     dialog = window.open_from_archive(path)
-    qtbot.waitUntil(lambda: dialog.list.topLevelItemCount() == 2, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: len(rows(dialog)) == 2, timeout=LOAD_TIMEOUT_MS)
     hero_size = len(write_ascii_mdl("c_hero", textured_tree()))
     assert rows(dialog)[0] == ["c_hero", "character, ASCII", f"{hero_size} B"]  # under 1 KB
     assert rows(dialog)[1][:2] == ["tile_a01", "tile, binary"]
     dialog.search.setText("TILE")
     assert [row[0] for row in rows(dialog)] == ["tile_a01"]
+    dialog.search.setText("")
+    dialog.list.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # the binary tile is the larger
+    assert [row[0] for row in rows(dialog)] == ["tile_a01", "c_hero"]
     dialog.search.setText("hero")
     assert [row[0] for row in rows(dialog)] == ["c_hero"]
     with qtbot.waitSignal(window.model_changed, timeout=LOAD_TIMEOUT_MS):
