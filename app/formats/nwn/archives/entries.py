@@ -11,13 +11,16 @@ from app.errors import ReadError
 @dataclass(frozen=True)
 class Entry:
     """One resource: ``name`` (the resref, lower-cased), ``type`` (its extension), the ``source`` file
-    holding its bytes and their ``offset`` and ``size`` there."""
+    holding its bytes and their ``offset`` and ``size`` there (as stored); ``compressed`` when they
+    are NWN:EE's compressed buffer of ``unpacked_size`` bytes (compressed.py)."""
 
     name: str
     type: str
     source: Path
     offset: int
     size: int
+    compressed: bool = False
+    unpacked_size: int = 0
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class Archive:
         return next((matches[kind] for kind in types if kind in matches), None)
 
     def read(self, entry: Entry) -> bytes:
-        """The bytes of ``entry`` (its bounds were checked against its file when listed)."""
+        """The bytes of ``entry``, uncompressed (its bounds were checked against its file when listed)."""
         try:
             with open(entry.source, "rb") as stream:
                 stream.seek(entry.offset)
@@ -47,6 +50,10 @@ class Archive:
         if len(data) != entry.size:
             raise ReadError(entry.source, f"{entry.name}.{entry.type}: {entry.size} bytes expected, "
                                           f"{len(data)} present", offset=entry.offset)
+        if entry.compressed:
+            from app.formats.nwn.archives.compressed import unpack
+
+            return unpack(entry, data)
         return data
 
 
