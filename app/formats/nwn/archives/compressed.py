@@ -15,7 +15,6 @@ import zlib
 from io import BytesIO
 
 from app.errors import ReadError
-from app.formats.nwn.archives.entries import Entry
 
 #: The entry's compression type in the archive's table (exo.nim's ExoResFileCompressionType).
 NOT_COMPRESSED, COMPRESSED_BUF = 0, 1
@@ -34,23 +33,24 @@ SMALL_RESOURCE_BYTES = 1024 * 1024
 STEP = 1024 * 1024
 
 
-def check_unpacked_size(path, entry: Entry, record_at: int) -> None:
-    """A ReadError (at the entry's table record) when the uncompressed size the archive declares
-    passes MAX_UNPACKED_BYTES or, above SMALL_RESOURCE_BYTES, MAX_RATIO times the stored size."""
-    declared, label = entry.unpacked_size, f"{entry.name}.{entry.type}"
+def check_unpacked_size(path, label: str, declared: int, stored: int, record_at: int) -> None:
+    """A ReadError (at the resource's table record) when the uncompressed size the archive declares
+    for resource ``label`` passes MAX_UNPACKED_BYTES or, above SMALL_RESOURCE_BYTES, MAX_RATIO times
+    the ``stored`` size."""
     if declared > MAX_UNPACKED_BYTES:
         raise ReadError(path, f"{label}: an uncompressed size of {declared} bytes passes the "
                               f"{MAX_UNPACKED_BYTES} read for a resource", offset=record_at)
-    if declared > max(SMALL_RESOURCE_BYTES, entry.size * MAX_RATIO):
-        raise ReadError(path, f"{label}: {declared} bytes declared from {entry.size} stored, more than "
+    if declared > max(SMALL_RESOURCE_BYTES, stored * MAX_RATIO):
+        raise ReadError(path, f"{label}: {declared} bytes declared from {stored} stored, more than "
                               f"{MAX_RATIO}:1", offset=record_at)
 
 
-def unpack(entry: Entry, stored: bytes) -> bytes:
-    """The uncompressed bytes of a compressed ``entry`` from its ``stored`` bytes; a ReadError with
-    the byte offset in its file when the buffer is malformed or its size is not the declared one."""
+def unpack(stored: bytes, declared: int, source, offset: int, label: str) -> bytes:
+    """The ``declared`` uncompressed bytes of resource ``label`` from its ``stored`` compressed
+    buffer, found at ``offset`` in file ``source``; a ReadError with the byte offset there when the
+    buffer is malformed or its size is not the declared one."""
     def fail(message: str, at: int = 0) -> ReadError:
-        return ReadError(entry.source, f"{entry.name}.{entry.type}: {message}", offset=entry.offset + at)
+        return ReadError(source, f"{label}: {message}", offset=offset + at)
 
     if len(stored) < HEADER.size:
         raise fail(f"a compressed buffer's header is {HEADER.size} bytes, the entry has {len(stored)}")
@@ -61,9 +61,8 @@ def unpack(entry: Entry, stored: bytes) -> bytes:
         raise fail(f"compressed buffer version {version} (only {HEADER_VERSION} is read)", 4)
     if algorithm not in ALGORITHMS:
         raise fail(f"compression algorithm {algorithm} unknown (0 none, 1 zlib, 2 zstd)", 8)
-    if size != entry.unpacked_size:
-        raise fail(f"the buffer holds {size} bytes uncompressed, the archive's table says "
-                   f"{entry.unpacked_size}", 12)
+    if size != declared:
+        raise fail(f"the buffer holds {size} bytes uncompressed, the archive's table says {declared}", 12)
     if size == 0:
         return b""
     if algorithm == 0:

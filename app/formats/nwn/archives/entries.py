@@ -53,7 +53,7 @@ class Archive:
         if entry.compressed:
             from app.formats.nwn.archives.compressed import unpack
 
-            return unpack(entry, data)
+            return unpack(data, entry.unpacked_size, entry.source, entry.offset, f"{entry.name}.{entry.type}")
         return data
 
 

@@ -84,9 +84,8 @@ def _entry(path: Path, name: str, kind: str, record: tuple[int, ...], record_at:
                               "1 compressed buffer)", offset=record_at + 8)
     if compression == NOT_COMPRESSED:
         return Entry(name, kind, path, offset, stored)
-    entry = Entry(name, kind, path, offset, stored, compressed=True, unpacked_size=unpacked)
-    check_unpacked_size(path, entry, record_at + 12)
-    return entry
+    check_unpacked_size(path, f"resource {name}.{kind}", unpacked, stored, record_at + 12)
+    return Entry(name, kind, path, offset, stored, compressed=True, unpacked_size=unpacked)
 
 
 def check_entries(path: Path, entries: list[Entry], size: int, table_at: int,

@@ -135,6 +135,5 @@ def _bif_entry(path: Path, index: int, record: tuple[int, ...], record_at: int) 
     if packing[0] != COMPRESSED_BUF:
         raise ReadError(path, f"resource {index}: compression type {packing[0]} unknown (0 none, "
                               "1 compressed buffer)", offset=record_at + 16)
-    entry = replace(entry, compressed=True, unpacked_size=packing[1])
-    check_unpacked_size(path, entry, record_at + 20)
-    return entry
+    check_unpacked_size(path, f"resource {index}", packing[1], stored, record_at + 20)
+    return replace(entry, compressed=True, unpacked_size=packing[1])
