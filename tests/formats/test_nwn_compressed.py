@@ -159,3 +159,27 @@ def test_info_gives_uncompressed_and_stored_sizes(tmp_path):
     assert facts["resources"] == [
         {"name": "c_orc", "type": "tga", "size": 3000, "stored_size": 20 + len(zlib.compress(IMAGE))},
         {"name": "plain", "type": "txi", "size": 8}]
+
+
+def test_bif_e1_records_are_checked_like_the_erfs(tmp_path):
+    key = tmp_path / "k.key"
+    key.write_bytes(key_e1_bytes(["x.bif"], [("a", "mdl", 0, 0)]))
+    bif = bif_e1_bytes([("mdl", bytes(3 * 1024 * 1024), "zstd")])
+    stored = struct.unpack_from("<I", bif, 44 + 8)[0]
+    (tmp_path / "x.bif").write_bytes(bif)
+    with pytest.raises(ReadError, match=f"resource 0: 3145728 bytes declared from {stored} stored") as caught:
+        open_archive(key)
+    assert "x.bif: at byte 64 " in str(caught.value)  # the record's uncompressed size, 44 + 20
+    (tmp_path / "x.bif").write_bytes(bif[:44 + 16] + struct.pack("<I", 2) + bif[44 + 20:])
+    with pytest.raises(ReadError, match="compression type 2 unknown"):
+        open_archive(key)
+
+
+def test_zstandard_is_imported_only_when_a_zstd_entry_is_read():
+    import subprocess
+    import sys
+
+    code = ("import sys; from app.formats.nwn.archives import open_archive, erf, key_bif, compressed; "
+            "print('zstandard' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
