@@ -8,14 +8,20 @@ from argparse import Namespace
 from collections import Counter
 
 from app.formats.nwn.archives import open_archive
-from app.formats.nwn.archives.entries import Archive
+from app.formats.nwn.archives.entries import Archive, Entry
 
 
 def archive_facts(archive: Archive) -> dict:
     """The listing as ``info --json`` prints it."""
     return {"archive": {"path": str(archive.path), "type": archive.kind, "version": archive.version,
-                        "resources": [{"name": entry.name, "type": entry.type, "size": entry.size}
-                                      for entry in archive.entries]}}
+                        "resources": [_resource_facts(entry) for entry in archive.entries]}}
+
+
+def _resource_facts(entry: Entry) -> dict:
+    """Name, type and size (uncompressed); a compressed entry adds the bytes it is stored in."""
+    if not entry.compressed:
+        return {"name": entry.name, "type": entry.type, "size": entry.size}
+    return {"name": entry.name, "type": entry.type, "size": entry.unpacked_size, "stored_size": entry.size}
 
 
 def archive_info(args: Namespace) -> int:
@@ -28,6 +34,7 @@ def archive_info(args: Namespace) -> int:
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "empty"
     lines = [f"archive:    {facts['path']}", f"type:       {facts['type']} {facts['version']}",
              f"resources:  {len(facts['resources'])} ({kinds})"]
-    lines += [f"  {r['name']}.{r['type']}  {r['size']} bytes" for r in facts["resources"]]
+    lines += [f"  {r['name']}.{r['type']}  {r['size']} bytes"
+              + (f" ({r['stored_size']} stored)" if "stored_size" in r else "") for r in facts["resources"]]
     print("\n".join(lines))
     return 0

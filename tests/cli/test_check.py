@@ -71,7 +71,16 @@ def test_findings_as_lines_and_exit_1(tmp_path, capsys):
     assert main(["check", str(path)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert [tuple(line.split(":")[0].split(" ", 2)) for line in lines] == EXPECTED
-    assert lines[0] == f"error node-name-length {LONG_NAME}: 33 characters; a node name holds at most 32"
+    assert lines[0] == f"error node-name-length {LONG_NAME}: 33 characters; a node name holds at most 31"
+
+
+def test_a_node_name_of_32_characters_is_too_long(tmp_path, capsys):
+    # nwnmdlcomp copies a name into its 32-byte field and sets byte 31 to NUL (NwnMdlNodes.cpp:65-67)
+    for name, flagged in (("n" * 31, False), ("n" * 32, True)):
+        path = tmp_path / "c_names.mdl"
+        path.write_text(MODEL.replace(LONG_NAME, name))
+        main(["check", str(path)])
+        assert (f"error node-name-length {name}:" in capsys.readouterr().out) is flagged
 
 
 def test_json_findings(tmp_path, capsys):

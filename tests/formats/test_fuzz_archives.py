@@ -12,17 +12,18 @@ from app import loading
 from tests import fuzzing
 from tests.formats.test_fuzz_binary import mutate  # noqa: F401 - the harness takes it from this module
 from tests.formats.test_nwn_mdl import model_tree, walk_animation
-from tests.nwn_archive_bytes import bif_bytes, erf_bytes, key_bytes
+from tests.nwn_archive_bytes import bif_bytes, erf_bytes, erf_e1_bytes, key_bytes
 from tests.writers.nwn_writer import write_mdl
 
 
 def originals(reader: str, folder) -> list[dict[str, bytes]]:
-    """A HAK alone; a KEY with its BIF."""
+    """A HAK alone; a KEY with its BIF; NWN:EE's HAK (E1.0) with zstd and zlib entries."""
     model = write_mdl("c_test", model_tree(), [walk_animation()])
     image = b"\0\0\x02" + bytes(9) + b"\x01\0\x01\0\x20\x08" + bytes(4)  # a 1 × 1 32-bit TGA
     return [{"m.hak": erf_bytes([("c_test", "mdl", model), ("c_test", "tga", image)])},
             {"base.key": key_bytes(["x.bif"], [("c_test", "mdl", 0, 0)]),
-             "x.bif": bif_bytes([("mdl", model)])}]
+             "x.bif": bif_bytes([("mdl", model)])},
+            {"ee.hak": erf_e1_bytes([("c_test", "mdl", model, "zstd"), ("c_test", "tga", image, "zlib")])}]
 
 
 def opened(paths):

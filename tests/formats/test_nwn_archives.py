@@ -74,7 +74,7 @@ def _patched(data: bytes, at: int, fmt: str, value: int) -> bytes:
     (lambda d: _patched(d, 16, "<I", 10 ** 8), "key list: 100000000 entries"),
     (lambda d: _patched(d, 28, "<I", 10 ** 6), "resource list"),
     (lambda d: b"XYZ " + d[4:], "not an ERF-family archive"),
-    (lambda d: d[:4] + b"E1.0" + d[8:], "E1.0"),
+    (lambda d: d[:4] + b"E2.0" + d[8:], "version .E2.0. is not read"),
     (lambda d: _patched(d, 160 + 48 + 4, "<I", 1000), "pass the file's end"),
     (lambda d: _patched(d, 160 + 48 + 8, "<I", 160 + 48 + 16 + 1), "overlap"),
 ])

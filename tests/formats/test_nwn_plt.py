@@ -63,6 +63,30 @@ def test_palette_row_is_the_colour_index_and_column_the_value(tmp_path):
     assert rgba[0, 0].tolist() == [175, 0, 2, 255]     # cloth1, index 175, value 0
 
 
+def raw_palette_tga(top_first: bool) -> bytes:
+    """A 256 × 176 uncompressed 24-bit TGA written byte by byte: the image row r from the top (as
+    displayed) is filled with blue r; stored bottom row first (descriptor bit 5 clear, the TGA
+    default) or top row first (bit 5 set)."""
+    rows = range(176) if top_first else reversed(range(176))
+    pixels = b"".join(bytes([row, 0, 0]) * 256 for row in rows)  # BGR: blue = the row from the top
+    return struct.pack("<3B2HB4H2B", 0, 0, 2, 0, 0, 0, 0, 0, 256, 176, 24, 0x20 if top_first else 0) + pixels
+
+
+@pytest.mark.parametrize("top_first", [False, True])
+def test_colour_index_zero_is_the_palette_images_top_row(top_first):
+    # rollnw (Plt.cpp:68, rows of stb_image, which honours the TGA origin bit, Image.cpp:201) and
+    # Radoub (PltReader.cs:97-99, TgaReader.cs:64-99) both take colour index N from row N counted
+    # from the top of the palette image as displayed, whichever order the TGA stores its rows in
+    from app.formats.textures import decode
+
+    palette, _ = decode(raw_palette_tga(top_first))
+    values = np.array([[0, 255 - 1]], np.uint8)
+    layers = np.zeros_like(values)
+    for index in (0, 1, 175):
+        rgba = plt.colour(values, layers, {"skin": palette}, {"skin": index})
+        assert rgba[0, :, 2].tolist() == [index, index]
+
+
 def test_model_with_a_plt_texture_uses_palettes_and_plt_choices(tmp_path):
     model_path = tmp_path / "c_hero.mdl"
     model_path.write_bytes(write_ascii_mdl("c_hero", textured_tree()))

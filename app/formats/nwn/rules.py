@@ -14,13 +14,15 @@ import numpy as np
 from app.formats.nwn.nodes import Parsed
 from app.model import Model
 
-#: Bones one skin mesh may use: the EE skin header's bone table has 64 slots.
+#: Bones one skin mesh may use in NWN:EE (rollnw's skin node keeps 64; 1.69's compiler took 17).
+#: Sources for each threshold: docs/formats/nwn-check.md.
 MAX_SKIN_BONES = 64
-#: Influences per vertex: the compiled skin stores four (bone, weight) lanes per vertex.
+#: Influences per vertex: four (bone, weight) pairs per vertex in the compilers and readers.
 MAX_INFLUENCES = 4
-#: A node name fills at most the binary node header's 32-byte name field.
-MAX_NODE_NAME = 32
-#: Model, supermodel and texture names are resrefs: 16 characters (ERF V1.0 and KEY key fields).
+#: Characters of a node name: the binary node header's name field is 32 bytes, NUL-terminated, so
+#: the model compiler keeps 31 and cuts the rest.
+MAX_NODE_NAME = 31
+#: Model, supermodel and texture names are resrefs: 16 characters.
 MAX_RESREF = 16
 #: The values an emitter's settings may take, compared without case: the binary MDL emitter record's
 #: description and the Blender exporters list the same ones (``PunchThrough`` is seen beside

@@ -11,13 +11,16 @@ from app.errors import ReadError
 @dataclass(frozen=True)
 class Entry:
     """One resource: ``name`` (the resref, lower-cased), ``type`` (its extension), the ``source`` file
-    holding its bytes and their ``offset`` and ``size`` there."""
+    holding its bytes and their ``offset`` and ``size`` there (as stored); ``compressed`` when they
+    are NWN:EE's compressed buffer of ``unpacked_size`` bytes (compressed.py)."""
 
     name: str
     type: str
     source: Path
     offset: int
     size: int
+    compressed: bool = False
+    unpacked_size: int = 0
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,9 @@ class Archive:
         return next((matches[kind] for kind in types if kind in matches), None)
 
     def read(self, entry: Entry, limit: int | None = None) -> bytes:
-        """The bytes of ``entry`` (its bounds were checked against its file when listed), or its first
-        ``limit`` bytes."""
-        size = entry.size if limit is None else min(entry.size, limit)
+        """The bytes of ``entry``, uncompressed (its bounds were checked against its file when listed),
+        or their first ``limit`` bytes (a compressed entry is unpacked whole first)."""
+        size = entry.size if limit is None or entry.compressed else min(entry.size, limit)
         try:
             with open(entry.source, "rb") as stream:
                 stream.seek(entry.offset)
@@ -49,7 +52,11 @@ class Archive:
         if len(data) != size:
             raise ReadError(entry.source, f"{entry.name}.{entry.type}: {size} bytes expected, "
                                           f"{len(data)} present", offset=entry.offset)
-        return data
+        if entry.compressed:
+            from app.formats.nwn.archives.compressed import unpack
+
+            data = unpack(data, entry.unpacked_size, entry.source, entry.offset, f"{entry.name}.{entry.type}")
+        return data if limit is None else data[:limit]
 
 
 def resref(raw: bytes) -> str:
