@@ -36,6 +36,9 @@ def test_erf_e1_reads_zlib_zstd_and_stored_entries(tmp_path):
     assert archive.entries[0].offset == 160 + 176 + 64
     assert archive.entries[1].size == 16 + 4 + len(zlib.compress(IMAGE))
     assert [archive.read(e) for e in archive.entries] == [MODEL, IMAGE, b"mipmap 0", b"2DA V2.0"]
+    # the first bytes (Open Archive's model kinds): of the unpacked resource, not of the stored buffer
+    assert [archive.read(e, limit=9) for e in archive.entries] == [MODEL[:9], IMAGE[:9], b"mipmap 0",
+                                                                    b"2DA V2.0"]
 
 
 def test_key_and_bif_e1_with_compressed_entries(tmp_path):
