@@ -136,6 +136,8 @@ class Renderer:
             offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
             for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
                 gpu_mesh.upload_positions(pose.positions[start:end])
+        for index, gpu_mesh in enumerate(self.meshes):
+            gpu_mesh.set_bind_positions(pose.mesh_positions.get(index))
 
     def _upload_bones(self, pose: Pose) -> None:
         """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
