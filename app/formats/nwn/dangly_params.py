@@ -19,6 +19,14 @@ def number(value) -> float:
         return float("nan")
 
 
+def file_vertex_count(geometry: dict) -> int:
+    """The vertices the file lists for a mesh node (before the ASCII reader split any)."""
+    source = geometry.get("source_vertices")
+    if source is None:
+        return len(geometry["positions"])
+    return int(source.max()) + 1 if len(source) else 0
+
+
 def dangly_params(name: str, geometry: dict, extras: dict, warnings: list[str]) -> DanglyParams | None:
     """The sway of a drawn dangly node: its parameters (``extras``) and its constraints per file vertex
     (``geometry['constraints']``), carried to the drawn vertices (``geometry['source_vertices']``
@@ -27,10 +35,7 @@ def dangly_params(name: str, geometry: dict, extras: dict, warnings: list[str]) 
     clamped, with a warning."""
     constraints = geometry.get("constraints")
     source = geometry.get("source_vertices")
-    if source is None:
-        vertices = len(geometry["positions"])
-    else:
-        vertices = int(source.max()) + 1 if len(source) else 0
+    vertices = file_vertex_count(geometry)
     values = {key: number(extras.get(key)) for key in PARAMETERS}
     bad = [f"{key} {extras.get(key, '(none)')}" for key, value in values.items()
            if not (np.isfinite(value) and value > 0)]
