@@ -21,7 +21,8 @@ EMITTER_COLOR = (1.0, 0.55, 0.1, 1.0)
 def _local_lines(emitter: Emitter, reach: float) -> np.ndarray:
     """(K, 2, 3) the emitter's lines in its own frame."""
     half_x, half_y = emitter.size[0] / 2, emitter.size[1] / 2
-    corners = np.array([[-half_x, -half_y, 0], [half_x, -half_y, 0], [half_x, half_y, 0], [-half_x, half_y, 0]])
+    corners = np.array([[-half_x, -half_y, 0], [half_x, -half_y, 0], [half_x, half_y, 0],
+                        [-half_x, half_y, 0]])
     plane = np.stack([corners, np.roll(corners, -1, axis=0)], axis=1)
     half_angle = emitter.spread / 2
     turns = np.linspace(0.0, 2 * np.pi, RIM_SEGMENTS + 1)

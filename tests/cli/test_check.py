@@ -147,21 +147,26 @@ def _dangly_model(tmp_path, name: str, lines: str) -> str:
     return str(path)
 
 
+#: Sound danglymesh parameters.
+GOOD = "  period 1\n  tightness 2\n  displacement 0.1\n"
+
+
 def test_danglymesh_rules(tmp_path, capsys):
     cases = {
-        "c_count": ("  period 1\n  tightness 2\n  displacement 0.1\n  constraints 2\n    0\n    255\n",
+        "c_count": (GOOD + "  constraints 2\n    0\n    255\n",
                     ["error dangly-constraints cape: 2 constraints for 3 vertices"]),
-        "c_range": ("  period 1\n  tightness 2\n  displacement 0.1\n  constraints 3\n    0\n    256\n    -1\n",
+        "c_range": (GOOD + "  constraints 3\n    0\n    256\n    -1\n",
                     ["error dangly-constraint-range cape: 2 constraints outside 0..255 (vertex 1: 256)"]),
         "c_zero": ("  period 0\n  tightness -1\n  displacement 0.1\n  constraints 3\n    0\n    1\n    2\n",
                    ["error dangly-parameters cape: period 0, tightness -1: each must be a positive number"]),
         "c_none": ("  constraints 3\n    0\n    1\n    2\n",
                    ["error dangly-parameters cape: period (none), tightness (none), displacement (none): "
                     "each must be a positive number"]),
-        "c_wild": ("  period 600\n  tightness 5000\n  displacement 20\n  constraints 3\n    0\n    1\n    2\n",
+        "c_wild": ("  period 600\n  tightness 5000\n  displacement 20\n"
+                   "  constraints 3\n    0\n    1\n    2\n",
                    ["warning dangly-extreme cape: period 600 s is outside 0.01..60 s; tightness 5000 is past "
                     "1000; displacement 20 is more than 10 times the mesh's size (1.41)"]),
-        "c_fine": ("  period 1\n  tightness 2\n  displacement 0.1\n  constraints 3\n    0\n    128\n    255\n",
+        "c_fine": (GOOD + "  constraints 3\n    0\n    128\n    255\n",
                    ["no findings"]),
     }
     for name, (lines, expected) in cases.items():

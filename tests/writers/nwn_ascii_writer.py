@@ -80,7 +80,8 @@ class _Text:
             self.add("  orientation " + " ".join(_number(v) for v in axis_angle(node.orientation)))
         for kind_number, times, values in node.keys:
             if kind_number in EMITTER_KEYS:
-                self.add(f"  {EMITTER_KEYS[kind_number]} " + " ".join(_number(v) for v in np.ravel(values[0])))
+                numbers = " ".join(_number(v) for v in np.ravel(values[0]))
+                self.add(f"  {EMITTER_KEYS[kind_number]} {numbers}")
             else:
                 self.keys(kind_number, times, values)
         for setting, value in (node.emitter or {}).items():
@@ -116,7 +117,8 @@ class _Text:
         self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0"
                           for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))
         if node.flags == 0x121:
-            period, tightness, displacement, constraints = node.dangly or (None, None, None, [0] * len(vertices))
+            unset = (None, None, None, [0] * len(vertices))
+            period, tightness, displacement, constraints = node.dangly or unset
             for name, value in (("period", period), ("tightness", tightness), ("displacement", displacement)):
                 if value is not None:
                     self.add(f"  {name} {_number(value)}")

@@ -142,7 +142,7 @@ class _Reader:
         row's second and third thirds)."""
         keys = self.array(header["keys"], layout.CONTROLLER, f"node {name!r} controller keys", offset + 0x54)
         if not len(keys):
-            return {}, [], {}
+            return {}, {}, {}
         what = f"node {name!r} controller data"
         data = finite_or_zero(self.array(header["data"], "<f4", what, offset + 0x60), what, self.warnings)
         key_at = int(header["keys"][0])

@@ -41,7 +41,8 @@ def dangly_params(name: str, geometry: dict, extras: dict, warnings: list[str]) 
            if not (np.isfinite(value) and value > 0)]
     if constraints is None or len(constraints) != vertices:
         found = 0 if constraints is None else len(constraints)
-        warnings.append(f"danglymesh {name!r}: {found} constraints for {vertices} vertices; drawn without sway")
+        warnings.append(f"danglymesh {name!r}: {found} constraints for {vertices} vertices; "
+                        "drawn without sway")
         return None
     if bad:
         warnings.append(f"danglymesh {name!r}: {', '.join(bad)} (expected positive numbers); "

@@ -25,7 +25,8 @@ CONTROLLER_NAMES = {
 #: The binary emitter sub-header's fields shown, by their ASCII names.
 HEADER_NAMES = {"update": "update", "render": "render", "blend": "blend", "texture": "texture",
                 "chunk_name": "chunkName", "dead_space": "deadspace", "blast_radius": "blastRadius",
-                "blast_length": "blastLength", "x_grid": "xgrid", "y_grid": "ygrid", "spawn_type": "spawntype",
+                "blast_length": "blastLength", "x_grid": "xgrid", "y_grid": "ygrid",
+                "spawn_type": "spawntype",
                 "two_sided": "twosidedtex", "loop": "loop", "render_order": "renderorder"}
 #: Every name above, looked up without case (ASCII keywords are read lower-cased).
 SPELLINGS = {name.lower(): name for name in (*CONTROLLER_NAMES.values(), *HEADER_NAMES.values())}

@@ -444,6 +444,7 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
                       emitter=emitter(node.settings, warnings, node.name))
                for index, node in enumerate(nodes) if node.kind == "emitter"]
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
-                 helpers=helpers, format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links),
+                 helpers=helpers, format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings,
+                 supermodels=list(links),
                  pending=bakes)
 

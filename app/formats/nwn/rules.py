@@ -63,8 +63,8 @@ class Finding:
 
 def check(parsed: Parsed, model: Model) -> list[Finding]:
     """Every finding for ``parsed`` (the model's own file) loaded as ``model``."""
-    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_emitter_numbers(parsed), *_danglies(parsed),
-            *_animations(parsed), *_resolved(model)]
+    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_emitter_numbers(parsed),
+            *_danglies(parsed), *_animations(parsed), *_resolved(model)]
 
 
 def _emitter_numbers(parsed: Parsed) -> list[Finding]:
