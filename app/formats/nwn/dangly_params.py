@@ -19,6 +19,14 @@ def number(value) -> float:
         return float("nan")
 
 
+def shown(extras: dict, key: str) -> str:
+    """A parameter as messages quote it: the number ('0', '-1'), else the text, else '(none)'."""
+    if key not in extras:
+        return "(none)"
+    value = number(extras[key])
+    return f"{value:g}" if not np.isnan(value) else repr(str(extras[key]))
+
+
 def file_vertex_count(geometry: dict) -> int:
     """The vertices the file lists for a mesh node (before the ASCII reader split any)."""
     source = geometry.get("source_vertices")
@@ -37,7 +45,7 @@ def dangly_params(name: str, geometry: dict, extras: dict, warnings: list[str]) 
     source = geometry.get("source_vertices")
     vertices = file_vertex_count(geometry)
     values = {key: number(extras.get(key)) for key in PARAMETERS}
-    bad = [f"{key} {extras.get(key, '(none)')}" for key, value in values.items()
+    bad = [f"{key} {shown(extras, key)}" for key, value in values.items()
            if not (np.isfinite(value) and value > 0)]
     if constraints is None or len(constraints) != vertices:
         found = 0 if constraints is None else len(constraints)

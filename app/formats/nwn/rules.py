@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.dangly import FULL_CONSTRAINT
-from app.formats.nwn.dangly_params import PARAMETERS, file_vertex_count, number
+from app.formats.nwn.dangly_params import PARAMETERS, file_vertex_count, number, shown
 from app.formats.nwn.nodes import Parsed
 from app.model import Model
 
@@ -114,7 +114,7 @@ def _dangly_constraints(node) -> list[Finding]:
 
 def _dangly_parameters(node) -> list[Finding]:
     values = {key: number(node.extras.get(key)) for key in PARAMETERS}
-    bad = [f"{key} {node.extras.get(key, '(none)')}" for key, value in values.items()
+    bad = [f"{key} {shown(node.extras, key)}" for key, value in values.items()
            if not (np.isfinite(value) and value > 0)]
     if bad:
         return [Finding("error", "dangly-parameters", node.name,
