@@ -45,11 +45,11 @@ def test_an_emitter_is_a_helper_with_its_settings_and_shape(tmp_path, form):
     assert emitter.spread == pytest.approx(1.5)
     assert emitter.size == pytest.approx((0.5, 1.2))   # centimetres to metres
     assert emitter.reach == pytest.approx(1.5)         # 3 m/s for 0.5 s
-    settings = {key: value for key, value in emitter.settings.items()}
+    settings = emitter.settings
     for key, value in HEADER.items():
         assert settings[key] == value
-    assert [float(settings[key]) for key in ("birthrate", "lifeExp", "spread", "velocity", "xsize", "ysize")] \
-        == [20, 0.5, 1.5, 3, 50, 120]
+    numbers = ("birthrate", "lifeExp", "spread", "velocity", "xsize", "ysize")
+    assert [float(settings[key]) for key in numbers] == [20, 0.5, 1.5, 3, 50, 120]
     assert [float(v) for v in settings["colorStart"].split()] == [1.0, 0.5, 0.25]
     # posed where its node is: translated (1, 2, 3), turned a quarter about Z
     from app.pose import rest_pose
@@ -88,8 +88,8 @@ def test_split_vertices_keep_their_constraint(tmp_path):
 @pytest.mark.parametrize("form", WRITERS)
 @pytest.mark.parametrize("dangly, warning", [
     ((2.0, 4.0, 0.25, [0, 255]), "danglymesh 'cape': 2 constraints for 4 vertices; drawn without sway"),
-    ((0.0, 4.0, -1.0, [0, 0, 0, 0]), "danglymesh 'cape': period 0, displacement -1 (expected positive numbers); "
-                                     "drawn without sway"),
+    ((0.0, 4.0, -1.0, [0, 0, 0, 0]),
+     "danglymesh 'cape': period 0, displacement -1 (expected positive numbers); drawn without sway"),
     ((2.0, 4.0, 0.25, [0, 300, -2, 255]), "danglymesh 'cape': 2 constraints outside 0..255 (vertex 1: 300); "
                                           "clamped"),
 ])
