@@ -1,7 +1,7 @@
 """View › Dangly Motion: the model's danglymeshes swung (app/animation/dangly_swing.py) while its
 clip plays. Only playing moves the swing on, by the clip seconds played; any other move of the
 playhead (a scrub, a seek, a step, another clip, the loop starting over) starts it again from rest,
-so what is shown depends only on how the clip was played from there."""
+so what is shown depends only on how the clip was played from there; pausing holds it."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class DanglyMotion:
         self.on = False
         self._played: float | None = None  # the clip seconds ``advance`` is playing, while it runs
         self._started_at = playback.time
+        self._at = (playback.clip, playback.time)  # where the last change left the playhead
         playback.subscribe(self._playback_changed)
 
     def set_on(self, on: bool) -> None:
@@ -45,8 +46,9 @@ class DanglyMotion:
             self._played = None
 
     def _playback_changed(self) -> None:
-        if not self.on or not self.swing.active:
-            return
+        at, self._at = self._at, (self.playback.clip, self.playback.time)
+        if not self.on or not self.swing.active or (self._played is None and at == self._at):
+            return  # off, or a setting changed (pause, speed, loop) with the playhead where it was
         played = self._played
         moved = self.playback.time - self._started_at if played is not None else 0.0
         wrapped = moved != 0 and (moved < 0) != self.playback.reverse
