@@ -9,6 +9,9 @@ import numpy as np
 
 #: The largest per-vertex constraint: a vertex at it may move the full displacement.
 FULL_CONSTRAINT = 255.0
+#: The largest damping ratio a tightness gives (1 would be critical damping, which the swing's closed
+#: form, written for an underdamped spring, does not cover).
+MAX_DAMPING_RATIO = 0.999
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,8 +46,9 @@ class DanglyParams:
     @property
     def damping_ratio(self) -> float:
         """ζ = tightness / (1 + tightness): a loose mesh (tightness near 0) swings on, a tight one
-        (tightness ≫ 1) comes nearly to rest in one swing; always below 1 (an underdamped spring)."""
-        return self.tightness / (1.0 + self.tightness)
+        (tightness ≫ 1) comes nearly to rest in one swing; at most MAX_DAMPING_RATIO (an underdamped
+        spring)."""
+        return min(self.tightness / (1.0 + self.tightness), MAX_DAMPING_RATIO)
 
     @property
     def reach(self) -> np.ndarray:

@@ -31,9 +31,10 @@ def damped_step(offsets: np.ndarray, rates: np.ndarray, omega: float, zeta: floa
     and rates (V, 3): the closed-form solution."""
     decay = np.exp(-zeta * omega * seconds)
     damped = omega * np.sqrt(1.0 - zeta * zeta)
-    cosine, sine = np.cos(damped * seconds), np.sin(damped * seconds)
-    moved = decay * (offsets * cosine + (rates + zeta * omega * offsets) / damped * sine)
-    rates = decay * (rates * cosine - (omega * omega * offsets + zeta * omega * rates) / damped * sine)
+    cosine = np.cos(damped * seconds)
+    sine_over_damped = seconds * np.sinc(damped * seconds / np.pi)  # sin(ω_d t) / ω_d, also as ω_d → 0
+    moved = decay * (offsets * cosine + (rates + zeta * omega * offsets) * sine_over_damped)
+    rates = decay * (rates * cosine - (omega * omega * offsets + zeta * omega * rates) * sine_over_damped)
     return moved, rates
 
 

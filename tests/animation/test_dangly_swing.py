@@ -132,3 +132,30 @@ def test_a_still_is_swung_as_if_played_from_the_start(tmp_path):
     expected = expected_offsets(np.array([1.2]))[0]
     rest = posed_positions(model, evaluate(model, model.clips[0], 1.2))
     np.testing.assert_allclose(posed_positions(model, pose)[1] - rest[1], [expected, 0, 0], atol=1e-4)
+
+
+@pytest.mark.parametrize(("omega", "zeta"),
+                         [(2 * np.pi / 1e30, 0.5), (2 * np.pi, 0.999), (2 * np.pi / 1e-6, 0.3)])
+def test_extreme_springs_stay_finite(omega, zeta):
+    from app.animation.dangly_swing import damped_step
+
+    offsets, rates = damped_step(np.ones((2, 3)), np.ones((2, 3)), omega, zeta, 0.05)
+    assert np.isfinite(offsets).all() and np.isfinite(rates).all()
+
+
+def test_the_closed_form_step_matches_the_oscillator_formula():
+    """x(t) = e^(−ζωt)(x₀ cos ω_d t + (v₀ + ζωx₀)/ω_d sin ω_d t) with its derivative, written out here."""
+    from app.animation.dangly_swing import damped_step
+
+    omega, zeta, t, x0, v0 = 3.0, 0.2, 0.37, 0.4, -1.1
+    damped = omega * np.sqrt(1 - zeta ** 2)
+
+    def position(time):
+        return np.exp(-zeta * omega * time) * (x0 * np.cos(damped * time)
+                                               + (v0 + zeta * omega * x0) / damped * np.sin(damped * time))
+
+    h = 1e-6
+    x, x_later = position(t), position(t + h)
+    moved, rate = damped_step(np.full((1, 3), x0), np.full((1, 3), v0), omega, zeta, t)
+    np.testing.assert_allclose(moved, x, rtol=1e-12)
+    np.testing.assert_allclose(rate, (x_later - x) / h, rtol=1e-5)
