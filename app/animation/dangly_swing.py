@@ -51,13 +51,24 @@ def held_within(offsets: np.ndarray, rates: np.ndarray, reach: np.ndarray) -> tu
     return offsets, rates
 
 
-def _blended_skinning(mesh: Mesh, skin: np.ndarray) -> np.ndarray:
-    """(V, 4, 4) each vertex's skinning matrix with the GPU's four influences (identity for a vertex
-    with no weight)."""
-    joints, weights = top_influences(mesh.joints, mesh.weights, 4)
-    blended = np.einsum("vk,vkij->vij", weights.astype(np.float64), skin[joints])
-    blended[weights.sum(axis=1) == 0] = np.eye(4)
-    return blended
+class _Influences:
+    """A mesh's influences as the GPU takes them (four, renormalised); ``bone`` when every vertex rides
+    on that one bone alone (an NWN danglymesh: its own node), so one matrix skins them all."""
+
+    def __init__(self, mesh: Mesh):
+        self.joints, self.weights = top_influences(mesh.joints, mesh.weights, 4)
+        lead = self.joints[:, 0]
+        alone = (self.weights[:, 0] == 1.0) & (self.weights[:, 1:].sum(axis=1) == 0)
+        self.bone = int(lead[0]) if len(lead) and alone.all() and (lead == lead[0]).all() else None
+
+    def matrices(self, skin: np.ndarray) -> np.ndarray:
+        """(4, 4) the one bone's skinning matrix, else (V, 4, 4) each vertex's blend (identity for a
+        vertex with no weight)."""
+        if self.bone is not None:
+            return skin[self.bone]
+        blended = np.einsum("vk,vkij->vij", self.weights.astype(np.float64), skin[self.joints])
+        blended[self.weights.sum(axis=1) == 0] = np.eye(4)
+        return blended
 
 
 class DanglySwing:
@@ -67,6 +78,7 @@ class DanglySwing:
     def __init__(self, model: Model):
         self.model = model
         self.meshes = [index for index, mesh in enumerate(model.meshes) if mesh.dangly is not None]
+        self.influences = [_Influences(model.meshes[index]) for index in self.meshes]
         self.reset()
 
     @property
@@ -84,10 +96,14 @@ class DanglySwing:
     def _anchors(self, pose: Pose) -> list[np.ndarray]:
         """(V, 3) each swung mesh's vertices where ``pose`` puts them, in model space."""
         found = []
-        for index in self.meshes:
+        for index, influences in zip(self.meshes, self.influences):
             mesh = self.model.meshes[index]
-            blended = _blended_skinning(mesh, mesh_skinning(self.model, pose, mesh))
-            found.append(np.einsum("vij,vj->vi", blended[:, :3, :3], mesh.positions) + blended[:, :3, 3])
+            matrices = influences.matrices(mesh_skinning(self.model, pose, mesh))
+            if matrices.ndim == 2:
+                found.append(mesh.positions @ matrices[:3, :3].T + matrices[:3, 3])
+            else:
+                turned = np.einsum("vij,vj->vi", matrices[:, :3, :3], mesh.positions)
+                found.append(turned + matrices[:, :3, 3])
         return found
 
     def step(self, pose: Pose, seconds: float) -> None:
@@ -113,10 +129,11 @@ class DanglySwing:
         if not self.active:
             return pose
         moved = dict(pose.mesh_positions)
-        for number, index in enumerate(self.meshes):
+        for number, (index, influences) in enumerate(zip(self.meshes, self.influences)):
             mesh = self.model.meshes[index]
-            linear = _blended_skinning(mesh, mesh_skinning(self.model, pose, mesh))[:, :3, :3]
-            bind_offsets = np.einsum("vij,vj->vi", np.linalg.pinv(linear), self.offsets[number])
+            undo = np.linalg.pinv(influences.matrices(mesh_skinning(self.model, pose, mesh))[..., :3, :3])
+            offsets = self.offsets[number]
+            bind_offsets = offsets @ undo.T if undo.ndim == 2 else np.einsum("vij,vj->vi", undo, offsets)
             moved[index] = (mesh.positions + bind_offsets).astype(np.float32)
         return replace(pose, mesh_positions=moved)
 

@@ -159,3 +159,30 @@ def test_the_closed_form_step_matches_the_oscillator_formula():
     moved, rate = damped_step(np.full((1, 3), x0), np.full((1, 3), v0), omega, zeta, t)
     np.testing.assert_allclose(moved, x, rtol=1e-12)
     np.testing.assert_allclose(rate, (x_later - x) / h, rtol=1e-5)
+
+
+def test_a_blended_mesh_is_moved_by_its_offsets_too():
+    """Vertices on two bones (not an NWN danglymesh's one): the swung pose still puts each vertex its
+    offset away from where the clip skins it."""
+    from app.dangly import DanglyParams
+    from app.model import Mesh, Model, Skeleton
+    from app.pose import pose_from_world
+
+    bind = np.stack([np.eye(4), np.eye(4)])
+    bind[1, :3, 3] = [0, 0, 1]
+    skeleton = Skeleton(names=["a", "b"], parents=[-1, 0], bind_world=bind, heads=bind[:, :3, 3],
+                        tails=bind[:, :3, 3] + 0.1, derived_tails=[True, True])
+    mesh = Mesh("m", positions=SQUARE, joints=[[0, 1]] * 4, weights=[[0.25, 0.75]] * 4,
+                dangly=DanglyParams(1.0, 0.5, 5.0, [255] * 4))
+    model = Model("blend", skeleton, meshes=[mesh])
+    world = bind.copy()
+    swing = DanglySwing(model)
+    for step in range(8):
+        world[1, :3, :3] = [[np.cos(step / 5), -np.sin(step / 5), 0], [np.sin(step / 5), np.cos(step / 5), 0],
+                            [0, 0, 1]]
+        world[1, 0, 3] = 0.2 * step
+        pose = pose_from_world(model, world.copy())
+        swing.step(pose, 0.05 if step else 0.0)
+    assert abs(swing.offsets[0]).max() > 1e-3
+    moved = posed_positions(model, swing.swung(pose)) - posed_positions(model, pose)
+    np.testing.assert_allclose(moved, swing.offsets[0], atol=1e-5)
