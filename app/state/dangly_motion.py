@@ -33,6 +33,10 @@ class DanglyMotion:
         self.on = bool(on)
         self.swing.reset()
 
+    def restart(self) -> None:
+        """From rest again (the view comes back to the clip from elsewhere: the ragdoll stopped)."""
+        self.swing.reset()
+
     def advance(self, seconds: float) -> None:
         """Play ``seconds`` of wall time (``Playback.advance``), stepping the swing by the clip time
         that passes."""

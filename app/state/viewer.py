@@ -384,6 +384,7 @@ class ViewerState:
         resume = self._resume_playback and not running
         if not running:
             self._resume_playback = False
+            self.dangly.restart()  # back to the clip from wherever the ragdoll left it
         if resume and self.playback is not None:
             self.playback.set_playing(True)
         elif self.playback is not None:

@@ -361,8 +361,7 @@ class _Parser(LineReader):
         }
         node.extras.update(vertices=len(source), faces=len(triangles))
         if text.kind == "dangly" and "constraints" in text.lists:
-            rows, line = text.lists["constraints"]
-            node.geometry.update(constraints=rows[:, 0], constraints_line=line + 1)
+            node.geometry["constraints"] = text.lists["constraints"][0][:, 0]
         if text.kind == "skin":
             node.geometry.update(self.skin(text, count, lookup, source))
 

@@ -57,8 +57,7 @@ class Node:
     handles: bezier-keyed controllers, type → (in, out) control values shaped like the values
     (key value + the key's in- or out-tangent; rotations as quaternions in the keys' hemisphere).
     settings: an emitter's settings by their ASCII names, as text (emitter_settings.py).
-    Dangly nodes' geometry adds ``constraints``: (N,) the file's per-vertex values, unchecked, and
-    ``constraints_line`` (ASCII) for messages."""
+    Dangly nodes' geometry adds ``constraints``: (N,) the file's per-vertex values, unchecked."""
 
     name: str
     parent: int
