@@ -45,6 +45,7 @@ def test_emitter_settings_shape_and_dangly_motion(window, qtbot, tmp_path):
     state.playback.set_time(0.5)
 
     outliner = window.outliner
+    assert outliner.helper_items[0].text(2) == "emitter · Fountain"
     outliner.tree.setCurrentItem(outliner.helper_items[0])
     inspector = outliner.inspector
     form = inspector.helper_page.form
