@@ -28,6 +28,8 @@ import numpy as np
 
 from app import maths
 from app.bone_tree import BoneTree, hierarchy_levels, world_from_local
+from app.dangly import DanglyParams
+from app.emitters import Emitter
 from app.morph_targets import MorphTargets, WeightChannel
 
 if TYPE_CHECKING:
@@ -289,7 +291,7 @@ class Mesh:
     at bind time). colors: (V, 4) linear RGBA per vertex in 0..1, multiplied with the material's base
     colour (glTF's COLOR_0), or None. morphs: the mesh's morph targets (app/morph_targets.py), or None.
     hidden_reason: why the file hides the mesh, when it says more than "not rendered" (an NWN mesh at
-    alpha 0: "alpha 0"), for info's mesh list.
+    alpha 0: "alpha 0"), for info's mesh list. dangly: a danglymesh's sway (app/dangly.py), or None.
     """
 
     name: str
@@ -305,6 +307,7 @@ class Mesh:
     colors: np.ndarray | None = None
     morphs: MorphTargets | None = None
     hidden_reason: str = ""
+    dangly: DanglyParams | None = None
 
     def __post_init__(self):
         count = len(np.asarray(self.positions))
@@ -326,6 +329,9 @@ class Mesh:
             self.colors = _frozen(self.colors, np.float32, (count, 4), f"mesh {self.name!r} colors")
             if not np.all((self.colors >= 0) & (self.colors <= 1)):
                 raise ValueError(f"mesh {self.name!r} colors: a value is outside 0..1 or not finite")
+        if self.dangly is not None and len(self.dangly.constraints) != count:
+            raise ValueError(f"mesh {self.name!r}: {len(self.dangly.constraints)} dangly constraints for "
+                             f"{count} vertices")
         if self.triangles is not None:
             self.triangles = _frozen(self.triangles, np.int32, (None, 3), f"mesh {self.name!r} triangles")
             if self.triangles.size and (self.triangles.min() < 0 or self.triangles.max() >= count):
@@ -506,11 +512,13 @@ def _opacity_keys(keys: tuple, what: str) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(eq=False)
 class Helper:
-    """A point that follows a bone: posed as ``W_parent(t) @ offset``. ``parent`` −1 is the model."""
+    """A point that follows a bone: posed as ``W_parent(t) @ offset``. ``parent`` −1 is the model.
+    emitter: the particle emitter it stands for (app/emitters.py), or None."""
 
     name: str
     parent: int
     offset: np.ndarray
+    emitter: Emitter | None = None
 
     def __post_init__(self):
         self.offset = _frozen(self.offset, np.float64, (4, 4), f"helper {self.name!r} offset")

@@ -6,7 +6,7 @@ what the renderer, the exporters and ``boneyard pose`` consume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -28,8 +28,9 @@ class Pose:
     positions that replace skinning (vertex-animated clips) or None; helpers: (H, 4, 4) helper
     world matrices; morph_weights: (T,) every morph target's weight, meshes and targets in model order
     (``morph_targets.rest_weights``), or None for the meshes' defaults; mesh_alpha: mesh index →
-    opacity in 0..1 for the meshes the clip keys it for (others keep their material's). Column vectors
-    throughout."""
+    opacity in 0..1 for the meshes the clip keys it for (others keep their material's); mesh_positions:
+    mesh index → (V, 3) positions in the mesh's bind space that replace its own before skinning (a
+    danglymesh's sway, app/animation/dangly_swing.py). Column vectors throughout."""
 
     world: np.ndarray
     skin: np.ndarray
@@ -37,6 +38,7 @@ class Pose:
     helpers: np.ndarray
     morph_weights: np.ndarray | None = None
     mesh_alpha: dict[int, float] = field(default_factory=dict)
+    mesh_positions: dict[int, np.ndarray] = field(default_factory=dict)
 
     def heads_tails(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
         """Posed joint positions and bone ends, (B, 3) each."""
@@ -408,9 +410,11 @@ def posed_positions(model: Model, pose: Pose, method: SkinningMethod = "lbs",
         return np.zeros((0, 3))
     parts = weight_slices(model.meshes)
     weights = pose.morph_weights
-    return np.concatenate([skin_mesh(mesh, mesh_skinning(model, pose, mesh), method, influences,
+    meshes = [replace(mesh, positions=pose.mesh_positions[index]) if index in pose.mesh_positions else mesh
+              for index, mesh in enumerate(model.meshes)]
+    return np.concatenate([skin_mesh(mesh, mesh_skinning(model, pose, original), method, influences,
                                      None if weights is None or part is None else weights[part])
-                           for mesh, part in zip(model.meshes, parts)])
+                           for mesh, original, part in zip(meshes, model.meshes, parts)])
 
 
 @derived

@@ -196,6 +196,10 @@ def _add_render_options(render: argparse.ArgumentParser, default_size: tuple[int
     render.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default iso)")
     render.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
                         help="linear blend or dual quaternion skinning")
+    render.add_argument("--emitters", action="store_true",
+                        help="draw particle emitters' cones and birth planes (NWN)")
+    render.add_argument("--dangly", action="store_true",
+                        help="swing danglymeshes as the clip plays up to each frame (NWN)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,7 +19,9 @@ from app.cli.shared import (
     render_settings,
     writing,
 )
+from app.animation.dangly_swing import DanglySwing
 from app.model import Clip, Model
+from app.pose import Pose
 from app.render import sheet, video
 from app.render.sheet import MAX_SHEET_FRAMES, MAX_SIDE
 from app.cli.clip_choice import chosen_clip_index
@@ -120,7 +122,8 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
     if kind in video.VIDEO_SUFFIXES.values():
         size = video.even_size(size)
     offscreen.check_fits(size, frames_held=video.ENCODER_FRAMES_HELD)
-    frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable)
+    frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable,
+                                 sway=dangly_sway(model) if args.dangly else None)
     with writing(output):
         try:
             video.write_animation(output, kind, frames, fps, len(times),
@@ -128,6 +131,18 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
                                                                         f"frame {done} of {len(times)}"))
         except ValueError as error:
             raise OutputError(f"cannot write {output}: {error}") from None
+
+
+def dangly_sway(model: Model) -> Callable[[Pose, float], Pose]:
+    """``render --dangly`` for a run of frames: each frame's pose with the danglymeshes swung on from
+    the frame before (from rest at the first)."""
+    swing = DanglySwing(model)
+
+    def sway(pose: Pose, seconds: float) -> Pose:
+        swing.step(pose, seconds)
+        return swing.swung(pose)
+
+    return sway
 
 
 def _clip(model: Model, args: Namespace) -> Clip | None:

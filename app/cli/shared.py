@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app import formats, loading
+from app.animation.dangly_swing import swung_at
 from app.animation.root_motion import in_place_model, root_travel
 from app.atomic_files import same_file, special_kind
 from app.cli.clip_options import mixed_model
@@ -139,12 +140,15 @@ def load_model_for(args: Namespace, outputs: list[Path]) -> Model:
 
 def pose_at(model: Model, args: Namespace, default_first_clip: bool) -> Pose:
     """The pose ``--clip``/``--frame``/``--time`` select. With neither --frame nor --time: the bind
-    pose (``pose``) or frame 0 of the clip (``render``)."""
+    pose (``pose``) or frame 0 of the clip (``render``). ``render --dangly``: the danglymeshes swung as
+    the clip plays from its start to that instant."""
     wants_instant = args.frame is not None or args.time is not None
     if not model.clips and args.clip is None and not wants_instant:
         return evaluate(model, None, 0.0)
     if model.clips and not wants_instant and not default_first_clip:
         return evaluate(model, None, 0.0)
+    if getattr(args, "dangly", False):
+        return swung_at(model, *selected_instant(model, args))
     return evaluate(model, *selected_instant(model, args))
 
 
@@ -207,5 +211,6 @@ def render_settings(model: Model, args: Namespace) -> DrawSettings:
     """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations); a model
     without meshes shows its skeleton, as in the window."""
     drawn = DrawSettings(skinning=args.skinning, bones=args.bones or not model.meshes,
-                         show_hidden=args.show_hidden, wireframe=args.wireframe)
+                         show_hidden=args.show_hidden, wireframe=args.wireframe,
+                         emitters=getattr(args, "emitters", False))
     return draw_settings(drawn, transparent=args.transparent)

@@ -48,6 +48,8 @@ class GpuMesh:
         self.cull_back = culls_back_faces(mesh)
         self.centre, self.anchor_bone = anchor(mesh)
         self.animated_centre: np.ndarray | None = None
+        #: Whether the position buffer holds swung positions rather than the mesh's own.
+        self.swung = False
         self.index_buffer = None if self.points else ctx.buffer(mesh.triangles.astype("i4").tobytes())
         self.animated_buffer: moderngl.Buffer | None = None
         self.capture_buffer: moderngl.Buffer | None = None
@@ -69,6 +71,15 @@ class GpuMesh:
             self.vertex_arrays[key] = self.ctx.vertex_array(program, content, index_buffer=index,
                                                             index_element_size=4)
         return self.vertex_arrays[key]
+
+    def set_bind_positions(self, positions: np.ndarray | None) -> None:
+        """Skin ``positions`` (V, 3) in place of the mesh's own bind positions (a danglymesh's sway);
+        None puts the mesh's own back."""
+        if positions is None and not self.swung:
+            return
+        source = self.mesh.positions if positions is None else positions
+        self.buffers["in_position"].write(np.ascontiguousarray(source, dtype="f4").tobytes())
+        self.swung = positions is not None
 
     def upload_positions(self, positions: np.ndarray) -> None:
         """Replace the drawn positions (V, 3) (a vertex-animated clip's frame)."""

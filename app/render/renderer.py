@@ -36,9 +36,10 @@ from app.render.gl_state import OVERLAY_LAYER, SCENE_LAYER, enable_blending
 from app.render.gpu_mesh import GpuMesh
 from app.render.materials import ALPHA_CODES, TextureCache
 from app.render.readback_targets import CaptureTarget, PickTarget
-from app.render.scene_overlays import BoundsBox, NormalLines
+from app.render.scene_overlays import BoundsBox, EmitterShapes, NormalLines
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
+from app.scene.emitter_shapes import EMITTER_COLOR, emitter_lines
 
 #: Point radius for point clouds, as a fraction of the model's extent.
 POINT_RADIUS = 0.004
@@ -70,6 +71,7 @@ class Renderer:
         }
         self.grid = FloorGrid(ctx, self.programs["grid"])
         self.bounds_box = BoundsBox(ctx, self.programs["lines"])
+        self.emitter_shapes = EmitterShapes(ctx, self.programs["lines"])
         self.normal_lines = NormalLines(ctx, self.programs["normals"])
         self.model: Model | None = None
         self.pose: Pose | None = None
@@ -136,6 +138,8 @@ class Renderer:
             offsets = np.cumsum([0] + [mesh.vertex_count for mesh in self.meshes])
             for gpu_mesh, start, end in zip(self.meshes, offsets[:-1], offsets[1:]):
                 gpu_mesh.upload_positions(pose.positions[start:end])
+        for index, gpu_mesh in enumerate(self.meshes):
+            gpu_mesh.set_bind_positions(pose.mesh_positions.get(index))
 
     def _upload_bones(self, pose: Pose) -> None:
         """The bone texture: the pose's skinning palette (the skeleton's bind, then each mesh skin's), kept
@@ -194,6 +198,8 @@ class Renderer:
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
         self.draw_ghosts(framebuffer, camera, options, self.ghosts)
+        if options.emitters:
+            self._draw_emitters()
         if options.bones and self.bone_shapes.mesh is not None:
             self._draw_bones(options)
         self.ctx.disable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
@@ -246,6 +252,12 @@ class Renderer:
         framebuffer.use()
         self.ctx.disable(moderngl.BLEND)
         self._upload_bones(self.pose)
+
+    def _draw_emitters(self) -> None:
+        """View › Emitters: each emitter helper's birth plane and spread cone in the current pose."""
+        emitters = [helper.emitter for helper in self.model.helpers]
+        segments = emitter_lines(emitters, self.pose.helpers, self.extent)
+        self.emitter_shapes.draw(segments, EMITTER_COLOR)
 
     def _begin(self, framebuffer: moderngl.Framebuffer, camera: Camera) -> None:
         """Bind ``framebuffer``, set every program's camera uniforms and the depth-tested state."""
@@ -475,6 +487,7 @@ class Renderer:
         self.capture_target.release()
         self.grid.release()
         self.bounds_box.release()
+        self.emitter_shapes.release()
         for program in self.programs.values():
             program.release()
         self.programs = {}

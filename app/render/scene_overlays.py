@@ -1,5 +1,5 @@
-"""Overlays drawn among the meshes, in the scene's depth layer: the bounding box's edges and the
-normals' lines."""
+"""Overlays drawn among the meshes: the bounding box's edges and the normals' lines in the scene's
+depth layer, the emitters' shapes in the overlay layer (seen through the skin, as gizmos are)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Callable
 import moderngl
 import numpy as np
 
-from app.render.gl_state import SCENE_LAYER, enable_blending
+from app.render.gl_state import OVERLAY_LAYER, SCENE_LAYER, enable_blending
 from app.render.gpu_mesh import GpuMesh
 from app.render.shaders import set_uniform
 from app.scene.gizmo_scene import box_lines
@@ -74,3 +74,34 @@ class NormalLines:
         for vertex_array in self.vertex_arrays.values():
             vertex_array.release()
         self.vertex_arrays.clear()
+
+
+class EmitterShapes:
+    """Line segments (K, 2, 3) in one colour (View › Emitters); owns a buffer grown to the most ends
+    drawn so far, rewritten for each frame drawn, and its vertex array."""
+
+    def __init__(self, ctx: moderngl.Context, program: moderngl.Program):
+        self.ctx = ctx
+        self.program = program
+        self.buffer: moderngl.Buffer | None = None
+        self.vertex_array: moderngl.VertexArray | None = None
+
+    def draw(self, segments: np.ndarray, color) -> None:
+        ends = segments.reshape(-1, 3)
+        if not len(ends):
+            return
+        data = np.ascontiguousarray(np.hstack([ends, np.broadcast_to(color, (len(ends), 4))]), dtype="f4")
+        if self.buffer is None or self.buffer.size < data.nbytes:
+            self.release()
+            self.buffer = self.ctx.buffer(reserve=data.nbytes, dynamic=True)
+            self.vertex_array = self.ctx.vertex_array(self.program,
+                                                      [(self.buffer, "3f 4f", "in_position", "in_color")])
+        self.buffer.write(data.tobytes())
+        set_uniform(self.program, "depth_layer", OVERLAY_LAYER)
+        self.vertex_array.render(moderngl.LINES, vertices=len(ends))
+
+    def release(self) -> None:
+        if self.vertex_array is not None:
+            self.vertex_array.release()
+            self.buffer.release()
+        self.buffer = self.vertex_array = None

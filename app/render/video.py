@@ -22,7 +22,7 @@ import numpy as np
 
 from app.atomic_files import replacing, replacing_all
 from app.model import Clip, Model
-from app.pose import evaluate, posed_bounds, rest_pose
+from app.pose import Pose, evaluate, posed_bounds, rest_pose
 from app.render.camera import Camera, camera_for
 from app.scene.draw_settings import DrawSettings
 
@@ -117,10 +117,12 @@ def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tup
 
 
 def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
-                  options, view: str, turntable: bool, camera: Camera | None = None) -> Iterator[np.ndarray]:
+                  options, view: str, turntable: bool, camera: Camera | None = None,
+                  sway: Callable[[Pose, float], Pose] | None = None) -> Iterator[np.ndarray]:
     """Each frame of the run as an (H, W, 4) uint8 RGBA image; ``offscreen`` has OffscreenRenderer's
     ``render_image``. The camera is ``camera`` (the window's view; it is copied) or one from ``view``
-    framed on the run."""
+    framed on the run. ``sway(pose, seconds)``: the pose drawn, given the clip's and the seconds since
+    the frame before (``render --dangly``)."""
     if camera is None:
         camera = framing_camera(model, clip, times, size, view, options)
     else:
@@ -130,6 +132,8 @@ def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray,
         if turntable:
             camera.yaw = math.remainder(start_yaw + 2.0 * math.pi * index / len(times), 2.0 * math.pi)
         pose = evaluate(model, clip, float(time)) if clip else rest_pose(model)
+        if sway is not None:
+            pose = sway(pose, float(time - times[index - 1]) if index else 0.0)
         yield offscreen.render_image(model, pose, size, options, view, camera=camera)
 
 

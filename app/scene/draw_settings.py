@@ -18,9 +18,10 @@ class DrawSettings:
     """What to draw and how. Colours are display (sRGB) values in 0..1. ``textures`` off draws every
     mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered;
     ``vertex_colors`` multiplies the base colour by the meshes' vertex colours, where they have them;
-    ``bounds`` outlines the box that frames what is drawn; ``bone_names`` labels the bones (the
-    window's overlay); ``heatmap_bone`` colours that bone's weights; ``transparent``: a picture with
-    a clear background, for compositing."""
+    ``bounds`` outlines the box that frames what is drawn; ``emitters`` draws each particle
+    emitter's cone and birth plane as lines (app/scene/emitter_shapes.py); ``bone_names`` labels the
+    bones (the window's overlay); ``heatmap_bone`` colours that bone's weights; ``transparent``: a
+    picture with a clear background, for compositing."""
 
     skinning: Literal["none", "lbs", "dqs"] = "lbs"
     shaded: bool = True
@@ -38,6 +39,7 @@ class DrawSettings:
     textures: bool = True
     show_hidden: bool = False
     vertex_colors: bool = True
+    emitters: bool = False
 
     def __post_init__(self):
         if self.skinning not in SKINNING_MODES:

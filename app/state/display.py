@@ -10,7 +10,7 @@ from app.scene.draw_settings import SKINNING_METHODS, DrawSettings
 #: The DrawSettings fields the View menu toggles; the others (the selection, the heat map's bone,
 #: transparency, point size) are set per picture by ``draw_settings`` or by the renderer.
 DRAWN = ("shaded", "wireframe", "bones", "bone_names", "normals", "grid", "bounds", "skinning", "textures",
-         "vertex_colors", "show_hidden", "background")
+         "vertex_colors", "show_hidden", "background", "emitters")
 
 
 @dataclass(eq=False)
@@ -23,7 +23,8 @@ class DisplayOptions:
     plays; ``in_place`` takes the root's travel over the ground off the clip on screen (a preview:
     exports keep it); ``root_path`` draws the root's path on the ground with a tick per second
     showing its facing; ``onion`` ghosts the clip a few frames before and after (``state.onion``);
-    ``bone_axes`` draws each bone's local axes (``state.bone_axes``). Skinning is one of the
+    ``bone_axes`` draws each bone's local axes (``state.bone_axes``); ``dangly_motion`` swings
+    danglymeshes while the clip plays (``state.dangly_motion``). Skinning is one of the
     methods a user chooses (``SKINNING_METHODS``), never the benchmarks' "none"; ``background`` is
     an sRGB (r, g, b, a) in 0..1.
 
@@ -38,6 +39,7 @@ class DisplayOptions:
     root_path: bool = False
     onion: bool = False
     bone_axes: bool = False
+    dangly_motion: bool = False
     events: Events = field(init=False, repr=False)
 
     def __post_init__(self):

@@ -207,3 +207,16 @@ class Playback:
         if self._pose is None or self._pose[0][0] is not clip or self._pose[0][1] != self.time:
             self._pose = (clip, self.time), evaluate(self.model, clip, self.time)
         return self._pose[1]
+
+
+def carry_playback(previous: Playback, playback: Playback) -> None:
+    """Keep the chosen clip (by name), time, speed, direction and looping of ``previous`` in
+    ``playback`` (a mix is made again from the settings: ``ViewerState.set_model``)."""
+    names = [clip.name for clip in playback.model.clips]
+    if previous.chosen is not None and previous.chosen.name in names:
+        playback.set_clip(names.index(previous.chosen.name))
+        playback.set_time(previous.time)
+    playback.set_speed(previous.speed)
+    playback.set_loop(previous.loop)
+    playback.set_reverse(previous.reverse)
+    playback.set_playing(previous.playing)

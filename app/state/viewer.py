@@ -43,6 +43,7 @@ from app.resources import demo_paths
 from app.scene.draw_settings import DrawSettings
 from app.scene.gizmo_scene import GizmoScene
 from app.state import clip_measures, exports
+from app.state.dangly_motion import DanglyMotion
 from app.state.display import DisplayOptions
 from app.state.exports import Exported
 from app.state.live_mix import MixSettings, carried, checked, first_settings
@@ -56,7 +57,7 @@ from app.state.load_requests import (
     only_adds_animations,
     related,
 )
-from app.state.playback import Playback
+from app.state.playback import Playback, carry_playback
 from app.state.user_work import UserWork
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.tool import RagdollTool
@@ -101,6 +102,7 @@ class ViewerState:
         self._given_texture_dirs = list(self.load_options.texture_dirs)
         self.model: Model | None = None
         self.playback: Playback | None = None
+        self.dangly: DanglyMotion | None = None
         self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
@@ -145,6 +147,8 @@ class ViewerState:
         self._use_remembered_up_axis(model)
         self.model = model
         self.playback = Playback(model)
+        self.dangly = DanglyMotion(model, self.playback, self._clip_pose)
+        self.dangly.set_on(self.display.dangly_motion)
         self._resume_playback = False
         if self.document is not None:
             self.document.set_model(model, keep_profile=keep_state)
@@ -288,13 +292,16 @@ class ViewerState:
         if self.ragdoll_running:
             self.simulation.tick(dt)
         elif self.playback is not None:
-            self.playback.advance(dt)
+            self.dangly.advance(dt)
 
     def current_pose(self) -> Pose:
         """What the view shows: the ragdoll while it runs, else the clip at the playhead (in place
-        when View › In Place is on)."""
+        when View › In Place is on, its danglymeshes swung when View › Dangly Motion is)."""
         if self.ragdoll_running:
             return self.simulation.pose()
+        return self.dangly.swung(self._clip_pose())
+
+    def _clip_pose(self) -> Pose:
         pose = self.playback.pose()
         clip = self.playback.clip
         if not self.display.in_place or clip is None:
@@ -377,6 +384,7 @@ class ViewerState:
         resume = self._resume_playback and not running
         if not running:
             self._resume_playback = False
+            self.dangly.restart()  # back to the clip from wherever the ragdoll left it
         if resume and self.playback is not None:
             self.playback.set_playing(True)
         elif self.playback is not None:
@@ -414,8 +422,10 @@ class ViewerState:
     def _display_changed(self, name: str, value) -> None:
         if name == "heatmap" and value and self.selected_bone is None:
             self._ask_for_a_bone()
+        if name == "dangly_motion" and self.dangly is not None:
+            self.dangly.set_on(value)
         self.events.emit("display", name, value)
-        if name in ("in_place", "root_path", "onion", "bone_axes"):
+        if name in ("in_place", "root_path", "onion", "bone_axes", "dangly_motion"):
             self.events.emit("pose")
 
     def _ask_for_a_bone(self) -> None:
@@ -585,15 +595,3 @@ class ViewerState:
         ValueError."""
         return exports.export_pose(self.model, self.current_pose(), self.display.skinning, path)
 
-
-def carry_playback(previous: Playback, playback: Playback) -> None:
-    """Keep the chosen clip (by name), time, speed, direction and looping of ``previous`` in
-    ``playback`` (a mix is made again from the settings: ``ViewerState.set_model``)."""
-    names = [clip.name for clip in playback.model.clips]
-    if previous.chosen is not None and previous.chosen.name in names:
-        playback.set_clip(names.index(previous.chosen.name))
-        playback.set_time(previous.time)
-    playback.set_speed(previous.speed)
-    playback.set_loop(previous.loop)
-    playback.set_reverse(previous.reverse)
-    playback.set_playing(previous.playing)

@@ -167,6 +167,11 @@ class Inspector(QWidget):
         self.extras_start = self.bone_page.form.rowCount()
         self.helper_page = _Page([("name", "Helper", False), ("parent", "Follows", False),
                                   ("offset", "Offset", True), ("current", "Current world", True)])
+        self.settings_title = QLabel("Emitter settings")
+        self.settings_title.setContentsMargins(0, 8, 0, 0)
+        self.settings_title.setStyleSheet("font-weight: bold")
+        self.helper_page.form.addRow(self.settings_title)
+        self.settings_start = self.helper_page.form.rowCount()
         for page in (self.empty, self.bone_page, self.helper_page):
             self.pages.addWidget(page)
         scroll = QScrollArea(self)
@@ -232,6 +237,9 @@ class Inspector(QWidget):
         labels["parent"].setText(bone_text(helper.parent, self.model.skeleton.names)
                                  if helper.parent >= 0 else "the model (no bone)")
         labels["offset"].setText(matrix_text(helper.offset))
+        settings = helper.emitter.settings if helper.emitter is not None else {}
+        self._fill_rows(self.helper_page, self.settings_start, settings)
+        self.settings_title.setVisible(bool(settings))
         self.shown = ("helper", index)
         self.pages.setCurrentWidget(self.helper_page)
         self._show_current()
@@ -281,12 +289,16 @@ class Inspector(QWidget):
 
     def _fill_extras(self, extras: dict) -> None:
         """The format's own data as rows below the title, replacing the previous bone's."""
-        form = self.bone_page.form
-        while form.rowCount() > self.extras_start:
-            form.removeRow(self.extras_start)
-        for key, value in extras.items():
+        self._fill_rows(self.bone_page, self.extras_start, extras)
+        self.extras_title.setVisible(bool(extras))
+
+    def _fill_rows(self, page: _Page, start: int, values: dict) -> None:
+        """``values`` as labelled rows of ``page`` from row ``start`` on, replacing the rows there."""
+        form = page.form
+        while form.rowCount() > start:
+            form.removeRow(start)
+        for key, value in values.items():
             text = extra_text(key, value, self.model.skeleton.names)
-            label = _value_label(self.bone_page, monospace="\n" in text)
+            label = _value_label(page, monospace="\n" in text)
             label.setText(text)
             form.addRow(extra_label(key), label)
-        self.extras_title.setVisible(bool(extras))

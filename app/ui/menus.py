@@ -29,7 +29,9 @@ DISPLAY_ACTIONS = (("shaded", "&Shaded", "shaded", "S"),
                    ("inplace", "&In Place", "in_place", None),
                    ("rootpath", "Root &Path", "root_path", None),
                    ("onion", "Onion Skin", "onion", None),
-                   ("axes", "Bone &Axes", "bone_axes", None))
+                   ("axes", "Bone &Axes", "bone_axes", None),
+                   ("emitters", "Emitters", "emitters", None),
+                   ("dangly", "Dangl&y Motion", "dangly_motion", None))
 VIEW_KEYS = (("front", Qt.Key.Key_1), ("side", Qt.Key.Key_3), ("top", Qt.Key.Key_7), ("iso", Qt.Key.Key_9))
 
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHea
                                QSplitter, QStyle, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
-from app.model import Mesh, Model
+from app.model import Helper, Mesh, Model
 from app.pose import Pose
 from app.state.viewer import ViewerState
 from app.ui.inspector import Inspector
@@ -32,6 +32,14 @@ ROW_ROLE = Qt.ItemDataRole.UserRole
 
 def _plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def helper_info(helper: Helper) -> str:
+    """The Info column of a helper's row: what an emitter emits by ('emitter · Fountain')."""
+    if helper.emitter is None:
+        return ""
+    update = helper.emitter.settings.get("update", "")
+    return f"emitter · {update}" if update else "emitter"
 
 
 def mesh_info(mesh: Mesh) -> str:
@@ -145,7 +153,7 @@ class OutlinerDock(QDockWidget):
         self.model = model
         self.bone_items = [_row(name, "bone", f"#{bone}", ("bone", bone))
                            for bone, name in enumerate(model.skeleton.names)]
-        self.helper_items = [_row(helper.name, "helper", "", ("helper", index))
+        self.helper_items = [_row(helper.name, "helper", helper_info(helper), ("helper", index))
                              for index, helper in enumerate(model.helpers)]
         self.mesh_items = [_row(mesh.name or f"mesh {index}", "mesh", mesh_info(mesh), ("mesh", index))
                            for index, mesh in enumerate(model.meshes)]

@@ -145,3 +145,54 @@ def test_emitter_values(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == [
         "error emitter-values fx: blend 'Additive' is not one of normal, punch-through, punchthrough, "
         "lighten"]
+
+
+def _dangly_model(tmp_path, name: str, lines: str) -> str:
+    path = tmp_path / f"{name}.mdl"
+    path.write_text(f"newmodel {name}\nsetsupermodel {name} NULL\nbeginmodelgeom {name}\nnode dummy {name}\n"
+                    f"  parent NULL\nendnode\nnode danglymesh cape\n  parent {name}\n  verts 3\n    0 0 0\n"
+                    f"    1 0 0\n    1 1 0\n  faces 1\n    0 1 2 1 0 0 0 0\n{lines}endnode\n"
+                    f"endmodelgeom {name}\ndonemodel {name}\n")
+    return str(path)
+
+
+#: Sound danglymesh parameters.
+GOOD = "  period 1\n  tightness 2\n  displacement 0.1\n"
+
+
+def test_danglymesh_rules(tmp_path, capsys):
+    cases = {
+        "c_count": (GOOD + "  constraints 2\n    0\n    255\n",
+                    ["error dangly-constraints cape: 2 constraints for 3 vertices"]),
+        "c_range": (GOOD + "  constraints 3\n    0\n    256\n    -1\n",
+                    ["error dangly-constraint-range cape: 2 constraints outside 0..255 (vertex 1: 256)"]),
+        "c_zero": ("  period 0\n  tightness -1\n  displacement 0.1\n  constraints 3\n    0\n    1\n    2\n",
+                   ["error dangly-parameters cape: period 0, tightness -1: each must be a positive number"]),
+        "c_none": ("  constraints 3\n    0\n    1\n    2\n",
+                   ["error dangly-parameters cape: period (none), tightness (none), displacement (none): "
+                    "each must be a positive number"]),
+        "c_wild": ("  period 600\n  tightness 5000\n  displacement 20\n"
+                   "  constraints 3\n    0\n    1\n    2\n",
+                   ["warning dangly-extreme cape: period 600 s is outside 0.01..60 s; tightness 5000 is past "
+                    "1000; displacement 20 is more than 10 times the mesh's size (1.41)"]),
+        "c_fine": (GOOD + "  constraints 3\n    0\n    128\n    255\n",
+                   ["no findings"]),
+    }
+    for name, (lines, expected) in cases.items():
+        status = main(["check", _dangly_model(tmp_path, name, lines)])
+        assert capsys.readouterr().out.splitlines() == expected, name
+        assert status == (1 if expected[0].startswith("error") else 0), name
+
+
+def test_emitter_numbers_and_texture(tmp_path, capsys):
+    path = tmp_path / "c_fx2.mdl"
+    path.write_text("newmodel c_fx2\nsetsupermodel c_fx2 NULL\nbeginmodelgeom c_fx2\nnode dummy c_fx2\n"
+                    "  parent NULL\nendnode\nnode emitter fx\n  parent c_fx2\n  update Fountain\n"
+                    "  birthrate -5\n  spread 7\n  xsize many\n  texture fx_a_texture_too_long\nendnode\n"
+                    "endmodelgeom c_fx2\ndonemodel c_fx2\n")
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "warning emitter-numbers fx: birthrate '-5' is not a number ≥ 0",
+        "warning emitter-numbers fx: xsize 'many' is not a number ≥ 0",
+        "warning emitter-numbers fx: spread '7' is not a number from 0 to 2π (6.283)",
+        "error resref-length fx: texture 'fx_a_texture_too_long' has 21 characters; a resref holds 16"]

@@ -14,6 +14,7 @@ from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
 from tests.formats.test_c3de import BIND, BONE0, BONE1, HEADS, POSITIONS, TAILS, UVS, WEIGHT0, skinning_frames
+from tests.formats.test_nwn_dangly_emitters import tree as effects_tree
 from tests.formats.test_nwn_mdl import cast_animation, model_tree, walk_animation
 from tests.writers.c3de_writer import write_bones_2009, write_bones_2010, write_mesh
 from tests.writers.nwn_writer import write_mdl
@@ -45,7 +46,8 @@ def mutate(data: bytes, rng: np.random.Generator) -> bytes:
 def originals(reader: str, folder) -> list[dict[str, bytes]]:
     """One file per set, named for its role."""
     if reader == "nwn_mdl":
-        return [{"model.mdl": write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()])}]
+        return [{"model.mdl": write_mdl("c_test", model_tree(), [walk_animation(), cast_animation()])},
+                {"model.mdl": write_mdl("c_fx", effects_tree())}]
     return [{"mesh.c3d": write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, UVS, layout="2010")},
             {"mesh.c3d": write_mesh(POSITIONS, BONE0, BONE1, WEIGHT0, layout="2009",
                                     indices=[0, 1, 2, 3, 4, 5])},

@@ -21,6 +21,7 @@ from app.formats.nwn import supermodels
 from app.formats.registry import LoadOptions, SniffedFile
 from tests import fuzzing
 from tests.formats.test_nwn_ascii import every_kind_tree
+from tests.formats.test_nwn_dangly_emitters import tree as effects_tree
 from tests.formats.test_nwn_mdl import cast_animation, model_tree, walk_animation
 from tests.writers import text_formats as write
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
@@ -179,6 +180,14 @@ def nwn_ascii_files(tmp_path) -> dict[str, bytes]:
     return files
 
 
+def nwn_effects_files(tmp_path) -> dict[str, bytes]:
+    """A model with a danglymesh and an emitter (their parameters, constraints and settings)."""
+    files = {"fx.mdl": write_ascii_mdl("fx", effects_tree())}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return files
+
+
 def load_nwn_ascii(paths):
     return supermodels.load([SniffedFile(p, "nwn_ascii", "model") for p in paths], LoadOptions())
 
@@ -188,6 +197,8 @@ MAKERS = {"bonespro": (bonespro_files, load_bonespro), "lgw": (lgw_files, load_l
 
 
 def originals(reader: str, folder) -> list[dict[str, bytes]]:
+    if reader == "nwn_ascii":
+        return [nwn_ascii_files(folder), nwn_effects_files(folder)]
     return [MAKERS[reader][0](folder)]
 
 

@@ -156,7 +156,9 @@ def test_every_node_kind(tmp_path):
     for name in ("walk01", "light01", "emit01", "ref01"):
         assert name in hidden
     assert "anim01" not in hidden and "dangle01" not in hidden
-    assert any(w.startswith("danglymesh nodes drawn at rest") and "dangle01" in w for w in model.warnings)
+    assert ("danglymesh 'dangle01': period (none), tightness (none), displacement (none) (expected positive "
+            "numbers); drawn without sway") in model.warnings
+    assert model.meshes[1].dangly is None
     assert [mesh.visible for mesh in model.meshes] == [False, True, True, True]  # mesh01 has render 0
     skin = model.meshes[3]
     assert set(skin.joints[skin.weights > 0].tolist()) == {model.skeleton.index("bone_a")}

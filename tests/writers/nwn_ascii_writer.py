@@ -19,6 +19,9 @@ from tests.writers.nwn_writer import WAnimation, WNode
 KINDS = {0x001: "dummy", 0x003: "light", 0x005: "emitter", 0x011: "reference", 0x021: "trimesh",
          0x061: "skin", 0x0A1: "animmesh", 0x121: "danglymesh", 0x221: "aabb"}
 KEY_NAMES = {8: "position", 20: "orientation", 36: "scale"}
+#: Emitter controllers written as setting lines (their first value).
+EMITTER_KEYS = {88: "birthrate", 144: "lifeExp", 184: "spread", 192: "velocity", 196: "xsize", 200: "ysize",
+                108: "colorStart", 96: "colorEnd"}
 
 
 def _number(value: float) -> str:
@@ -76,7 +79,13 @@ class _Text:
         if node.orientation is not None:
             self.add("  orientation " + " ".join(_number(v) for v in axis_angle(node.orientation)))
         for kind_number, times, values in node.keys:
-            self.keys(kind_number, times, values)
+            if kind_number in EMITTER_KEYS:
+                numbers = " ".join(_number(v) for v in np.ravel(values[0]))
+                self.add(f"  {EMITTER_KEYS[kind_number]} {numbers}")
+            else:
+                self.keys(kind_number, times, values)
+        for setting, value in (node.emitter or {}).items():
+            self.add(f"  {setting} {value}")
         if geometry and node.vertices is not None:
             self.mesh(node)
         self.add("endnode")
@@ -108,8 +117,13 @@ class _Text:
         self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0"
                           for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))
         if node.flags == 0x121:
-            self.add(f"  constraints {len(vertices)}")
-            self.lines.extend("    0" for _ in vertices)
+            unset = (None, None, None, [0] * len(vertices))
+            period, tightness, displacement, constraints = node.dangly or unset
+            for name, value in (("period", period), ("tightness", tightness), ("displacement", displacement)):
+                if value is not None:
+                    self.add(f"  {name} {_number(value)}")
+            self.add(f"  constraints {len(constraints)}")
+            self.lines.extend(f"    {_number(c)}" for c in constraints)
         if node.skin_bones is not None:
             self.add(f"  weights {len(vertices)}")
             for bones, weights in zip(node.skin_bones, node.skin_weights):

@@ -26,7 +26,10 @@ class WNode:
     optionally with column flags OR'd into the column byte (0x10: bezier).
     skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4); skin_table: entries
     of the bone-slot table (17 in 1.69 files; 64 makes the EE sub-header of 0xC0 bytes). colors: (V, 4)
-    bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255)."""
+    bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255).
+    dangly: (period, tightness, displacement, constraints (V,)) of a dangly node. emitter: an emitter's
+    sub-header strings (update, render, blend, texture) by name; its numbers go in ``keys`` as
+    controllers (88 birthrate, 184 spread, 196 xsize …), which the ASCII writer writes as lines."""
 
     name: str
     flags: int = 0x001
@@ -44,6 +47,8 @@ class WNode:
     skin_table: int = 17
     render: int = 1
     colors: np.ndarray | None = None
+    dangly: tuple | None = None
+    emitter: dict | None = None
 
 
 @dataclass
@@ -174,6 +179,10 @@ class _Builder:
                 self.skin(sub, node, indices, world)
             elif flag == 0x010:
                 self.model[sub:sub + 64] = _name("refmodel", 64)
+            elif flag == 0x004 and node.emitter:
+                self.emitter(sub, node.emitter)
+            elif flag == 0x100 and node.dangly:
+                self.dangly(sub, node)
             sub += sub_size
         children = self.alloc(4 * len(node.children))
         self.array(offset + 0x48, children, len(node.children))
@@ -206,6 +215,20 @@ class _Builder:
         self.put("IHH4III", at + 0x1BC, vertex_pointer, len(vertices), 0 if node.uvs is None else 1,
                  uv_pointer, NO_RAW, NO_RAW, NO_RAW, normal_pointer, colour_pointer)
         self.put("6I", at + 0x1DC, *([NO_RAW] * 6))
+
+    def emitter(self, at: int, settings: dict) -> None:
+        """The emitter sub-header (docs 2.9): 24 bytes of numbers, then update, render, blend (32 bytes
+        each), texture (64) and the chunk name (16)."""
+        for name, offset, width in (("update", 0x18, 32), ("render", 0x38, 32), ("blend", 0x58, 32),
+                                    ("texture", 0x78, 64)):
+            self.model[at + offset:at + offset + width] = _name(settings.get(name, ""), width)
+
+    def dangly(self, at: int, node: WNode) -> None:
+        """The dangly sub-header: the constraints (f32 per vertex, model data), displacement,
+        tightness, period."""
+        period, tightness, displacement, constraints = node.dangly
+        self.where[f"{node.name}.constraints"] = self.data_array(at, "f", [(c,) for c in constraints])
+        self.put("fff", at + 0x0C, displacement, tightness, period)
 
     def skin(self, at: int, node: WNode, indices: dict[str, int], world: dict) -> None:
         referenced = []

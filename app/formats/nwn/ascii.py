@@ -17,6 +17,7 @@ import numpy as np
 
 from app.formats.nwn import supermodels
 from app.formats.nwn.ascii_lines import LineReader, has_content, parse_number
+from app.formats.nwn.emitter_settings import setting_name
 from app.formats.nwn.nodes import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
 from app.formats.registry import UTF8_BOM, Format, ReadError, register
 
@@ -61,6 +62,7 @@ class _NodeText:
         self.lists: dict[str, tuple[np.ndarray, int]] = {}
         self.weights: tuple[list[list[str]], np.ndarray, int] | None = None
         self.values: dict[str, str] = {}
+        self.settings: dict[str, str] = {}
         self.tangents: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.handles: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -146,6 +148,8 @@ class _Parser(LineReader):
             self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
         elif keyword in ("bitmap", "texture0", "render", "diffuse", "sampleperiod") or keyword in EXTRAS:
             text.values[keyword] = " ".join(tokens[1:])
+        if text.kind == "emitter" and _emitter_setting(keyword):
+            text.settings[setting_name(tokens[0])] = " ".join(tokens[1:])
 
     def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
         """The ``width`` numbers after a keyword on its own line."""
@@ -296,7 +300,7 @@ class _Parser(LineReader):
             extras = {EXTRAS[key]: value for key, value in text.values.items()
                       if key in EXTRAS and text.kind not in MESH_KINDS}
             nodes.append(Node(name=text.name, parent=parent, kind=text.kind, controllers=text.controllers,
-                              extras=extras))
+                              extras=extras, settings=text.settings))
         return nodes
 
     def vertex_colours(self, text: _NodeText, name: str, count: int, source: np.ndarray) -> np.ndarray | None:
@@ -357,7 +361,7 @@ class _Parser(LineReader):
         }
         node.extras.update(vertices=len(source), faces=len(triangles))
         if text.kind == "dangly" and "constraints" in text.lists:
-            node.extras["constraints"] = len(text.lists["constraints"][0])
+            node.geometry["constraints"] = text.lists["constraints"][0][:, 0]
         if text.kind == "skin":
             node.geometry.update(self.skin(text, count, lookup, source))
 
@@ -467,6 +471,13 @@ def _one_hemisphere(quaternions: np.ndarray, keys: np.ndarray | None = None) -> 
     flips = np.sum(quaternions[1:] * quaternions[:-1], axis=1) < 0
     signs = np.concatenate([[1.0], np.cumprod(np.where(flips, -1.0, 1.0))])
     return quaternions * signs[:, None]
+
+
+def _emitter_setting(keyword: str) -> bool:
+    """Whether an emitter node's line sets one of its settings (not its transform, a key list or a
+    key row)."""
+    return (keyword not in ("parent", "endlist", *KEYWORDS) and not keyword.endswith("key")
+            and not _plain_number(keyword))
 
 
 def _plain_number(token: str) -> bool:

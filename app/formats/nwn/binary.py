@@ -16,6 +16,7 @@ from app import maths
 from app.formats.binreader import Block, finite_or_zero, fixed_string
 from app.formats.nwn import binary_layout as layout
 from app.formats.nwn import supermodels
+from app.formats.nwn.emitter_settings import CONTROLLER_NAMES, HEADER_NAMES, controller_settings
 from app.formats.nwn.nodes import ALPHA, ORIENTATION, POSITION, SCALE, Animation, Node, Parsed
 from app.formats.registry import Format, register
 
@@ -124,22 +125,28 @@ class _Reader:
         node = Node(name=name, parent=parent, kind=node_kind(flags))
         node.controllers, opaque, node.handles = self.controllers(header, name, offset)
         node.extras = {"part_number": int(header["part"]), "flags": f"0x{flags:x}"}
-        if opaque:
-            node.extras["other_controllers"] = opaque
         if full:
             self.sub_headers(node, flags, offset)
+        if node.kind == "emitter":
+            if ALPHA in node.controllers:  # type 128 is an emitter's fps, read as the mesh alpha's type
+                opaque[ALPHA] = node.controllers.pop(ALPHA)[1][0, :1]
+            node.settings.update(controller_settings(opaque))
+            opaque = {kind: values for kind, values in opaque.items() if kind not in CONTROLLER_NAMES}
+        if opaque:
+            node.extras["other_controllers"] = list(opaque)
         return node, children
 
-    def controllers(self, header, name: str, offset: int) -> tuple[dict, list[int], dict]:
-        """Controller type → (times, values), the opaque types, and bezier controllers' (in, out)
-        control values (position and scale: value + tangent, the row's second and third thirds)."""
+    def controllers(self, header, name: str, offset: int) -> tuple[dict, dict, dict]:
+        """Controller type → (times, values), the opaque types with their first key's values (K,),
+        and bezier controllers' (in, out) control values (position and scale: value + tangent, the
+        row's second and third thirds)."""
         keys = self.array(header["keys"], layout.CONTROLLER, f"node {name!r} controller keys", offset + 0x54)
         if not len(keys):
-            return {}, [], {}
+            return {}, {}, {}
         what = f"node {name!r} controller data"
         data = finite_or_zero(self.array(header["data"], "<f4", what, offset + 0x60), what, self.warnings)
         key_at = int(header["keys"][0])
-        result, opaque, handles = {}, [], {}
+        result, opaque, handles = {}, {}, {}
         for number, key in enumerate(keys):
             at = key_at + 12 * number
             kind, rows, first_time, first_value = (int(key[f]) for f in ("type", "rows", "time", "value"))
@@ -155,7 +162,7 @@ class _Reader:
                                            f"{first_value}, the node has {len(data)} floats")
             needed = {POSITION: 3, ORIENTATION: 4, SCALE: 1, ALPHA: 1}.get(kind)
             if needed is None:
-                opaque.append(kind)
+                opaque[kind] = data[first_value:first_value + width]
                 continue
             if width < needed:
                 self.warnings.append(f"node {name!r}: controller type {kind} has {width} columns "
@@ -205,6 +212,8 @@ class _Reader:
     def _emitter(self, node: Node, record, at: int) -> None:
         node.extras.update({name: fixed_string(record[name])
                             for name in ("update", "render", "blend", "texture", "chunk_name")})
+        node.settings.update({shown: fixed_string(record[field]) if record.dtype[field].kind == "S"
+                              else f"{record[field].item():g}" for field, shown in HEADER_NAMES.items()})
 
     def _reference(self, node: Node, record, at: int) -> None:
         node.extras.update(reference_model=fixed_string(record["model"]),
@@ -296,7 +305,9 @@ class _Reader:
     def _dangly(self, node: Node, record, at: int) -> None:
         constraints = self.array(record["constraints"], "<f4", f"dangly {node.name!r} constraints", at)
         node.extras.update(displacement=float(record["displacement"]), tightness=float(record["tightness"]),
-                           period=float(record["period"]), constraints=len(constraints))
+                           period=float(record["period"]))
+        if node.geometry is not None:
+            node.geometry["constraints"] = constraints.astype(np.float64)
 
     def _aabb(self, node: Node, record, at: int) -> None:
         entries, visited = 0, set()

@@ -25,7 +25,9 @@ from app.formats.animation_sets import unique_name
 from app.formats.registry import ReadError
 from app.bone_tails import derive_tails
 from app.bone_tree import hierarchy_levels, world_from_local
-from app.model import Clip, Material, Mesh, Model, Skeleton, Track
+from app.formats.nwn.dangly_params import constraints_text, dangly_params
+from app.formats.nwn.emitter_settings import emitter
+from app.model import Clip, Helper, Material, Mesh, Model, Skeleton, Track
 from app.posing_steps import BakeVertexClip
 
 #: Influences per vertex the compiled form stores (skins are given at least this many lanes).
@@ -53,7 +55,9 @@ class Node:
     skin_joints (V, K) node indices (−1 = unused lane) and skin_weights (V, K), and the binary form
     inverse_rotations (w, x, y, z) / inverse_translations per node for a cross-check.
     handles: bezier-keyed controllers, type → (in, out) control values shaped like the values
-    (key value + the key's in- or out-tangent; rotations as quaternions in the keys' hemisphere)."""
+    (key value + the key's in- or out-tangent; rotations as quaternions in the keys' hemisphere).
+    settings: an emitter's settings by their ASCII names, as text (emitter_settings.py).
+    Dangly nodes' geometry adds ``constraints``: (N,) the file's per-vertex values, unchecked."""
 
     name: str
     parent: int
@@ -62,6 +66,7 @@ class Node:
     extras: dict = field(default_factory=dict)
     geometry: dict | None = None
     handles: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def drawn(self) -> bool:
@@ -174,13 +179,17 @@ def _meshes(parsed: Parsed, world: np.ndarray, warnings: list[str]) -> list[Mesh
         if uvs is not None:
             uvs = np.column_stack([uvs[:, 0], 1.0 - uvs[:, 1]])  # OpenGL-style V → glTF's top-left origin
         alpha = rest_alpha(node)
+        dangly = dangly_params(node.name, geometry, node.extras, warnings) if node.kind == "dangly" else None
+        if node.kind == "dangly" and geometry.get("constraints") is not None:
+            node.extras["constraints"] = constraints_text(geometry["constraints"])
         meshes.append(Mesh(name=node.name,
                            positions=maths.transform_points(world[index], geometry["positions"]),
                            joints=joints, weights=weights, normals=normals, uvs=uvs,
                            triangles=geometry["triangles"],
                            material=_material(node, alpha), visible=geometry["render"] and alpha > 0,
                            colors=_linear_colours(geometry.get("colors")),
-                           hidden_reason="alpha 0" if alpha <= 0 and geometry["render"] else ""))
+                           hidden_reason="alpha 0" if alpha <= 0 and geometry["render"] else "",
+                           dangly=dangly))
     return meshes
 
 
@@ -410,9 +419,6 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
     if missing:
         warnings.append(f"supermodel {missing[0]!r} not found beside {parsed.path.name}: its animations are "
                         "missing")
-    dangly = [node.name for node in nodes if node.kind == "dangly" and node.drawn]
-    if dangly:
-        warnings.append("danglymesh nodes drawn at rest (their sway is not simulated): " + ", ".join(dangly))
     heads, tails = derive_tails(world, parents, meshes)
     skeleton = Skeleton(names=names, parents=parents, bind_world=world, heads=heads, tails=tails,
                         derived_tails=np.ones(len(nodes), bool),
@@ -433,7 +439,11 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
 
     clips = _clips(parsed, list(lenders), list(chain), bones, warnings, animated)
     _show_faded_in(meshes, clips)
+    helpers = [Helper(name=node.name, parent=index, offset=np.eye(4),
+                      emitter=emitter(node.settings, warnings, node.name))
+               for index, node in enumerate(nodes) if node.kind == "emitter"]
     return Model(name=parsed.name or parsed.path.stem, skeleton=skeleton, meshes=meshes, clips=clips,
-                 format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings, supermodels=list(links),
+                 helpers=helpers, format=parsed.format, up_axis="Z", forward="+Y", warnings=warnings,
+                 supermodels=list(links),
                  pending=bakes)
 

@@ -7,10 +7,13 @@ textures as they resolved).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from app.dangly import FULL_CONSTRAINT
+from app.formats.nwn.dangly_params import PARAMETERS, file_vertex_count, number, shown
 from app.formats.nwn.nodes import Parsed
 from app.model import Model
 
@@ -35,6 +38,17 @@ EMITTER_VALUES = {
 }
 
 
+#: The emitter numbers checked (``emitter-numbers``): each must be a finite number ≥ 0.
+EMITTER_NUMBERS = ("birthrate", "lifeExp", "velocity", "xsize", "ysize", "spread")
+#: The widest spread: a full turn (radians) already sends particles every way.
+MAX_SPREAD = 2 * math.pi
+#: Danglymesh parameters beyond these are flagged (``dangly-extreme``): a swing slower than a minute
+#: or faster than 100 a second, a tightness past 1000, a displacement past 10 times the mesh's size.
+DANGLY_PERIOD_RANGE = (0.01, 60.0)
+MAX_DANGLY_TIGHTNESS = 1000.0
+MAX_DISPLACEMENT_SHARE = 10.0
+
+
 @dataclass(frozen=True)
 class Finding:
     severity: str
@@ -51,7 +65,74 @@ class Finding:
 
 def check(parsed: Parsed, model: Model) -> list[Finding]:
     """Every finding for ``parsed`` (the model's own file) loaded as ``model``."""
-    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_animations(parsed), *_resolved(model)]
+    return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_emitter_numbers(parsed),
+            *_danglies(parsed), *_animations(parsed), *_resolved(model)]
+
+
+def _emitter_numbers(parsed: Parsed) -> list[Finding]:
+    findings = []
+    for node in parsed.nodes:
+        if node.kind != "emitter":
+            continue
+        for key in EMITTER_NUMBERS:
+            text = node.settings.get(key)
+            if text is None:
+                continue
+            value = number(text)
+            if not (np.isfinite(value) and 0 <= value <= (MAX_SPREAD + 1e-3 if key == "spread" else np.inf)):
+                wanted = "a number from 0 to 2π (6.283)" if key == "spread" else "a number ≥ 0"
+                findings.append(Finding("warning", "emitter-numbers", node.name,
+                                        f"{key} {text!r} is not {wanted}"))
+        texture = node.settings.get("texture", "")
+        if texture.lower() != "null" and len(texture) > MAX_RESREF:
+            findings.append(Finding("error", "resref-length", node.name,
+                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
+                                    f"{MAX_RESREF}"))
+    return findings
+
+
+def _danglies(parsed: Parsed) -> list[Finding]:
+    findings = []
+    for node in parsed.nodes:
+        if node.kind != "dangly" or node.geometry is None:
+            continue
+        findings += _dangly_constraints(node) + _dangly_parameters(node)
+    return findings
+
+
+def _dangly_constraints(node) -> list[Finding]:
+    vertices = file_vertex_count(node.geometry)
+    constraints = node.geometry.get("constraints")
+    if constraints is None or len(constraints) != vertices:
+        found = "no constraints" if constraints is None else f"{len(constraints)} constraints"
+        return [Finding("error", "dangly-constraints", node.name, f"{found} for {vertices} vertices")]
+    outside = np.flatnonzero(~((constraints >= 0) & (constraints <= FULL_CONSTRAINT)))
+    if outside.size:
+        return [Finding("error", "dangly-constraint-range", node.name,
+                        f"{outside.size} constraints outside 0..255 (vertex {outside[0]}: "
+                        f"{constraints[outside[0]]:g})")]
+    return []
+
+
+def _dangly_parameters(node) -> list[Finding]:
+    values = {key: number(node.extras.get(key)) for key in PARAMETERS}
+    bad = [f"{key} {shown(node.extras, key)}" for key, value in values.items()
+           if not (np.isfinite(value) and value > 0)]
+    if bad:
+        return [Finding("error", "dangly-parameters", node.name,
+                        f"{', '.join(bad)}: each must be a positive number")]
+    positions = node.geometry["positions"]
+    size = float(np.linalg.norm(np.ptp(positions, axis=0))) if len(positions) else 0.0
+    extreme = []
+    low, high = DANGLY_PERIOD_RANGE
+    if not low <= values["period"] <= high:
+        extreme.append(f"period {values['period']:g} s is outside {low:g}..{high:g} s")
+    if values["tightness"] > MAX_DANGLY_TIGHTNESS:
+        extreme.append(f"tightness {values['tightness']:g} is past {MAX_DANGLY_TIGHTNESS:g}")
+    if size > 0 and values["displacement"] > MAX_DISPLACEMENT_SHARE * size:
+        extreme.append(f"displacement {values['displacement']:g} is more than {MAX_DISPLACEMENT_SHARE:g} "
+                       f"times the mesh's size ({size:.3g})")
+    return [Finding("warning", "dangly-extreme", node.name, "; ".join(extreme))] if extreme else []
 
 
 def _emitters(parsed: Parsed) -> list[Finding]:
