@@ -10,7 +10,8 @@ interpreter's exit tearing a scene down. So every ufbx object the reader touches
 goes into the caller's ``keep`` list and is never freed by the reader: the caller is a child process
 that ends with ``os._exit`` (app/formats/fbx/child.py). Everything is copied into numpy once, and the
 functions here return only numpy arrays and plain Python values. Lists with the buffer protocol
-(Vec2/Vec3/Vec4/Real lists) are copied with one ``np.array``; the others with ``np.fromiter``.
+(Vec2/Vec3/Vec4/Real lists) are copied with one ``np.array``; integer lists and baked keys with one
+memory copy each (raw_lists.py), else item by item.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import ufbx
 
+from app.formats.fbx import raw_lists
 from app.formats.fbx.contents import (
     CornerValues,
     FbxContents,
@@ -128,8 +130,10 @@ def _matrix(matrix) -> np.ndarray:
 
 
 def _uints(held: _Held, values) -> np.ndarray:
+    """(N,) int64 from a ufbx Uint32List: one memory copy where raw_lists can, else item by item."""
     held(values)
-    return np.fromiter(values, np.int64, len(values))
+    copied = raw_lists.uints(values, held.objects)
+    return copied if copied is not None else np.fromiter(values, np.int64, len(values))
 
 
 def _floats(held: _Held, values, width: int) -> np.ndarray:
@@ -287,7 +291,12 @@ def _baked_tracks(baked, held: _Held, typed_to_index: dict[int, int]) -> dict[in
 
 
 def _keys(held: _Held, keys, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """(K,) times and (K, width) values of a baked key list."""
+    """(K,) times and (K, width) values of a baked key list: one memory copy where raw_lists can,
+    else key by key."""
+    held(keys)
+    copied = raw_lists.baked_keys(keys, width, held.objects)
+    if copied is not None:
+        return copied
     rows = np.array([(key.time, *key.value) for key in held.each(keys)], dtype=np.float64)
     rows = rows.reshape(-1, 1 + width)
     return rows[:, 0], rows[:, 1:]
