@@ -7,8 +7,8 @@ and a later lookup crashes (``scene.nodes[i].name`` in a loop, or iterating a li
 its items, segfaults within a few hundred steps; keeping every item alive does not). Freeing the
 wrappers afterwards, the scene before or after them, crashes on some files too, as does the
 interpreter's exit tearing a scene down. So every ufbx object the reader touches, the scene first,
-goes into the caller's ``keep`` list and is never freed by the reader: the caller is a child process
-that ends with ``os._exit`` (app/formats/fbx/child.py). Everything is copied into numpy once, and the
+goes into the caller's ``keep`` list and is never freed by the reader: the caller is a reader process
+that ends with ``os._exit`` (app/formats/fbx/reader_process.py). Everything is copied into numpy once, and the
 functions here return only numpy arrays and plain Python values. Lists with the buffer protocol
 (Vec2/Vec3/Vec4/Real lists) are copied with one ``np.array``; integer lists and baked keys with one
 memory copy each (raw_lists.py), else item by item.

@@ -8,7 +8,7 @@ uint32_t flags}`` (the value three or four doubles, the struct padded to 8 bytes
 read from the wrapper's ``data`` pointer with ctypes. It is used only when the installed version and
 the wrapper's size are those, and each copy is checked against the list itself (its length, and its
 first and last items read the ordinary way); on any mismatch the caller falls back to iterating.
-This runs in the reader's own process (app/formats/fbx/child.py), where a bad pointer could only
+This runs in the reader's own process (app/formats/fbx/reader_process.py), where a bad pointer could only
 end that process with a ReadError.
 """
 
