@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from app import maths
-from app.formats.fbx.contents import FbxContents, MaterialData, MeshData, StackData
+from app.formats.fbx.contents import CornerValues, FbxContents, MaterialData, MeshData, StackData
 from app.formats.textures import decode_embedded
 from app.bone_names import numbered_duplicates
 from app.model import Clip, Helper, Material, Mesh, MeshSkin, Model, Skeleton, Track, usable_frames
@@ -127,24 +127,43 @@ def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
     return np.repeat(polygons, faces[polygons, 1] - 2)
 
 
-def _corner_vertices(data: MeshData, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _corner_vertices(data: MeshData, ranks: list[np.ndarray],
+                     corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (control point, normal, UV, colour) among ``corners`` (attribute values compared
-    as their bytes: files often index every corner's normal on its own): (V,) a representative
-    corner of each vertex, ordered by control point, and (len(corners),) each corner's vertex."""
+    as their bytes: files often index every corner's normal on its own; ``ranks``: _distinct_rows of
+    each attribute present, in that order): (V,) a representative corner of each vertex, ordered by
+    control point, and (len(corners),) each corner's vertex."""
     key = data.corners[corners].astype(np.int64)
-    for attribute in (data.normals, data.uvs, data.colors):
-        if attribute is None:
-            continue
-        values = np.ascontiguousarray(attribute.values)
-        _, distinct = np.unique(values.view(np.dtype((np.void, values.dtype.itemsize * values.shape[1]))),
-                                return_inverse=True)
-        rows = distinct.reshape(-1)[attribute.indices[corners]]
-        width = len(values)
+    for attribute, rank in zip(_attributes(data), ranks):
+        rows = rank[attribute.indices[corners]]
+        width = len(attribute.values)
         if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
             _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
         key = key * width + rows
     _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
     return corners[representative], vertex_of_corner.reshape(-1)
+
+
+def _attributes(data: MeshData) -> list[CornerValues]:
+    """The mesh's per-corner attributes that are present: normals, UVs, colours."""
+    return [attribute for attribute in (data.normals, data.uvs, data.colors) if attribute is not None]
+
+
+def _distinct_rows(values: np.ndarray) -> np.ndarray:
+    """(N,) each row's rank among the distinct rows of ``values`` (N, width) float64, rows compared
+    as their bytes in memory order (as numpy compares void records, so the vertex order is the one
+    a unique over byte records gives): each 8-byte word byte-swapped is an unsigned integer that
+    compares as its bytes do, and one stable sort per column orders the rows."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64)
+    words = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64).byteswap()
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    starts = np.ones(len(ordered), bool)
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    ranks = np.empty(len(ordered), np.int64)
+    ranks[order] = np.cumsum(starts) - 1
+    return ranks
 
 
 def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
@@ -161,10 +180,11 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
     skin, point_joints, point_weights = _skin(data, node_bones, warnings)
     placement = node_bind[data.node] @ data.geometry_to_node
     rest_weights = np.array([channel.weight for channel in data.morphs])
+    ranks = [_distinct_rows(attribute.values) for attribute in _attributes(data)]
     built = []
     for material_index in used:
         chosen = triangles[materials == material_index]
-        representative, vertex_of_corner = _corner_vertices(data, chosen.ravel())
+        representative, vertex_of_corner = _corner_vertices(data, ranks, chosen.ravel())
         points = data.corners[representative]
         positions = data.points[points]
         normals = data.normals.per_corner(representative) if data.normals is not None else None

@@ -27,15 +27,14 @@ import atexit
 import faulthandler
 import gc
 import os
-import pickle
 import resource
 import signal
-import struct
 import sys
 import threading
 from pathlib import Path
 
 from app.formats.fbx.contents import FbxContents
+from app.formats.fbx import transport
 from app.formats.fbx.extract import ExtractError, read_contents
 from app.interrupts import default_signals, kill_when_parent_ends
 
@@ -43,11 +42,6 @@ from app.interrupts import default_signals, kill_when_parent_ends
 RETIRE_GROWTH = 768 * 2 ** 20
 #: Longest wait for a read under way when the reader process is stopped (seconds).
 STOP_WAIT = 5.0
-#: A frame on a pipe: its length, then that many bytes.
-LENGTH = struct.Struct("<Q")
-#: Bytes a pipe holds where Linux lets a pipe grow (F_SETPIPE_SZ): fewer wake-ups per answer.
-PIPE_BYTES = 2 ** 20
-F_SETPIPE_SZ = 1031
 #: ru_maxrss's unit in bytes: kilobytes on Linux, bytes on macOS.
 MAXRSS_UNIT = 1 if sys.platform == "darwin" else 1024
 
@@ -104,9 +98,10 @@ class _State:
         self.lock = threading.Lock()
 
     def forget(self) -> None:
-        """In a forked child: the reader process is the parent's; close its pipe ends here."""
+        """In a forked child: the reader process is the parent's; let go of what leads to it."""
         if self.reader is not None:
             self.reader.release_descriptors()
+            self.reader.shared.close()
         self.reader, self.lock = None, threading.Lock()
 
 
@@ -122,13 +117,14 @@ class _ReaderProcess:
     def __init__(self):
         request_read, self.requests = os.pipe()
         self.answers, answer_write = os.pipe()
-        _grow(answer_write)
+        transport.grow(answer_write)
+        self.shared = transport.shared_area()
         parent, from_main = os.getpid(), threading.current_thread() is threading.main_thread()
         self.pid = os.fork()
         if self.pid == 0:
             status = 1
             try:
-                _serve(request_read, answer_write, parent, from_main)
+                _serve(request_read, answer_write, self.shared, parent, from_main)
                 status = 0
             finally:
                 os._exit(status)
@@ -140,13 +136,13 @@ class _ReaderProcess:
         """('contents', FbxContents, last) or ('error', message, last); ReaderCrash when the process
         ends instead of answering."""
         try:
-            _write_frame(self.requests, os.fsencode(str(path)))
-            answer = _read_frame(self.answers)
+            transport.write_frame(self.requests, os.fsencode(str(path)))
+            answer = transport.receive_answer(self.answers, self.shared)
         except BrokenPipeError:
             answer = None
         if answer is None:
             raise ReaderCrash(_death_words(self.reap()))
-        return pickle.loads(answer)
+        return answer
 
     def signal(self, signum: int) -> None:
         if not self.reaped:
@@ -156,6 +152,7 @@ class _ReaderProcess:
         """Close the pipes (the process ends when its request pipe does) and wait for the process;
         its wait status."""
         self.release_descriptors()
+        self.shared.close()
         status = 0
         if not self.reaped:
             _, status = os.waitpid(self.pid, 0)
@@ -180,7 +177,7 @@ def _death_words(status: int) -> str:
     return f"the FBX reader ended without a result (exit status {os.WEXITSTATUS(status)})"
 
 
-def _serve(requests: int, answers: int, parent: int, from_main: bool) -> None:
+def _serve(requests: int, answers: int, shared, parent: int, from_main: bool) -> None:
     """The reader process's loop: a path in, its answer out, until the request pipe ends."""
     if from_main:
         kill_when_parent_ends()
@@ -194,7 +191,7 @@ def _serve(requests: int, answers: int, parent: int, from_main: bool) -> None:
     kept: list = []
     start = _peak_memory()
     while True:
-        request = _read_frame(requests)
+        request = transport.read_frame(requests)
         if request is None:
             return
         try:
@@ -202,7 +199,7 @@ def _serve(requests: int, answers: int, parent: int, from_main: bool) -> None:
         except ExtractError as error:
             outcome = ("error", str(error))
         last = _peak_memory() - start > RETIRE_GROWTH
-        _write_frame(answers, pickle.dumps((*outcome, last), protocol=pickle.HIGHEST_PROTOCOL))
+        transport.send_answer(answers, shared, (*outcome, last))
         if last:
             return
 
@@ -219,37 +216,3 @@ def _close_descriptors_but(*kept: int) -> None:
         os.closerange(low, descriptor)
         low = descriptor + 1
     os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
-
-
-def _grow(descriptor: int) -> None:
-    try:
-        import fcntl
-        fcntl.fcntl(descriptor, F_SETPIPE_SZ, PIPE_BYTES)
-    except (ImportError, OSError):
-        pass  # not Linux, or the system's limit is lower: the default size works, with more wake-ups
-
-
-def _write_frame(descriptor: int, data: bytes) -> None:
-    for part in (LENGTH.pack(len(data)), data):
-        view = memoryview(part)
-        while view:
-            view = view[os.write(descriptor, view):]
-
-
-def _read_frame(descriptor: int) -> bytes | None:
-    """One frame's bytes, or None when the pipe ends first."""
-    header = _read_exactly(descriptor, LENGTH.size)
-    if header is None:
-        return None
-    return _read_exactly(descriptor, LENGTH.unpack(header)[0])
-
-
-def _read_exactly(descriptor: int, size: int) -> bytearray | None:
-    buffer = bytearray(size)
-    view, filled = memoryview(buffer), 0
-    while filled < size:
-        count = os.readv(descriptor, [view[filled:]])
-        if count == 0:
-            return None
-        filled += count
-    return buffer
