@@ -129,17 +129,15 @@ def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
 
 def _corner_vertices(data: MeshData, ranks: list[np.ndarray],
                      corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (control point, normal, UV, colour) among ``corners`` (attribute values compared
-    as their bytes: files often index every corner's normal on its own; ``ranks``: _distinct_rows of
-    each attribute present, in that order): (V,) a representative corner of each vertex, ordered by
-    control point, and (len(corners),) each corner's vertex."""
+    """The distinct (control point, normal, UV, colour) among ``corners`` (``ranks``: _corner_ranks
+    of each attribute present): (V,) a representative corner of each vertex, ordered by control
+    point, then by its attribute values' bytes, and (len(corners),) each corner's vertex."""
     key = data.corners[corners].astype(np.int64)
-    for attribute, rank in zip(_attributes(data), ranks):
-        rows = rank[attribute.indices[corners]]
+    for attribute, corner_ranks in zip(_attributes(data), ranks):
         width = len(attribute.values)
         if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
             _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
-        key = key * width + rows
+        key = key * width + corner_ranks[corners]
     _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
     return corners[representative], vertex_of_corner.reshape(-1)
 
@@ -149,6 +147,32 @@ def _attributes(data: MeshData) -> list[CornerValues]:
     return [attribute for attribute in (data.normals, data.uvs, data.colors) if attribute is not None]
 
 
+def _corner_ranks(data: MeshData, attribute: CornerValues) -> np.ndarray:
+    """(I,) for each face corner, a rank of its attribute value that orders the distinct values met
+    at one control point as their bytes compare (values compared as bytes: files often index every
+    corner's normal on its own). Only control points whose corners disagree need ranks (seams, hard
+    edges); the others get 0, which orders them the same, so only those values are sorted."""
+    rows = attribute.indices
+    points = data.corners
+    first_row = np.zeros(int(points.max(initial=-1)) + 1, np.int64)
+    first_row[points[::-1]] = rows[::-1]  # the row of each point's first corner (any would do)
+    firsts = first_row[points]
+    agrees = np.ones(len(rows), bool)
+    for column in _word_columns(attribute.values):
+        agrees &= column[rows] == column[firsts]
+    split = np.zeros(len(first_row), bool)
+    split[points[~agrees]] = True
+    at_split = split[points]
+    ranks = np.zeros(len(rows), np.int64)
+    if at_split.any():
+        used = np.zeros(len(attribute.values), bool)
+        used[rows[at_split]] = True
+        row_ranks = np.zeros(len(attribute.values), np.int64)
+        row_ranks[used] = _distinct_rows(attribute.values[used])
+        ranks[at_split] = row_ranks[rows[at_split]]
+    return ranks
+
+
 def _distinct_rows(values: np.ndarray) -> np.ndarray:
     """(N,) each row's rank among the distinct rows of ``values`` (N, width) float64, rows compared
     as their bytes in memory order (as numpy compares void records, so the vertex order is the one
@@ -156,14 +180,22 @@ def _distinct_rows(values: np.ndarray) -> np.ndarray:
     compares as its bytes do, and one stable sort per column orders the rows."""
     if len(values) == 0:
         return np.zeros(0, np.int64)
-    words = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64).byteswap()
-    order = np.lexsort(words.T[::-1])
-    ordered = words[order]
-    starts = np.ones(len(ordered), bool)
-    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
-    ranks = np.empty(len(ordered), np.int64)
+    columns = [column.byteswap() for column in _word_columns(values)]
+    order = np.lexsort(columns[::-1])
+    starts = np.zeros(len(order), bool)
+    starts[0] = True
+    for column in columns:
+        ordered = column[order]
+        starts[1:] |= ordered[1:] != ordered[:-1]
+    ranks = np.empty(len(order), np.int64)
     ranks[order] = np.cumsum(starts) - 1
     return ranks
+
+
+def _word_columns(values: np.ndarray) -> np.ndarray:
+    """(width, N) the 8-byte words of each column of ``values`` (N, width) float64 as unsigned
+    integers, each column contiguous (gathers along one column are fast; along rows they are not)."""
+    return np.ascontiguousarray(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64).T)
 
 
 def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
@@ -180,7 +212,7 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
     skin, point_joints, point_weights = _skin(data, node_bones, warnings)
     placement = node_bind[data.node] @ data.geometry_to_node
     rest_weights = np.array([channel.weight for channel in data.morphs])
-    ranks = [_distinct_rows(attribute.values) for attribute in _attributes(data)]
+    ranks = [_corner_ranks(data, attribute) for attribute in _attributes(data)]
     built = []
     for material_index in used:
         chosen = triangles[materials == material_index]
