@@ -48,6 +48,8 @@ LOAD_OPTIONS = dict(
     load_external_files=False,
     ignore_missing_external_files=True,
     node_depth_limit=NODE_DEPTH_LIMIT,
+    skip_skin_vertices=True,  # the skin is read from its clusters, not ufbx's per-vertex tables
+    skip_mesh_parts=True,  # faces are split by material from face_material
 )
 
 
