@@ -11,7 +11,7 @@ since the bindings crash freeing some; it never frees them and ends with ``os._e
   killed, since its answer can no longer be told from the next one's.
 - The objects it keeps grow with every file: once its peak memory has grown by ``RETIRE_GROWTH``, its
   answer says it is its last, it ends, and the next read forks a fresh one.
-- It ends with this process: at exit (``atexit`` closes its pipe and waits), and when this process
+- It ends with this process: at exit (``atexit`` kills it), and when this process
   is killed outright: Linux's PR_SET_PDEATHSIG (only where the main thread forks it, since the
   signal follows the forking thread, and the window reads on worker threads), and the end of its
   request pipe, which it waits on between reads. A process forked from this one (a batch worker)
@@ -27,14 +27,18 @@ import atexit
 import faulthandler
 import gc
 import os
-import resource
 import signal
 import sys
 import threading
 from pathlib import Path
 
-from app.formats.fbx.contents import FbxContents
+try:
+    import resource
+except ImportError:  # Windows: no fork, so no reader process to measure
+    resource = None
+
 from app.formats.fbx import transport
+from app.formats.fbx.contents import FbxContents
 from app.formats.fbx.extract import ExtractError, read_contents
 from app.interrupts import default_signals, kill_when_parent_ends
 
@@ -74,6 +78,12 @@ def read_isolated(path: Path) -> FbxContents:
     if outcome == "error":
         raise ExtractError(payload)
     return payload
+
+
+def reader_pid() -> int | None:
+    """The reader process's id, None before the first read and after one ended (tests, diagnostics)."""
+    reader = _state.reader
+    return reader.pid if reader is not None else None
 
 
 def stop() -> None:
