@@ -130,16 +130,49 @@ def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
 def _corner_vertices(data: MeshData, ranks: list[np.ndarray],
                      corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (control point, normal, UV, colour) among ``corners`` (``ranks``: _corner_ranks
-    of each attribute present): (V,) a representative corner of each vertex, ordered by control
-    point, then by its attribute values' bytes, and (len(corners),) each corner's vertex."""
-    key = data.corners[corners].astype(np.int64)
+    of each attribute present): (V,) the first corner of each vertex, ordered by control point, then
+    by its attribute values' bytes, and (len(corners),) each corner's vertex. Only the corners at
+    points whose corners disagree are sorted; a point's place among its values and the point number
+    the vertices without a sort."""
+    points = data.corners[corners].astype(np.int64)
+    values = np.zeros(len(corners), np.int64)  # the corner's attribute ranks as one number
     for attribute, corner_ranks in zip(_attributes(data), ranks):
         width = len(attribute.values)
-        if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
-            _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
-        key = key * width + corner_ranks[corners]
-    _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
-    return corners[representative], vertex_of_corner.reshape(-1)
+        if values.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
+            values = np.unique(values, return_inverse=True)[1].reshape(-1)  # renumbered, order kept
+        values = values * width + corner_ranks[corners]
+    split = np.zeros(int(points.max(initial=-1)) + 1, bool)
+    split[points[values != 0]] = True  # a point whose corners all read 0 agree
+    places = _places_at_points(points, values, np.flatnonzero(split[points]))
+    width = int(places.max(initial=0)) + 1
+    if len(split) * width > 8 * len(corners) + 1024:  # a point with very many values: sort them all
+        _, first, vertex_of_corner = np.unique(points * width + places, return_index=True,
+                                               return_inverse=True)
+        return corners[first], vertex_of_corner.reshape(-1)
+    keys = points * width + places
+    present = np.zeros(len(split) * width, bool)
+    present[keys] = True
+    vertex_of_corner = (np.cumsum(present) - 1)[keys]
+    first = np.full(int(present.sum()), len(corners))
+    np.minimum.at(first, vertex_of_corner, np.arange(len(corners)))
+    return corners[first], vertex_of_corner
+
+
+def _places_at_points(points: np.ndarray, values: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """(C,) for the ``chosen`` corners, the place of their value among the distinct values met at
+    their point (0 for the lowest), by one sort of those corners; 0 for the others."""
+    places = np.zeros(len(points), np.int64)
+    if len(chosen) == 0:
+        return places
+    order = chosen[np.lexsort((values[chosen], points[chosen]))]
+    ordered_points, ordered_values = points[order], values[order]
+    point_starts = np.ones(len(order), bool)
+    point_starts[1:] = ordered_points[1:] != ordered_points[:-1]
+    value_starts = point_starts.copy()
+    value_starts[1:] |= ordered_values[1:] != ordered_values[:-1]
+    distinct = np.cumsum(value_starts) - 1
+    places[order] = distinct - distinct[point_starts][np.cumsum(point_starts) - 1]
+    return places
 
 
 def _attributes(data: MeshData) -> list[CornerValues]:
