@@ -126,8 +126,15 @@ def _unread_content(scene, held: _Held) -> list[str]:
 
 def _matrix(matrix) -> np.ndarray:
     """(4, 4) for column vectors from a ufbx Matrix (four column Vec3s)."""
-    result = np.eye(4)
-    result[:3, :] = np.array(matrix, dtype=np.float64).T
+    return _matrices([matrix])[0]
+
+
+def _matrices(matrices: list) -> np.ndarray:
+    """(N, 4, 4) for column vectors from N ufbx Matrices, converted at once."""
+    result = np.zeros((len(matrices), 4, 4))
+    if matrices:
+        result[:, :3, :] = np.array(matrices, dtype=np.float64).transpose(0, 2, 1)
+    result[:, 3, 3] = 1.0
     return result
 
 
@@ -152,8 +159,8 @@ def _nodes(scene, held: _Held) -> tuple[NodeTable, dict[int, int]]:
         parent = held(node.parent)
         if parent is not None and not parent.is_root:
             parents[index] = typed_to_index[parent.typed_id]
-    local = np.array([_matrix(node.node_to_parent) for node in kept]).reshape(-1, 4, 4)
-    world = np.array([_matrix(node.node_to_world) for node in kept]).reshape(-1, 4, 4)
+    local = _matrices([node.node_to_parent for node in kept])
+    world = _matrices([node.node_to_world for node in kept])
     kinds = [node.attrib_type.name.lower() for node in kept]
     names = [node.name for node in kept]
     return NodeTable(names=names, parents=parents, local=local, world=world, kinds=kinds), typed_to_index
@@ -230,16 +237,16 @@ def _skin(skin, held: _Held, typed_to_index: dict[int, int]) -> SkinData:
         if bone is None or bone.typed_id not in typed_to_index:
             continue
         bones.append(typed_to_index[bone.typed_id])
-        to_bone.append(_matrix(cluster.geometry_to_bone))
-        bind.append(_matrix(cluster.bind_to_world))
+        to_bone.append(cluster.geometry_to_bone)
+        bind.append(cluster.bind_to_world)
         cluster_vertices = _uints(held, cluster.vertices)
         cluster_weights = _floats(held, cluster.weights, 1)[:, 0]
         count = min(len(cluster_vertices), len(cluster_weights))
         vertices.append(cluster_vertices[:count])
         weights.append(cluster_weights[:count])
         owners.append(np.full(count, len(bones) - 1, np.int64))
-    return SkinData(bones=np.array(bones, np.int64), geometry_to_bone=np.array(to_bone).reshape(-1, 4, 4),
-                    bind_world=np.array(bind).reshape(-1, 4, 4),
+    return SkinData(bones=np.array(bones, np.int64), geometry_to_bone=_matrices(to_bone),
+                    bind_world=_matrices(bind),
                     vertices=np.concatenate(vertices) if vertices else np.zeros(0, np.int64),
                     clusters=np.concatenate(owners) if owners else np.zeros(0, np.int64),
                     weights=np.concatenate(weights) if weights else np.zeros(0))
