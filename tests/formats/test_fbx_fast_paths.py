@@ -118,7 +118,7 @@ def _reference_vertices(data, corners: np.ndarray) -> tuple[np.ndarray, np.ndarr
 @pytest.mark.parametrize("path", FBX, ids=lambda path: path.name)
 def test_vertices_come_in_the_order_a_unique_over_every_corner_gives(path):
     """The corpus meshes have seams and hard edges (points whose corners disagree) and smooth points."""
-    contents = reader_process.read_isolated(path)
+    contents, _ = reader_process.read_isolated(path)
     model = load([path])
     assert len(model.meshes) == len(contents.meshes)  # one material each
     for data, mesh in zip(contents.meshes, model.meshes):

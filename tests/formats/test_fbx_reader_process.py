@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from app.formats.fbx import reader_process, transport
+from app.formats.fbx import extract, reader_process, transport
 from app.formats.registry import ReadError
 from app.loading import load
 from tests.formats.test_fbx import written
@@ -50,7 +50,7 @@ def wait_gone(pid: int, seconds: float = 10.0) -> bool:
     return False
 
 
-def _segfault(path, kept):
+def _segfault(path, kept, meshes_read=None):
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
@@ -76,7 +76,7 @@ def test_a_crash_is_a_read_error_naming_the_file_and_the_next_read_works(tmp_pat
 
 
 def test_an_error_in_the_reader_is_a_read_error(tmp_path, monkeypatch):
-    def broken(path, kept):
+    def broken(path, kept, meshes_read=None):
         raise IndexError("a bug in the copy")
     monkeypatch.setattr(reader_process, "read_contents", broken)
     with pytest.raises(ReadError, match=r"ended without a result \(exit status 1\)"):
@@ -156,3 +156,27 @@ def test_a_forked_child_reads_with_its_own_reader(tmp_path):
     assert child_reader not in (None, parent_reader)
     assert wait_gone(child_reader)  # the child's exit ended its own reader
     assert len(load([path]).meshes) == 1 and reader_process.reader_pid() == parent_reader
+
+
+def test_the_meshes_are_laid_out_before_the_stacks_come(tmp_path):
+    seen = []
+    contents, made = reader_process.read_isolated(written(tmp_path), lambda partial: seen.append(
+        (len(partial.meshes), len(partial.stacks))) or "laid out")
+    assert seen == [(1, 0)] and made == "laid out"
+    assert [stack.name for stack in contents.stacks] == ["walk", "wave"]
+
+
+def test_a_crash_while_baking_the_stacks_is_a_read_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(extract, "_stacks", lambda *args: os.kill(os.getpid(), signal.SIGSEGV))
+    with pytest.raises(ReadError, match=r"crashed on this file \(SIGSEGV\)"):
+        load([written(tmp_path)])
+    monkeypatch.undo()
+    assert [clip.name for clip in load([written(tmp_path)]).clips] == ["walk", "wave"]
+
+
+def test_a_stack_ufbx_refuses_after_the_meshes_is_a_read_error(tmp_path, monkeypatch):
+    def refused(*args):
+        raise ValueError("a stack it cannot bake")
+    monkeypatch.setattr(extract, "_stacks", refused)
+    with pytest.raises(ReadError, match="ufbx cannot read it: a stack it cannot bake"):
+        load([written(tmp_path)])

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.formats.animation_sets import model_with_lent_clips
-from app.formats.fbx.build import build_model
+from app.formats.fbx.build import build_model, mesh_layouts
 from app.formats.fbx.reader_process import ReaderCrash, read_isolated
 from app.formats.fbx.extract import ExtractError
 from app.formats.fbx.locate import BINARY_MAGIC, ascii_problem, binary_problem
@@ -47,15 +47,17 @@ def read(path: str | Path) -> Model:
     path = Path(path)
     regular_size(path)
     try:
-        contents = read_isolated(path)
+        contents, layouts = read_isolated(path, mesh_layouts)  # the meshes laid out while ufbx bakes
     except ExtractError as error:
         raise _located(path, f"ufbx cannot read it: {error}") from None
     except ReaderCrash as error:
         raise _located(path, str(error)) from None
+    except ValueError as error:  # laying the meshes out found what no model may hold
+        raise ReadError(path, str(error)) from None
     if not contents.nodes.names:  # ufbx reads what it can: a file cut short may give an empty scene
         raise _located(path, "it holds no nodes")
     try:
-        return build_model(path, contents)
+        return build_model(path, contents, layouts)
     except ValueError as error:  # a model check on what was read (shapes, bounds, bone indices)
         raise ReadError(path, str(error)) from None
 

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,24 @@ from app.skin_weights import GPU_INFLUENCES, top_influences
 HELPER_KINDS = ("camera", "light")
 
 
-def build_model(path: Path, contents: FbxContents) -> Model:
+@dataclass
+class MeshLayout:
+    """How one mesh instance's faces become vertices, from its geometry alone (so it can be worked
+    out while ufbx still bakes the animation): per material used, (its index, (V,) each vertex's
+    first face corner, (T, 3) each triangle's vertices); and the line or point faces left out."""
+
+    parts: list[tuple[int, np.ndarray, np.ndarray]]
+    dropped_faces: int
+
+
+def mesh_layouts(contents: FbxContents) -> list[MeshLayout]:
+    """The layout of every mesh instance of ``contents`` (its stacks are not needed)."""
+    return [_layout(data) for data in contents.meshes]
+
+
+def build_model(path: Path, contents: FbxContents, layouts: list[MeshLayout] | None = None) -> Model:
+    """The Model of ``contents``; ``layouts``: mesh_layouts(contents), when already worked out."""
+    layouts = layouts if layouts is not None else mesh_layouts(contents)
     nodes = contents.nodes
     keep = _bone_nodes(contents)
     helper_nodes = [node for node in np.flatnonzero(~keep) if nodes.kinds[node] in HELPER_KINDS]
@@ -57,8 +75,8 @@ def build_model(path: Path, contents: FbxContents) -> Model:
         warnings.append(f"{len(bad)} bone(s) ({names[bad[0]]!r}…) have a singular bind frame (zero scale); "
                         "their bind frames drop rotation and scale")
     meshes, mesh_sources = [], []
-    for source, data in enumerate(contents.meshes):
-        built = _meshes(data, node_bind, node_bones, warnings)
+    for source, (data, layout) in enumerate(zip(contents.meshes, layouts)):
+        built = _meshes(data, layout, node_bind, node_bones, warnings)
         mesh_sources.extend([source] * len(built))
         meshes.extend(built)
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
@@ -231,29 +249,34 @@ def _word_columns(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64).T)
 
 
-def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
-            warnings: list[str]) -> list[Mesh]:
-    """The Meshes of one instance, one per material used, each with the instance's blend shapes as
-    morph targets (offsets in the mesh's own space)."""
+def _layout(data: MeshData) -> MeshLayout:
     triangles = _triangles(data.faces)
-    if len(data.faces) and (data.faces[:, 1] < 3).any():
-        warnings.append(f"mesh {data.name!r}: {int((data.faces[:, 1] < 3).sum())} line or point face(s) "
-                        "left out")
     face_of = _face_of_triangles(data.faces)
     materials = np.clip(data.face_materials[face_of], 0, max(len(data.materials) - 1, 0))
     used = np.unique(materials) if len(triangles) else np.zeros(0, np.int64)
+    ranks = [_corner_ranks(data, attribute) for attribute in _attributes(data)]
+    parts = []
+    for material_index in used:
+        representative, vertex_of_corner = _corner_vertices(data, ranks,
+                                                            triangles[materials == material_index].ravel())
+        parts.append((int(material_index), representative, vertex_of_corner.reshape(-1, 3)))
+    return MeshLayout(parts=parts, dropped_faces=int((data.faces[:, 1] < 3).sum()) if len(data.faces) else 0)
+
+
+def _meshes(data: MeshData, layout: MeshLayout, node_bind: np.ndarray, node_bones: np.ndarray,
+            warnings: list[str]) -> list[Mesh]:
+    """The Meshes of one instance, one per material used, each with the instance's blend shapes as
+    morph targets (offsets in the mesh's own space)."""
+    if layout.dropped_faces:
+        warnings.append(f"mesh {data.name!r}: {layout.dropped_faces} line or point face(s) left out")
     skin, point_joints, point_weights = _skin(data, node_bones, warnings)
     placement = node_bind[data.node] @ data.geometry_to_node
     rest_weights = np.array([channel.weight for channel in data.morphs])
-    ranks = [_corner_ranks(data, attribute) for attribute in _attributes(data)]
     built = []
-    for material_index in used:
-        chosen = triangles[materials == material_index]
-        representative, vertex_of_corner = _corner_vertices(data, ranks, chosen.ravel())
+    for material_index, representative, mesh_triangles in layout.parts:
         points = data.corners[representative]
         positions = data.points[points]
         normals = data.normals.per_corner(representative) if data.normals is not None else None
-        mesh_triangles = vertex_of_corner.reshape(-1, 3)
         offsets = np.stack([channel.offsets[points] for channel in data.morphs]) if data.morphs else None
         if offsets is not None:
             positions = positions + np.einsum("m,mvi->vi", rest_weights, offsets)
@@ -267,7 +290,7 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
                 mesh_triangles = mesh_triangles[:, ::-1]
         else:
             joints, weights = point_joints[points], point_weights[points]
-        name = data.name if len(used) == 1 else f"{data.name}.{material_index}"
+        name = data.name if len(layout.parts) == 1 else f"{data.name}.{material_index}"
         material = _material(data.materials[material_index], name, warnings) if data.materials else Material()
         built.append(Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
                           uvs=_flipped(data.uvs.per_corner(representative)) if data.uvs is not None

@@ -75,30 +75,35 @@ class _Held:
         return found
 
 
-def read_contents(path: Path, keep: list) -> FbxContents:
+def read_contents(path: Path, keep: list, meshes_read=None) -> FbxContents:
     """The file's contents in numpy; ExtractError when ufbx cannot read it. Every ufbx object made on
-    the way, the scene first, is appended to ``keep``, which must outlive them all (module doc)."""
+    the way, the scene first, is appended to ``keep``, which must outlive them all (module doc).
+    ``meshes_read``, when given, is called with the contents before the animation stacks are baked
+    (their ``stacks`` still empty), so that they can be used meanwhile."""
     try:
         scene = ufbx.load_memory(path.read_bytes(), filename=str(path), **LOAD_OPTIONS)
     except ufbx.UfbxError as error:
         raise ExtractError(str(error) or type(error).__name__) from None
     keep.append(scene)
     try:
-        return _contents(scene, _Held(keep))
+        return _contents(scene, _Held(keep), meshes_read)
     except (ufbx.UfbxError, ufbx.UseAfterFreeError, ufbx.BufferReferenceError, ValueError) as error:
         raise ExtractError(str(error) or type(error).__name__) from None
 
 
-def _contents(scene, held: _Held) -> FbxContents:
+def _contents(scene, held: _Held, meshes_read) -> FbxContents:
     settings = held(scene.settings)
     props = held(settings.props)
     rate = float(settings.frames_per_second) or None
     warnings = _unread_content(scene, held)
     nodes, typed_to_index = _nodes(scene, held)
     meshes = _meshes(scene, held, typed_to_index, warnings)
-    stacks = _stacks(scene, held, typed_to_index, meshes, rate or DEFAULT_RATE)
-    return FbxContents(nodes=nodes, meshes=meshes, stacks=stacks, unit_m=float(settings.unit_meters),
-                       axes=_axes_words(props), rate=rate, warnings=warnings)
+    contents = FbxContents(nodes=nodes, meshes=meshes, stacks=[], unit_m=float(settings.unit_meters),
+                           axes=_axes_words(props), rate=rate, warnings=warnings)
+    if meshes_read is not None:
+        meshes_read(contents)
+    contents.stacks = _stacks(scene, held, typed_to_index, meshes, rate or DEFAULT_RATE)
+    return contents
 
 
 def _axes_words(props) -> str:

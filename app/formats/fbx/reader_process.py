@@ -30,6 +30,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 try:
@@ -58,17 +59,21 @@ class ReaderCrash(Exception):
     """The reader process died on the file; the message says how."""
 
 
-def read_isolated(path: Path) -> FbxContents:
-    """The file's contents, read in the reader process where the system can fork. ExtractError when
-    ufbx refuses the file, ReaderCrash when reading it crashed."""
+def read_isolated(path: Path, meanwhile: Callable[[FbxContents], object] = lambda contents: None
+                  ) -> tuple[FbxContents, object]:
+    """The file's contents, read in the reader process where the system can fork, and what
+    ``meanwhile`` makes of them before their animation stacks are baked (the stacks still empty),
+    worked out here while the reader process bakes them. ExtractError when ufbx refuses the file,
+    ReaderCrash when reading it crashed."""
     if not hasattr(os, "fork"):
-        return read_contents(path, _KEPT)
+        contents = read_contents(path, _KEPT)
+        return contents, meanwhile(contents)
     with _state.lock:
         if _state.reader is None:
             _state.reader = _ReaderProcess()
         reader = _state.reader
         try:
-            outcome, payload, last = reader.read(path)
+            outcome, payload, last = reader.read(path, meanwhile)
         except BaseException:
             _state.reader = None
             reader.kill()
@@ -143,12 +148,20 @@ class _ReaderProcess:
         os.close(request_read)
         os.close(answer_write)
 
-    def read(self, path: Path) -> tuple[str, object, bool]:
-        """('contents', FbxContents, last) or ('error', message, last); ReaderCrash when the process
-        ends instead of answering."""
+    def read(self, path: Path, meanwhile) -> tuple[str, object, bool]:
+        """('contents', (FbxContents, what ``meanwhile`` made), last) or ('error', message, last);
+        ReaderCrash when the process ends instead of answering. The reader process answers the
+        contents without stacks first ('meshes'), then the stacks ('stacks')."""
         try:
             transport.write_frame(self.requests, os.fsencode(str(path)))
             answer = transport.receive_answer(self.answers, self.shared)
+            if answer is not None and answer[0] == "meshes":
+                contents = answer[1]
+                made = meanwhile(contents)
+                answer = transport.receive_answer(self.answers, self.shared)
+                if answer is not None and answer[0] == "stacks":
+                    contents.stacks = answer[1]
+                    answer = ("contents", (contents, made), answer[2])
         except BrokenPipeError:
             answer = None
         if answer is None:
@@ -205,12 +218,16 @@ def _serve(requests: int, answers: int, shared, parent: int, from_main: bool) ->
         request = transport.read_frame(requests)
         if request is None:
             return
+        ends = [0]  # where the next answer may start in the shared area
+
+        def meshes_read(contents: FbxContents) -> None:
+            ends.append(transport.send_answer(answers, shared, ("meshes", contents, False)))
         try:
-            outcome = ("contents", read_contents(Path(os.fsdecode(bytes(request))), kept))
+            outcome = ("stacks", read_contents(Path(os.fsdecode(bytes(request))), kept, meshes_read).stacks)
         except ExtractError as error:
             outcome = ("error", str(error))
         last = _peak_memory() - start > RETIRE_GROWTH
-        transport.send_answer(answers, shared, (*outcome, last))
+        transport.send_answer(answers, shared, (*outcome, last), ends[-1])
         if last:
             return
 

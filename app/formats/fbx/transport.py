@@ -4,8 +4,9 @@ frames on pipes, and answers pickled with their arrays out of band.
 An answer is pickled (protocol 5) with its arrays' bytes left out; the bytes go into a memory area
 both processes share (mapped before the fork), one copy each way, and only the pickle and the
 arrays' sizes go through the pipe: a few hundred bytes, one wake-up. An answer larger than the area
-sends its bytes through the pipe after the pickle instead. The parent copies each array's bytes out
-of the area into memory of its own before it sends the next request, so the area is reused.
+sends its bytes through the pipe after the pickle instead. A read's second answer is placed past
+its first, which the parent may still be copying; the parent copies each array's bytes out of the
+area into memory of its own before it sends the next request, so the area is reused.
 """
 
 from __future__ import annotations
@@ -29,22 +30,25 @@ def shared_area() -> mmap.mmap:
     return mmap.mmap(-1, SHARED_BYTES)
 
 
-def send_answer(descriptor: int, shared: mmap.mmap, answer) -> None:
-    """Pickle ``answer`` with its buffers out of band: into ``shared`` when they fit, else after it."""
+def send_answer(descriptor: int, shared: mmap.mmap, answer, start: int = 0) -> int:
+    """Pickle ``answer`` with its buffers out of band: into ``shared`` from ``start`` when they fit,
+    else through the pipe after the pickle. Where the next answer of the same read may start in
+    ``shared`` (past this one's bytes, which the parent may still be copying)."""
     buffers = []
     head = pickle.dumps(answer, protocol=5, buffer_callback=buffers.append)
     raws = [buffer.raw() for buffer in buffers]
     sizes = [raw.nbytes for raw in raws]
-    in_shared = sum(sizes) <= len(shared)
+    in_shared = start + sum(sizes) <= len(shared)
+    offset = start
     if in_shared:
-        offset = 0
         for raw in raws:
             shared[offset:offset + raw.nbytes] = raw
             offset += raw.nbytes
-    write_frame(descriptor, pickle.dumps((head, sizes, in_shared), protocol=5))
+    write_frame(descriptor, pickle.dumps((head, sizes, start if in_shared else None), protocol=5))
     if not in_shared:
         for raw in raws:
             write_frame(descriptor, raw)
+    return offset
 
 
 def receive_answer(descriptor: int, shared: mmap.mmap):
@@ -53,9 +57,9 @@ def receive_answer(descriptor: int, shared: mmap.mmap):
     frame = read_frame(descriptor)
     if frame is None:
         return None
-    head, sizes, in_shared = pickle.loads(frame)
-    if in_shared:
-        view, offset, buffers = memoryview(shared), 0, []
+    head, sizes, start = pickle.loads(frame)
+    if start is not None:
+        view, offset, buffers = memoryview(shared), start, []
         for size in sizes:
             buffers.append(bytearray(view[offset:offset + size]))
             offset += size
