@@ -3,8 +3,10 @@ ufbx bindings (extract.py's module doc) ends that process, never the window or t
 a read costs no fork (docs/formats/fbx.md, "Safety" and "Speed").
 
 The reader process answers one read at a time (a lock in this process): it is sent a file's path,
-reads the file, answers its contents pickled (or ufbx's refusal) and keeps every ufbx object it made,
-since the bindings crash freeing some; it never frees them and ends with ``os._exit``.
+reads the file and answers twice, the contents without their animation stacks, then the stacks once
+ufbx has baked them (or ufbx's refusal instead), so that this process can lay the meshes out in the
+meantime (transport.py: how answers travel). It keeps every ufbx object it made, since the bindings
+crash freeing some; it never frees them and ends with ``os._exit``.
 
 - A crash ends the reader process: the read raises ``ReaderCrash`` naming the signal and the next
   read forks a new one. So does an interrupted read (Ctrl+C, a timer's exception): the process is
