@@ -180,3 +180,15 @@ def test_a_stack_ufbx_refuses_after_the_meshes_is_a_read_error(tmp_path, monkeyp
     monkeypatch.setattr(extract, "_stacks", refused)
     with pytest.raises(ReadError, match="ufbx cannot read it: a stack it cannot bake"):
         load([written(tmp_path)])
+
+
+def test_answers_larger_than_the_shared_area_come_through_the_pipe(tmp_path, monkeypatch):
+    path = written(tmp_path)
+    through_shared = load([path])
+    reader_process.stop()
+    monkeypatch.setattr(transport, "SHARED_BYTES", 64)  # smaller than any answer's arrays
+    through_pipe = load([path])
+    for shared, piped in zip(through_shared.meshes, through_pipe.meshes):
+        np.testing.assert_array_equal(shared.positions, piped.positions)
+        np.testing.assert_array_equal(shared.triangles, piped.triangles)
+    assert [clip.name for clip in through_pipe.clips] == ["walk", "wave"]
