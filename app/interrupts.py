@@ -5,7 +5,12 @@ vanishing mid-write."""
 
 from __future__ import annotations
 
+import ctypes
 import signal
+import sys
+
+#: Linux's prctl option that sends the calling process a signal when its parent ends.
+PR_SET_PDEATHSIG = 1
 
 #: The signals turned into ``Terminated`` (those a platform lacks are left out).
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -38,3 +43,16 @@ def default_signals() -> None:
 def exit_status(interrupt: KeyboardInterrupt) -> int:
     """128 + the signal's number, as a shell reports a process the signal ended (130 for Ctrl+C)."""
     return 128 + (interrupt.signum if isinstance(interrupt, Terminated) else signal.SIGINT)
+
+
+def kill_when_parent_ends() -> bool:
+    """Ask Linux to SIGKILL this (forked) process when its parent ends, even killed outright; False
+    where that cannot be asked. The signal follows the thread that forked it: fork from the main
+    thread, or watch the parent some other way."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False

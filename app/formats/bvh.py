@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 
-from app import maths
 from app.formats.animation_sets import add_clips, lent_clips
 from app.formats.registry import Format, LoadOptions, ReadError, SniffedFile, register
 from app.formats.textscan import TextScanner, head_tokens, shown
@@ -219,41 +218,59 @@ def _clip(path: Path, joints: list[_Joint], offsets: np.ndarray, values: np.ndar
           frame_time: float) -> Clip:
     """One keyed clip of every frame: each joint's translation (offset plus its position channels)
     and rotation (its rotation channels composed in their order), worked out for all joints at once."""
-    frames = len(values)
+    frames, count = len(values), len(joints)
     times = np.arange(frames) * frame_time
-    translations = np.broadcast_to(offsets, (frames, *offsets.shape)).copy()
-    # Up to three rotation channels per joint; a joint with fewer turns 0° about X in the others.
-    angles = np.zeros((frames, len(joints), 3))
-    axes = np.zeros((len(joints), 3), np.int64)
+    # Each joint's X, Y, Z position columns and its three turns' columns in ``values``: its rotation
+    # channels in order (distinct axes), then 0° about the axes it lacks. A missing channel reads
+    # the zero column added past the last.
+    zero = values.shape[1]
+    position_columns = np.full((count, 3), zero)
+    turn_columns = np.full((count, 3), zero)
+    axes = np.zeros((count, 3), np.int64)
     column = 0
     for index, joint in enumerate(joints):
         turns = 0
         for kind, axis in joint.channels:
             if kind == "position":
-                translations[:, index, "XYZ".index(axis)] += values[:, column]
+                position_columns[index, "XYZ".index(axis)] = column
             else:
-                angles[:, index, turns], axes[index, turns] = values[:, column], "XYZ".index(axis)
+                turn_columns[index, turns], axes[index, turns] = column, "XYZ".index(axis)
                 turns += 1
             column += 1
-    turns = _axis_quaternions(axes, angles)
-    rotations = maths.quat_multiply(maths.quat_multiply(turns[:, :, 0], turns[:, :, 1]), turns[:, :, 2])
+        axes[index, turns:] = [axis for axis in range(3) if axis not in axes[index, :turns]]
+    padded = np.zeros((frames, zero + 1))
+    padded[:, :zero] = values
+    translations = offsets + padded[:, position_columns]
+    rotations = _composed_turns(axes, padded[:, turn_columns])
+    # Joint-major (J, F, n), so each track's keys are one contiguous block.
+    rotations = np.ascontiguousarray(np.moveaxis(rotations, 1, 0))
+    translations = np.ascontiguousarray(np.moveaxis(translations, 1, 0))
     tracks = []
     for index, joint in enumerate(joints):
         kinds = {kind for kind, _ in joint.channels}
         if kinds:
             tracks.append(Track(bone=index,
-                                translation=(times, translations[:, index]) if "position" in kinds else None,
-                                rotation=(times, rotations[:, index]) if "rotation" in kinds else None))
+                                translation=(times, translations[index]) if "position" in kinds else None,
+                                rotation=(times, rotations[index]) if "rotation" in kinds else None))
     return Clip(name=path.stem, kind="keyed", tracks=tracks, source=path.name, rate=1.0 / frame_time)
 
 
-def _axis_quaternions(axes: np.ndarray, degrees: np.ndarray) -> np.ndarray:
-    """(F, J, 3, 4) quaternions (x, y, z, w) turning ``degrees`` (F, J, 3) about each joint's
-    channel axes (``axes`` (J, 3): 0, 1, 2 for X, Y, Z)."""
+def _composed_turns(axes: np.ndarray, degrees: np.ndarray) -> np.ndarray:
+    """(F, J, 4) quaternions (x, y, z, w) of each joint's three turns composed in channel order:
+    ``degrees`` (F, J, 3) about ``axes`` (J, 3), each row a permutation (a, b, c) of 0, 1, 2 for
+    X, Y, Z, is Ra @ Rb @ Rc. The product (c1 + s1 e_a)(c2 + s2 e_b)(c3 + s3 e_c) of half-angle
+    sines and cosines, expanded with e_a e_b = σ e_c (σ the permutation's sign), is
+    (c1c2c3 − σ s1s2s3) + (s1c2c3 + σ c1s2s3) e_a + (c1s2c3 − σ s1c2s3) e_b + (c1c2s3 + σ s1s2c3) e_c."""
     half = np.radians(degrees) / 2
-    quaternions = np.empty((*degrees.shape, 4))
-    quaternions[..., :3] = np.sin(half)[..., None] * np.eye(3)[axes]
-    quaternions[..., 3] = np.cos(half)
+    (s1, s2, s3), (c1, c2, c3) = np.moveaxis(np.sin(half), -1, 0), np.moveaxis(np.cos(half), -1, 0)
+    sign = np.where((axes[:, 1] - axes[:, 0]) % 3 == 1, 1.0, -1.0)  # (a, b, c) cyclic: +1
+    along = np.stack([s1 * c2 * c3 + sign * c1 * s2 * s3, c1 * s2 * c3 - sign * s1 * c2 * s3,
+                      c1 * c2 * s3 + sign * s1 * s2 * c3], axis=-1)
+    frames, joints = degrees.shape[:2]
+    quaternions = np.empty((frames, joints, 4))
+    quaternions[..., 3] = c1 * c2 * c3 - sign * s1 * s2 * s3
+    flat = quaternions.reshape(frames, joints * 4)  # a view: columns 4j + axis are joint j's x, y, z
+    flat[:, (np.arange(joints)[:, None] * 4 + axes).ravel()] = along.reshape(frames, joints * 3)
     return quaternions
 
 

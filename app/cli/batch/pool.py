@@ -8,12 +8,10 @@ the batch goes on.
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 from argparse import Namespace
@@ -21,12 +19,10 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from app.cli.batch.jobs import Job, Worker
-from app.interrupts import default_signals
+from app.interrupts import default_signals, kill_when_parent_ends
 
 #: Longest wait between checks on the workers (seconds): the progress line's redraw interval.
 POLL_SECONDS = 0.25
-#: Linux's prctl option that sends the calling process a signal when its parent ends.
-PR_SET_PDEATHSIG = 1
 
 
 def _serve(connection: Connection, args: Namespace, parent: int) -> None:
@@ -52,20 +48,10 @@ def _serve(connection: Connection, args: Namespace, parent: int) -> None:
 def _die_with(parent: int) -> None:
     """End this worker when the batch process ``parent`` ends, even killed outright (SIGKILL leaves
     it no chance to stop its workers): Linux kills it then; elsewhere a thread watches."""
-    if not _kill_on_parent_death():
+    if not kill_when_parent_ends():
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # it ended before the request was made
         os._exit(1)
-
-
-def _kill_on_parent_death() -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def _watch_parent(parent: int) -> None:

@@ -1,10 +1,10 @@
 """FBX reader (binary FBX 6.x/7.x and ASCII FBX) on ufbx, the loader Blender 4.5 imports FBX with.
 
 extract.py is the ufbx-facing half: it copies what Boneyard uses into numpy (contents.py) in a
-child process (child.py: the ufbx 0.0.5 bindings can crash, and a crash must end the child, not the
-program). build.py makes the Model. Lengths are converted to metres and axes to Y up, +Z front, as
-Blender and glTF do; the file's own unit and axes are kept for ``info`` (``Model.file_unit_m``,
-``file_axes``). What is read, and what is not: docs/formats/fbx.md.
+reader process (reader_process.py: the ufbx 0.0.5 bindings can crash, and a crash must end that
+process, not the program). build.py makes the Model. Lengths are converted to metres and axes to
+Y up, +Z front, as Blender and glTF do; the file's own unit and axes are kept for ``info``
+(``Model.file_unit_m``, ``file_axes``). What is read, and what is not: docs/formats/fbx.md.
 
 Several FBX files open as one model: the first with meshes (else the first) is the model, and the
 others' clips move its bones by name (Mixamo's "without skin" animation files).
@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.formats.animation_sets import model_with_lent_clips
-from app.formats.fbx.build import build_model
-from app.formats.fbx.child import ChildCrash, read_isolated
+from app.formats.fbx.build import build_model, mesh_layouts
+from app.formats.fbx.reader_process import ReaderCrash, read_isolated
 from app.formats.fbx.extract import ExtractError
 from app.formats.fbx.locate import BINARY_MAGIC, ascii_problem, binary_problem
 from app.formats.registry import (
@@ -47,15 +47,17 @@ def read(path: str | Path) -> Model:
     path = Path(path)
     regular_size(path)
     try:
-        contents = read_isolated(path)
+        contents, layouts = read_isolated(path, mesh_layouts)  # the meshes laid out while ufbx bakes
     except ExtractError as error:
         raise _located(path, f"ufbx cannot read it: {error}") from None
-    except ChildCrash as error:
+    except ReaderCrash as error:
         raise _located(path, str(error)) from None
+    except ValueError as error:  # laying the meshes out found what no model may hold
+        raise ReadError(path, str(error)) from None
     if not contents.nodes.names:  # ufbx reads what it can: a file cut short may give an empty scene
         raise _located(path, "it holds no nodes")
     try:
-        return build_model(path, contents)
+        return build_model(path, contents, layouts)
     except ValueError as error:  # a model check on what was read (shapes, bounds, bone indices)
         raise ReadError(path, str(error)) from None
 

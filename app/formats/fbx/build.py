@@ -23,12 +23,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from app import maths
-from app.formats.fbx.contents import FbxContents, MaterialData, MeshData, StackData
+from app.formats.fbx.contents import CornerValues, FbxContents, MaterialData, MeshData, StackData
 from app.formats.textures import decode_embedded
 from app.bone_names import numbered_duplicates
 from app.model import Clip, Helper, Material, Mesh, MeshSkin, Model, Skeleton, Track, usable_frames
@@ -40,7 +41,24 @@ from app.skin_weights import GPU_INFLUENCES, top_influences
 HELPER_KINDS = ("camera", "light")
 
 
-def build_model(path: Path, contents: FbxContents) -> Model:
+@dataclass
+class MeshLayout:
+    """How one mesh instance's faces become vertices, from its geometry alone (so it can be worked
+    out while ufbx still bakes the animation): per material used, (its index, (V,) each vertex's
+    first face corner, (T, 3) each triangle's vertices); and the line or point faces left out."""
+
+    parts: list[tuple[int, np.ndarray, np.ndarray]]
+    dropped_faces: int
+
+
+def mesh_layouts(contents: FbxContents) -> list[MeshLayout]:
+    """The layout of every mesh instance of ``contents`` (its stacks are not needed)."""
+    return [_layout(data) for data in contents.meshes]
+
+
+def build_model(path: Path, contents: FbxContents, layouts: list[MeshLayout] | None = None) -> Model:
+    """The Model of ``contents``; ``layouts``: mesh_layouts(contents), when already worked out."""
+    layouts = layouts if layouts is not None else mesh_layouts(contents)
     nodes = contents.nodes
     keep = _bone_nodes(contents)
     helper_nodes = [node for node in np.flatnonzero(~keep) if nodes.kinds[node] in HELPER_KINDS]
@@ -57,8 +75,8 @@ def build_model(path: Path, contents: FbxContents) -> Model:
         warnings.append(f"{len(bad)} bone(s) ({names[bad[0]]!r}…) have a singular bind frame (zero scale); "
                         "their bind frames drop rotation and scale")
     meshes, mesh_sources = [], []
-    for source, data in enumerate(contents.meshes):
-        built = _meshes(data, node_bind, node_bones, warnings)
+    for source, (data, layout) in enumerate(zip(contents.meshes, layouts)):
+        built = _meshes(data, layout, node_bind, node_bones, warnings)
         mesh_sources.extend([source] * len(built))
         meshes.extend(built)
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
@@ -127,48 +145,138 @@ def _face_of_triangles(faces: np.ndarray) -> np.ndarray:
     return np.repeat(polygons, faces[polygons, 1] - 2)
 
 
-def _corner_vertices(data: MeshData, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct (control point, normal, UV, colour) among ``corners`` (attribute values compared
-    as their bytes: files often index every corner's normal on its own): (V,) a representative
-    corner of each vertex, ordered by control point, and (len(corners),) each corner's vertex."""
-    key = data.corners[corners].astype(np.int64)
-    for attribute in (data.normals, data.uvs, data.colors):
-        if attribute is None:
-            continue
-        values = np.ascontiguousarray(attribute.values)
-        _, distinct = np.unique(values.view(np.dtype((np.void, values.dtype.itemsize * values.shape[1]))),
-                                return_inverse=True)
-        rows = distinct.reshape(-1)[attribute.indices[corners]]
-        width = len(values)
-        if key.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
-            _, key = np.unique(key, return_inverse=True)  # renumber densely so the next factor fits
-        key = key * width + rows
-    _, representative, vertex_of_corner = np.unique(key, return_index=True, return_inverse=True)
-    return corners[representative], vertex_of_corner.reshape(-1)
+def _corner_vertices(data: MeshData, ranks: list[np.ndarray],
+                     corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (control point, normal, UV, colour) among ``corners`` (``ranks``: _corner_ranks
+    of each attribute present): (V,) the first corner of each vertex, ordered by control point, then
+    by its attribute values' bytes, and (len(corners),) each corner's vertex. Only the corners at
+    points whose corners disagree are sorted; a point's place among its values and the point number
+    the vertices without a sort."""
+    points = data.corners[corners].astype(np.int64)
+    values = np.zeros(len(corners), np.int64)  # the corner's attribute ranks as one number
+    for attribute, corner_ranks in zip(_attributes(data), ranks):
+        width = len(attribute.values)
+        if values.max(initial=0) >= np.iinfo(np.int64).max // max(width, 1):
+            values = np.unique(values, return_inverse=True)[1].reshape(-1)  # renumbered, order kept
+        values = values * width + corner_ranks[corners]
+    split = np.zeros(int(points.max(initial=-1)) + 1, bool)
+    split[points[values != 0]] = True  # a point whose corners all read 0 agree
+    places = _places_at_points(points, values, np.flatnonzero(split[points]))
+    width = int(places.max(initial=0)) + 1
+    if len(split) * width > 8 * len(corners) + 1024:  # a point with very many values: sort them all
+        _, first, vertex_of_corner = np.unique(points * width + places, return_index=True,
+                                               return_inverse=True)
+        return corners[first], vertex_of_corner.reshape(-1)
+    keys = points * width + places
+    present = np.zeros(len(split) * width, bool)
+    present[keys] = True
+    vertex_of_corner = (np.cumsum(present) - 1)[keys]
+    first = np.full(int(present.sum()), len(corners))
+    np.minimum.at(first, vertex_of_corner, np.arange(len(corners)))
+    return corners[first], vertex_of_corner
 
 
-def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
-            warnings: list[str]) -> list[Mesh]:
-    """The Meshes of one instance, one per material used, each with the instance's blend shapes as
-    morph targets (offsets in the mesh's own space)."""
+def _places_at_points(points: np.ndarray, values: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """(C,) for the ``chosen`` corners, the place of their value among the distinct values met at
+    their point (0 for the lowest), by one sort of those corners; 0 for the others."""
+    places = np.zeros(len(points), np.int64)
+    if len(chosen) == 0:
+        return places
+    order = chosen[np.lexsort((values[chosen], points[chosen]))]
+    ordered_points, ordered_values = points[order], values[order]
+    point_starts = np.ones(len(order), bool)
+    point_starts[1:] = ordered_points[1:] != ordered_points[:-1]
+    value_starts = point_starts.copy()
+    value_starts[1:] |= ordered_values[1:] != ordered_values[:-1]
+    distinct = np.cumsum(value_starts) - 1
+    places[order] = distinct - distinct[point_starts][np.cumsum(point_starts) - 1]
+    return places
+
+
+def _attributes(data: MeshData) -> list[CornerValues]:
+    """The mesh's per-corner attributes that are present: normals, UVs, colours."""
+    return [attribute for attribute in (data.normals, data.uvs, data.colors) if attribute is not None]
+
+
+def _corner_ranks(data: MeshData, attribute: CornerValues) -> np.ndarray:
+    """(I,) for each face corner, a rank of its attribute value that orders the distinct values met
+    at one control point as their bytes compare (values compared as bytes: files often index every
+    corner's normal on its own). Only control points whose corners disagree need ranks (seams, hard
+    edges); the others get 0, which orders them the same, so only those values are sorted."""
+    rows = attribute.indices
+    points = data.corners
+    first_row = np.zeros(int(points.max(initial=-1)) + 1, np.int64)
+    first_row[points[::-1]] = rows[::-1]  # the row of each point's first corner (any would do)
+    firsts = first_row[points]
+    agrees = np.ones(len(rows), bool)
+    for column in _word_columns(attribute.values):
+        agrees &= column[rows] == column[firsts]
+    split = np.zeros(len(first_row), bool)
+    split[points[~agrees]] = True
+    at_split = split[points]
+    ranks = np.zeros(len(rows), np.int64)
+    if at_split.any():
+        used = np.zeros(len(attribute.values), bool)
+        used[rows[at_split]] = True
+        row_ranks = np.zeros(len(attribute.values), np.int64)
+        row_ranks[used] = _distinct_rows(attribute.values[used])
+        ranks[at_split] = row_ranks[rows[at_split]]
+    return ranks
+
+
+def _distinct_rows(values: np.ndarray) -> np.ndarray:
+    """(N,) each row's rank among the distinct rows of ``values`` (N, width) float64, rows compared
+    as their bytes in memory order (as numpy compares void records, so the vertex order is the one
+    a unique over byte records gives): each 8-byte word byte-swapped is an unsigned integer that
+    compares as its bytes do, and one stable sort per column orders the rows."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64)
+    columns = [column.byteswap() for column in _word_columns(values)]
+    order = np.lexsort(columns[::-1])
+    starts = np.zeros(len(order), bool)
+    starts[0] = True
+    for column in columns:
+        ordered = column[order]
+        starts[1:] |= ordered[1:] != ordered[:-1]
+    ranks = np.empty(len(order), np.int64)
+    ranks[order] = np.cumsum(starts) - 1
+    return ranks
+
+
+def _word_columns(values: np.ndarray) -> np.ndarray:
+    """(width, N) the 8-byte words of each column of ``values`` (N, width) float64 as unsigned
+    integers, each column contiguous (gathers along one column are fast; along rows they are not)."""
+    return np.ascontiguousarray(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64).T)
+
+
+def _layout(data: MeshData) -> MeshLayout:
     triangles = _triangles(data.faces)
-    if len(data.faces) and (data.faces[:, 1] < 3).any():
-        warnings.append(f"mesh {data.name!r}: {int((data.faces[:, 1] < 3).sum())} line or point face(s) "
-                        "left out")
     face_of = _face_of_triangles(data.faces)
     materials = np.clip(data.face_materials[face_of], 0, max(len(data.materials) - 1, 0))
     used = np.unique(materials) if len(triangles) else np.zeros(0, np.int64)
+    ranks = [_corner_ranks(data, attribute) for attribute in _attributes(data)]
+    parts = []
+    for material_index in used:
+        representative, vertex_of_corner = _corner_vertices(data, ranks,
+                                                            triangles[materials == material_index].ravel())
+        parts.append((int(material_index), representative, vertex_of_corner.reshape(-1, 3)))
+    return MeshLayout(parts=parts, dropped_faces=int((data.faces[:, 1] < 3).sum()) if len(data.faces) else 0)
+
+
+def _meshes(data: MeshData, layout: MeshLayout, node_bind: np.ndarray, node_bones: np.ndarray,
+            warnings: list[str]) -> list[Mesh]:
+    """The Meshes of one instance, one per material used, each with the instance's blend shapes as
+    morph targets (offsets in the mesh's own space)."""
+    if layout.dropped_faces:
+        warnings.append(f"mesh {data.name!r}: {layout.dropped_faces} line or point face(s) left out")
     skin, point_joints, point_weights = _skin(data, node_bones, warnings)
     placement = node_bind[data.node] @ data.geometry_to_node
     rest_weights = np.array([channel.weight for channel in data.morphs])
     built = []
-    for material_index in used:
-        chosen = triangles[materials == material_index]
-        representative, vertex_of_corner = _corner_vertices(data, chosen.ravel())
+    for material_index, representative, mesh_triangles in layout.parts:
         points = data.corners[representative]
         positions = data.points[points]
         normals = data.normals.per_corner(representative) if data.normals is not None else None
-        mesh_triangles = vertex_of_corner.reshape(-1, 3)
         offsets = np.stack([channel.offsets[points] for channel in data.morphs]) if data.morphs else None
         if offsets is not None:
             positions = positions + np.einsum("m,mvi->vi", rest_weights, offsets)
@@ -182,7 +290,7 @@ def _meshes(data: MeshData, node_bind: np.ndarray, node_bones: np.ndarray,
                 mesh_triangles = mesh_triangles[:, ::-1]
         else:
             joints, weights = point_joints[points], point_weights[points]
-        name = data.name if len(used) == 1 else f"{data.name}.{material_index}"
+        name = data.name if len(layout.parts) == 1 else f"{data.name}.{material_index}"
         material = _material(data.materials[material_index], name, warnings) if data.materials else Material()
         built.append(Mesh(name=name, positions=positions, joints=joints, weights=weights, normals=normals,
                           uvs=_flipped(data.uvs.per_corner(representative)) if data.uvs is not None

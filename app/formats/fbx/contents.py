@@ -1,6 +1,6 @@
 """What an FBX file holds, copied out of ufbx into plain numpy arrays (app/formats/fbx/extract.py
 fills it; app/formats/fbx/build.py makes the Model from it). No ufbx object lives here, so a scene
-can be freed as soon as this is filled, and the whole can be pickled from a child process.
+can be freed as soon as this is filled, and the whole can be pickled from the reader process.
 
 Every length is in metres and every matrix is 4×4 for column vectors, Y up, +Z front: ufbx has
 applied the file's unit scale and axis system (docs/formats/fbx.md).

@@ -7,10 +7,11 @@ and a later lookup crashes (``scene.nodes[i].name`` in a loop, or iterating a li
 its items, segfaults within a few hundred steps; keeping every item alive does not). Freeing the
 wrappers afterwards, the scene before or after them, crashes on some files too, as does the
 interpreter's exit tearing a scene down. So every ufbx object the reader touches, the scene first,
-goes into the caller's ``keep`` list and is never freed by the reader: the caller is a child process
-that ends with ``os._exit`` (app/formats/fbx/child.py). Everything is copied into numpy once, and the
+goes into the caller's ``keep`` list and is never freed by the reader: the caller is a reader process
+that ends with ``os._exit`` (app/formats/fbx/reader_process.py). Everything is copied into numpy once, and the
 functions here return only numpy arrays and plain Python values. Lists with the buffer protocol
-(Vec2/Vec3/Vec4/Real lists) are copied with one ``np.array``; the others with ``np.fromiter``.
+(Vec2/Vec3/Vec4/Real lists) are copied with one ``np.array``; integer lists and baked keys with one
+memory copy each (raw_lists.py), else item by item.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import ufbx
 
+from app.formats.fbx import raw_lists
 from app.formats.fbx.contents import (
     CornerValues,
     FbxContents,
@@ -46,6 +48,8 @@ LOAD_OPTIONS = dict(
     load_external_files=False,
     ignore_missing_external_files=True,
     node_depth_limit=NODE_DEPTH_LIMIT,
+    skip_skin_vertices=True,  # the skin is read from its clusters, not ufbx's per-vertex tables
+    skip_mesh_parts=True,  # faces are split by material from face_material
 )
 
 
@@ -71,30 +75,35 @@ class _Held:
         return found
 
 
-def read_contents(path: Path, keep: list) -> FbxContents:
+def read_contents(path: Path, keep: list, meshes_read=None) -> FbxContents:
     """The file's contents in numpy; ExtractError when ufbx cannot read it. Every ufbx object made on
-    the way, the scene first, is appended to ``keep``, which must outlive them all (module doc)."""
+    the way, the scene first, is appended to ``keep``, which must outlive them all (module doc).
+    ``meshes_read``, when given, is called with the contents before the animation stacks are baked
+    (their ``stacks`` still empty), so that they can be used meanwhile."""
     try:
         scene = ufbx.load_memory(path.read_bytes(), filename=str(path), **LOAD_OPTIONS)
     except ufbx.UfbxError as error:
         raise ExtractError(str(error) or type(error).__name__) from None
     keep.append(scene)
     try:
-        return _contents(scene, _Held(keep))
+        return _contents(scene, _Held(keep), meshes_read)
     except (ufbx.UfbxError, ufbx.UseAfterFreeError, ufbx.BufferReferenceError, ValueError) as error:
         raise ExtractError(str(error) or type(error).__name__) from None
 
 
-def _contents(scene, held: _Held) -> FbxContents:
+def _contents(scene, held: _Held, meshes_read) -> FbxContents:
     settings = held(scene.settings)
     props = held(settings.props)
     rate = float(settings.frames_per_second) or None
     warnings = _unread_content(scene, held)
     nodes, typed_to_index = _nodes(scene, held)
     meshes = _meshes(scene, held, typed_to_index, warnings)
-    stacks = _stacks(scene, held, typed_to_index, meshes, rate or DEFAULT_RATE)
-    return FbxContents(nodes=nodes, meshes=meshes, stacks=stacks, unit_m=float(settings.unit_meters),
-                       axes=_axes_words(props), rate=rate, warnings=warnings)
+    contents = FbxContents(nodes=nodes, meshes=meshes, stacks=[], unit_m=float(settings.unit_meters),
+                           axes=_axes_words(props), rate=rate, warnings=warnings)
+    if meshes_read is not None:
+        meshes_read(contents)
+    contents.stacks = _stacks(scene, held, typed_to_index, meshes, rate or DEFAULT_RATE)
+    return contents
 
 
 def _axes_words(props) -> str:
@@ -122,14 +131,23 @@ def _unread_content(scene, held: _Held) -> list[str]:
 
 def _matrix(matrix) -> np.ndarray:
     """(4, 4) for column vectors from a ufbx Matrix (four column Vec3s)."""
-    result = np.eye(4)
-    result[:3, :] = np.array(matrix, dtype=np.float64).T
+    return _matrices([matrix])[0]
+
+
+def _matrices(matrices: list) -> np.ndarray:
+    """(N, 4, 4) for column vectors from N ufbx Matrices, converted at once."""
+    result = np.zeros((len(matrices), 4, 4))
+    if matrices:
+        result[:, :3, :] = np.array(matrices, dtype=np.float64).transpose(0, 2, 1)
+    result[:, 3, 3] = 1.0
     return result
 
 
 def _uints(held: _Held, values) -> np.ndarray:
+    """(N,) int64 from a ufbx Uint32List: one memory copy where raw_lists can, else item by item."""
     held(values)
-    return np.fromiter(values, np.int64, len(values))
+    copied = raw_lists.uints(values, held.objects)
+    return copied if copied is not None else np.fromiter(values, np.int64, len(values))
 
 
 def _floats(held: _Held, values, width: int) -> np.ndarray:
@@ -146,8 +164,8 @@ def _nodes(scene, held: _Held) -> tuple[NodeTable, dict[int, int]]:
         parent = held(node.parent)
         if parent is not None and not parent.is_root:
             parents[index] = typed_to_index[parent.typed_id]
-    local = np.array([_matrix(node.node_to_parent) for node in kept]).reshape(-1, 4, 4)
-    world = np.array([_matrix(node.node_to_world) for node in kept]).reshape(-1, 4, 4)
+    local = _matrices([node.node_to_parent for node in kept])
+    world = _matrices([node.node_to_world for node in kept])
     kinds = [node.attrib_type.name.lower() for node in kept]
     names = [node.name for node in kept]
     return NodeTable(names=names, parents=parents, local=local, world=world, kinds=kinds), typed_to_index
@@ -224,16 +242,16 @@ def _skin(skin, held: _Held, typed_to_index: dict[int, int]) -> SkinData:
         if bone is None or bone.typed_id not in typed_to_index:
             continue
         bones.append(typed_to_index[bone.typed_id])
-        to_bone.append(_matrix(cluster.geometry_to_bone))
-        bind.append(_matrix(cluster.bind_to_world))
+        to_bone.append(cluster.geometry_to_bone)
+        bind.append(cluster.bind_to_world)
         cluster_vertices = _uints(held, cluster.vertices)
         cluster_weights = _floats(held, cluster.weights, 1)[:, 0]
         count = min(len(cluster_vertices), len(cluster_weights))
         vertices.append(cluster_vertices[:count])
         weights.append(cluster_weights[:count])
         owners.append(np.full(count, len(bones) - 1, np.int64))
-    return SkinData(bones=np.array(bones, np.int64), geometry_to_bone=np.array(to_bone).reshape(-1, 4, 4),
-                    bind_world=np.array(bind).reshape(-1, 4, 4),
+    return SkinData(bones=np.array(bones, np.int64), geometry_to_bone=_matrices(to_bone),
+                    bind_world=_matrices(bind),
                     vertices=np.concatenate(vertices) if vertices else np.zeros(0, np.int64),
                     clusters=np.concatenate(owners) if owners else np.zeros(0, np.int64),
                     weights=np.concatenate(weights) if weights else np.zeros(0))
@@ -287,7 +305,12 @@ def _baked_tracks(baked, held: _Held, typed_to_index: dict[int, int]) -> dict[in
 
 
 def _keys(held: _Held, keys, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """(K,) times and (K, width) values of a baked key list."""
+    """(K,) times and (K, width) values of a baked key list: one memory copy where raw_lists can,
+    else key by key."""
+    held(keys)
+    copied = raw_lists.baked_keys(keys, width, held.objects)
+    if copied is not None:
+        return copied
     rows = np.array([(key.time, *key.value) for key in held.each(keys)], dtype=np.float64)
     rows = rows.reshape(-1, 1 + width)
     return rows[:, 0], rows[:, 1:]
