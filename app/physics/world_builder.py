@@ -104,7 +104,8 @@ class WorldBuilder:
         """Let part ``pairs`` of the copy of multibodies ``bodies`` collide, or keep them from it."""
         for a, b in pairs:
             (body_a, link_a), (body_b, link_b) = (part_link(self.layout, bodies, part) for part in (a, b))
-            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, int(enabled), physicsClientId=self.client)
+            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, int(enabled),
+                                      physicsClientId=self.client)
 
     def touching(self, bodies: list[int], pair: tuple[int, int]) -> bool:
         """Whether the two parts of ``pair`` in the copy of multibodies ``bodies`` touch or overlap now."""
