@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
-from app.bone_names import is_prop
+from app.bone_names import body_kind, bone_role, is_prop
 from app.bone_tree import BoneTree
 from app.loose_skeleton import inferred_skeleton
 from app.model import Model
@@ -94,25 +94,32 @@ def prop_bones(model: Model, tree: BoneTree | None = None) -> np.ndarray:
 
 
 def rigid_prop_bones(model: Model, tree: BoneTree) -> list[int]:
-    """Bones that carry a separate rigid mesh (every vertex of it wholly on that bone) in a model
-    whose body is a skin (a drawn mesh weighted to several bones), where neither the bone nor any bone
-    below it moves that skin: a sword, a shield or a lamp in a skinned character's hand, whatever
-    its bone is called. A model of rigid pieces alone (an NWN creature: one mesh per limb) has none."""
+    """Bones that carry a separate rigid mesh (every vertex of it wholly on that bone) at the end of
+    a branch hanging from a skin: the nearest bone above moves vertices of a drawn mesh weighted to
+    several bones, no bone below moves any, the bone moves nothing of the skin, and its name says
+    nothing of a body part (``bone_names``: a head, a foot, a wing). A sword, a shield or a lamp in a
+    skinned hand, whatever its bone is called. Rigid pieces that make the body itself (an NWN
+    creature's limbs; RobotExpressive's torso and legs, rigid beside its skinned hands; a chain of
+    rigid pieces under a skinned hip) are not."""
+    names = model.skeleton.names
     rigid_on: set[int] = set()
-    skin = np.zeros(len(model.skeleton), bool)
+    moving = np.zeros(len(names), bool)
+    skin = np.zeros(len(names), bool)
     for mesh in model.meshes:
         if not mesh.visible or not mesh.vertex_count or not mesh.weights.size:
             continue
         bones = np.unique(mesh.joints[mesh.weights > 0])
+        moving[bones] = True
         whole = mesh.weights.max(axis=1) >= RIGID_WEIGHT * mesh.weights.sum(axis=1)
         if len(bones) == 1 and whole.all():
             rigid_on.add(int(bones[0]))
         else:
             skin[bones] = True
-    if not skin.any():
-        return []
-    skin_below = skin | tree.marked_below(skin)
-    return sorted(bone for bone in rigid_on if not skin_below[bone])
+    holders = tree.nearest_marked_ancestor(moving)
+    moving_below = tree.marked_below(moving)
+    return sorted(bone for bone in rigid_on
+                  if not skin[bone] and not moving_below[bone] and holders[bone] >= 0 and skin[holders[bone]]
+                  and bone_role(names[bone])[0] is None and body_kind(names[bone]) is None)
 
 
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:

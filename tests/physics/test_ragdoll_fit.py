@@ -328,13 +328,45 @@ def test_a_model_of_rigid_pieces_alone_has_no_rigid_props():
     body, so the parts are those of the one-mesh figure."""
     plain = anonymous(synthetic.humanoid("Z"))
     body = plain.meshes[0]
-    pieces = []
-    for bone in range(len(plain.skeleton)):
-        rows = np.flatnonzero(body.joints[:, 0] == bone)
-        keep = np.isin(body.triangles, rows).all(axis=1)
-        remap = np.full(len(body.positions), -1)
-        remap[rows] = np.arange(len(rows))
-        pieces.append(Mesh(name=f"piece{bone}", positions=body.positions[rows], joints=body.joints[rows],
-                           weights=body.weights[rows], triangles=remap[body.triangles[keep]]))
+    pieces = [_sub_mesh(body, np.flatnonzero(body.joints[:, 0] == bone), f"piece{bone}")
+              for bone in range(len(plain.skeleton))]
     pieced = dataclasses.replace(plain, meshes=pieces)
     assert sorted(p.bone for p in auto_setup(pieced).parts) == sorted(p.bone for p in auto_setup(plain).parts)
+
+
+def split_off(model: Model, bones: list[str]) -> Model:
+    """``model`` with the vertices of ``bones`` taken out of its skin into a rigid mesh each."""
+    body = model.meshes[0]
+    meshes, kept = [], np.ones(len(body.positions), bool)
+    for name in bones:
+        rows = np.flatnonzero(body.joints[:, 0] == model.skeleton.index(name))
+        kept[rows] = False
+        meshes.append(_sub_mesh(body, rows, name))
+    return dataclasses.replace(model, meshes=[_sub_mesh(body, np.flatnonzero(kept), "skin"), *meshes])
+
+
+def _sub_mesh(body: Mesh, rows: np.ndarray, name: str) -> Mesh:
+    remap = np.full(len(body.positions), -1)
+    remap[rows] = np.arange(len(rows))
+    faces = body.triangles[np.isin(body.triangles, rows).all(axis=1)]
+    return Mesh(name=name, positions=body.positions[rows], joints=body.joints[rows],
+                weights=body.weights[rows], triangles=remap[faces])
+
+
+@pytest.mark.parametrize("pieces", [["bone7", "bone8", "bone11"], ["bone2"]], ids=["leg chain", "named head"])
+def test_rigid_pieces_of_the_body_under_a_skin_are_not_props(pieces):
+    """A left leg (thigh, shin, foot: bones 7, 8, 11) of rigid pieces under a skinned hip keeps its
+    parts (bones below the thigh and shin move vertices: a chain, not a prop); so does a rigid head
+    named as one under a skinned chest."""
+    from app.physics.body_shape import prop_bones
+
+    plain = anonymous(synthetic.humanoid("Z"))
+    if pieces == ["bone2"]:
+        names = list(plain.skeleton.names)
+        names[2] = "Head"
+        skeleton = dataclasses.replace(plain.skeleton, names=names)
+        plain = dataclasses.replace(plain, skeleton=skeleton)
+        pieces = ["Head"]
+    model = split_off(plain, pieces)
+    assert not prop_bones(model).any()
+    assert sorted(p.bone for p in auto_setup(model).parts) == sorted(p.bone for p in auto_setup(plain).parts)

@@ -35,7 +35,8 @@ def fitting_width(dock: QDockWidget, tables: list[QTableWidget]) -> int | None:
     if not shown:
         return None
     around = dock.width() - shown[0].viewport().width() - _vertical_bar(shown[0])
-    return around + max(columns_width(table) + table.verticalScrollBar().sizeHint().width() for table in tables)
+    bar = shown[0].verticalScrollBar().sizeHint().width()
+    return around + bar + max(columns_width(table) for table in tables)
 
 
 def _vertical_bar(table: QTableWidget) -> int:
@@ -76,4 +77,5 @@ class DockFit(QObject):
             return
         wanted = min(fitting, room)
         if wanted > width or (narrow and width > room):
-            self.window.resizeDocks([self.dock], [wanted if wanted > width else room], Qt.Orientation.Horizontal)
+            target = wanted if wanted > width else room
+            self.window.resizeDocks([self.dock], [target], Qt.Orientation.Horizontal)
