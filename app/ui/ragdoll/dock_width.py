@@ -1,10 +1,11 @@
 """The Ragdoll dock as wide as its tables' columns, where the window has room (issue 38: at the
 default 1280×800 the 430-pixel dock showed the Parts table's ten columns only by scrolling sideways).
 
-When the window is resized and when the profile's tables are refilled, the dock widens to what its
-widest table needs (``fitting_width``), leaving the view at least MIN_VIEW_SHARE of the window's
-width; when the window is resized, a dock wider than that leaves narrows to it (Qt takes a smaller
-window's width from the view alone: at 900×640 it was left 326 pixels).
+When the window is resized, a table is laid out anew and the profile's tables are refilled, the
+dock widens to what its widest table needs (``fitting_width``), leaving the view at least
+MIN_VIEW_SHARE of the window's width; when the window is resized, a dock wider than that leaves
+narrows to it (Qt takes a smaller window's width from the view alone: at 900×640 it was left 326
+pixels).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QTableWidget
 
 #: The share of the window's width the view keeps however wide the dock's tables want it.
 MIN_VIEW_SHARE = 0.5
+#: Pixels to spare: a column's width moves a pixel or two with the rows in view.
+SLACK = 4
 
 
 def columns_width(table: QTableWidget) -> int:
@@ -36,7 +39,7 @@ def fitting_width(dock: QDockWidget, tables: list[QTableWidget]) -> int | None:
         return None
     around = dock.width() - shown[0].viewport().width() - _vertical_bar(shown[0])
     bar = shown[0].verticalScrollBar().sizeHint().width()
-    return around + bar + max(columns_width(table) for table in tables)
+    return around + bar + max(columns_width(table) for table in tables) + SLACK
 
 
 def _vertical_bar(table: QTableWidget) -> int:
@@ -55,10 +58,12 @@ class DockFit(QObject):
         self.dock = dock
         self.tables = tables
         window.installEventFilter(self)
+        for table in tables:  # a table laid out anew (its tab shown, its scroll bar come or gone)
+            table.viewport().installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.Resize:
-            self.refit(narrow=True)
+            self.refit(narrow=watched is self.window)
         return False
 
     def refit(self, narrow: bool = False) -> None:
