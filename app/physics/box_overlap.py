@@ -13,6 +13,8 @@ import numpy as np
 
 #: Below this length a cross product of two box axes is taken as parallel axes (no new axis).
 PARALLEL = 1e-9
+#: Poses tested together (``overlapping_pairs``): about 1 MB of arrays per 100 pairs.
+POSES_AT_ONCE = 32
 
 
 def overlap_depths(boxes_a: np.ndarray, half_a: np.ndarray, boxes_b: np.ndarray,
@@ -40,11 +42,13 @@ def overlapping_pairs(boxes: np.ndarray, half_extents: np.ndarray, pairs: np.nda
                       margin: float = 0.0) -> np.ndarray:
     """(N,) bool: which of ``pairs`` (N, 2) part indices have boxes that overlap, grown by ``margin``
     (model units) on every side, in any of the poses ``boxes`` (F, P, 4, 4) with half edge lengths
-    ``half_extents`` (P, 3). One pose at a time, so memory stays F-independent."""
+    ``half_extents`` (P, 3). POSES_AT_ONCE poses at a time, so memory stays bounded."""
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    first, second = pairs[:, 0], pairs[:, 1]
     grown = half_extents + margin
     found = np.zeros(len(pairs), bool)
-    for pose in boxes:
-        depths = overlap_depths(pose[pairs[:, 0]], grown[pairs[:, 0]], pose[pairs[:, 1]], grown[pairs[:, 1]])
-        found |= depths > 0
+    for start in range(0, len(boxes), POSES_AT_ONCE):
+        poses = boxes[start:start + POSES_AT_ONCE]
+        depths = overlap_depths(poses[:, first], grown[first], poses[:, second], grown[second])
+        found |= (depths > 0).any(axis=0)
     return found
