@@ -7,7 +7,8 @@
 - ``world_builder`` a rig's pybullet bodies: multibodies, shapes, inertia, loop joints, collision filters
 - ``ragdoll``    the pybullet world: taking over from a clip, stepping, shooting, dragging
 - ``resting``    putting resting multibodies to sleep early, and waking them
-- ``drive``      joint motors following a clip (``motors``: their strengths and targets)
+- ``drive``      joint motors following a clip (``motors``: their strengths and targets; ``box_overlap``:
+                 the part pairs the clip passes through each other)
 - ``bake``       running a ragdoll for a while and keeping the frames as a clip
 - ``trial``      a profile's standard trial and its report (``ragdoll --check``)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import maths
-from app.bone_names import is_prop
+from app.bone_names import body_kind, bone_role, is_prop
 from app.bone_tree import BoneTree
 from app.loose_skeleton import inferred_skeleton
 from app.model import Model
@@ -17,6 +17,8 @@ from app.skin_weights import dominant_bones
 
 #: Fewest vertices weighted mostly to a bone for it to get a part, in a model with a skin.
 MIN_OWNED_VERTICES = 4
+#: A vertex with at least this share of its weight on one bone moves rigidly with it.
+RIGID_WEIGHT = 0.999
 #: The share of a bone's vertices its reach and its box leave out at either end.
 PERCENTILES = (5.0, 95.0)
 
@@ -81,12 +83,43 @@ class BodyShape:
 
 
 def prop_bones(model: Model, tree: BoneTree | None = None) -> np.ndarray:
-    """(B,) the bones whose names say they carry a prop or an accessory (``bone_names.is_prop``) and
-    the bones below them (``tree``, default the skeleton's): never a body part, they follow the part
-    above them as if welded to it. An axe's bone given a part fell 68 cm into the ground."""
+    """(B,) the bones that carry a prop or an accessory and the bones below them (``tree``, default
+    the skeleton's): never a body part, they follow the part above them as if welded to it. A prop's
+    bone is one whose name says so (``bone_names.is_prop``; an axe's bone given a part fell 68 cm
+    into the ground), or one that carries a rigid mesh of its own off the skin (``rigid_prop_bones``)."""
     tree = model.skeleton.tree if tree is None else tree
     named = [bone for bone, name in enumerate(model.skeleton.names) if is_prop(name)]
+    named += rigid_prop_bones(model, tree)
     return tree.subtree_mask(named) if named else np.zeros(len(model.skeleton), bool)
+
+
+def rigid_prop_bones(model: Model, tree: BoneTree) -> list[int]:
+    """Bones that carry a separate rigid mesh (every vertex of it wholly on that bone) at the end of
+    a branch hanging from a skin: the nearest bone above moves vertices of a drawn mesh weighted to
+    several bones, no bone below moves any, the bone moves nothing of the skin, and its name says
+    nothing of a body part (``bone_names``: a head, a foot, a wing). A sword, a shield or a lamp in a
+    skinned hand, whatever its bone is called. Rigid pieces that make the body itself (an NWN
+    creature's limbs; RobotExpressive's torso and legs, rigid beside its skinned hands; a chain of
+    rigid pieces under a skinned hip) are not."""
+    names = model.skeleton.names
+    rigid_on: set[int] = set()
+    moving = np.zeros(len(names), bool)
+    skin = np.zeros(len(names), bool)
+    for mesh in model.meshes:
+        if not mesh.visible or not mesh.vertex_count or not mesh.weights.size:
+            continue
+        bones = np.unique(mesh.joints[mesh.weights > 0])
+        moving[bones] = True
+        whole = mesh.weights.max(axis=1) >= RIGID_WEIGHT * mesh.weights.sum(axis=1)
+        if len(bones) == 1 and whole.all():
+            rigid_on.add(int(bones[0]))
+        else:
+            skin[bones] = True
+    holders = tree.nearest_marked_ancestor(moving)
+    moving_below = tree.marked_below(moving)
+    return sorted(bone for bone in rigid_on
+                  if not skin[bone] and not moving_below[bone] and holders[bone] >= 0 and skin[holders[bone]]
+                  and bone_role(names[bone])[0] is None and body_kind(names[bone]) is None)
 
 
 def _owned_vertices(model: Model) -> dict[int, np.ndarray]:

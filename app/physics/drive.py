@@ -3,7 +3,9 @@
 
 - *Follow*: each multibody's base follows the clip through a fixed constraint to a moving world
   frame (at most ROOT_WEIGHTS times the ragdoll's weight), and every joint's motors track the clip,
-  so a shot or a pull moves the limbs it hits and they come back.
+  so a shot or a pull moves the limbs it hits and they come back. Parts whose boxes the clip passes
+  through each other do not collide while it follows (``box_overlap``): their contacts fought the
+  motors.
 - *Powered fall*: the base is free and the motors hold the take-over pose at ``strength`` (0..1) of
   their full torque, so the body falls with tone instead of limp.
 - *Release*: from ``release_at`` seconds the base is let go and the motors fade to nothing over
@@ -21,11 +23,15 @@ import numpy as np
 
 from app import maths
 from app.model import Clip
+from app.physics.box_overlap import overlapping_pairs
 from app.physics.bullet import pb
-from app.physics.motors import joint_strengths, link_forces, link_targets
+from app.physics.motors import (MAX_STRENGTH_RATIO, clip_strengths, default_strengths, joint_strengths,
+                                link_forces, link_targets)
 from app.physics.multibody import gimbal_angles
 from app.physics.ragdoll import GRAVITY, TIME_STEP, UP_AXES, Ragdoll
-from app.pose import evaluate
+from app.physics.rig import rigid
+from app.physics.world_builder import OVERLAP_GAP
+from app.pose import compose_world, evaluate, keyed_local_frames
 
 #: Share of the angle error the motors close per step (pybullet's default 0.1).
 POSITION_GAIN = 0.2
@@ -33,8 +39,10 @@ POSITION_GAIN = 0.2
 VELOCITY_GAIN = 1.0
 #: Steps between looks at the clip (60 Hz); the targets are interpolated between (``Drive._targets``).
 KEY_STEPS = 4
-#: Poses of the clip looked at for its lowest reach (``Drive._clip_floor``).
-FLOOR_SAMPLES = 60
+#: Most poses of the clip looked at, every KEY_STEPS steps, for its lowest reach, the parts it passes
+#: through each other and the torque it needs (``Drive._clip_parts``); a longer clip is looked at
+#: this many times, evenly spread.
+CLIP_SAMPLES = 240
 #: Largest force the constraint that carries a following base may use, in the ragdoll's weights.
 ROOT_WEIGHTS = 50.0
 
@@ -64,33 +72,88 @@ class Drive:
         self.gains = (float(position_gain), float(velocity_gain))
         rig = ragdoll.rig
         strengths = joint_strengths(rig, ragdoll.layout)
-        self._forces = [link_forces(body, strengths) for body in ragdoll.layout]
         self._held = rig.parts_at(ragdoll.start_world)
         self._keys: tuple | None = None
         self._roots: list[list[int]] = []
+        #: Part pairs kept from colliding while following: the clip passes their boxes through each other.
+        self.passing: list[tuple[int, int]] = []
         if follow:
             self._attach_roots()
-            ragdoll.set_floor(min(ragdoll.floor, self._clip_floor()))
+            parts, interval = self._clip_parts()
+            boxes = parts @ rig.box_rotations
+            ragdoll.set_floor(min(ragdoll.floor, self._clip_floor(boxes)))
+            self._keep_apart_passing(boxes)
+            strengths = self._with_clip_strengths(strengths, parts, interval)
+        #: (J,) N·m: the most torque each joint's motors use at full strength.
+        self.strengths = strengths
+        self._forces = [link_forces(body, strengths) for body in ragdoll.layout]
         for body_id in ragdoll.body_ids():
             pb.changeDynamics(body_id, -1, activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
                               physicsClientId=ragdoll.client)
 
     # --- targets ---------------------------------------------------------------------------------
 
-    def _clip_floor(self) -> float:
-        """The lowest any part's box reaches over the clip (model units, along the up axis), sampled
-        FLOOR_SAMPLES times: a following ragdoll's ground goes no higher, so feet the clip sinks a
-        little into the floor at the bind pose's height (a heel rolling onto its toes) are not
-        pushed off their course."""
-        rig, clip = self.ragdoll.rig, self.clip
+    def _clip_parts(self) -> tuple[np.ndarray, float]:
+        """((F, P, 4, 4) the part frames at poses of the clip, the seconds between them): every
+        KEY_STEPS steps, or CLIP_SAMPLES poses spread evenly over a longer clip."""
+        rig, clip, model = self.ragdoll.rig, self.clip, self.ragdoll.model
+        count = int(np.clip(np.ceil(clip.duration / (KEY_STEPS * TIME_STEP)) + 1, 2, CLIP_SAMPLES))
+        times = clip.start + np.linspace(0.0, clip.duration, count)
+        if clip.kind == "keyed":  # in one pass: one pose at a time took 0.8 s of a 20 s Mixamo clip
+            local = keyed_local_frames(model.skeleton, clip, times)
+            worlds = np.swapaxes(compose_world(model.skeleton, local), 0, 1)
+        else:
+            worlds = np.stack([evaluate(model, clip, time).world for time in times])
+        bones = rig.part_bones
+        parts = rigid(worlds[:, bones] @ model.skeleton.bind_inverse[bones] @ rig.part_bind)
+        return parts, max(clip.duration / (count - 1), KEY_STEPS * TIME_STEP)
+
+    def _with_clip_strengths(self, strengths: np.ndarray, parts: np.ndarray, interval: float) -> np.ndarray:
+        """``strengths`` (J,) raised, for joints whose profile names none, to what the clip's
+        accelerations need (``motors.clip_strengths``; the clip's poses ``parts`` (F, P, 4, 4),
+        ``interval`` seconds apart), at most MAX_STRENGTH_RATIO times the default."""
+        ragdoll = self.ragdoll
+        rig = ragdoll.rig
+        frames = rig.joint_world(parts)
+        angles = gimbal_angles(np.swapaxes(frames[..., 0, :3, :3], -1, -2) @ frames[..., 1, :3, :3])
+        needed = clip_strengths(rig, ragdoll.layout, angles, interval)
+        top = MAX_STRENGTH_RATIO * default_strengths(rig, ragdoll.layout)
+        named = np.array([joint.strength is not None for joint in rig.profile.joints], dtype=bool)
+        return np.where(named, strengths, np.maximum(strengths, np.minimum(needed, top)))
+
+    def _clip_floor(self, boxes: np.ndarray) -> float:
+        """The lowest any part's box reaches over the clip's ``boxes`` (model units, along the up
+        axis): a following ragdoll's ground goes no higher, so feet the clip sinks a little into the
+        floor at the bind pose's height (a heel rolling onto its toes) are not pushed off their
+        course."""
         axis = UP_AXES[self.ragdoll.model.up_axis]
-        times = clip.start + np.linspace(0.0, clip.duration, FLOOR_SAMPLES)
-        lowest = np.inf
-        for time in times:
-            boxes = rig.parts_at(evaluate(self.ragdoll.model, clip, time).world) @ rig.box_rotations
-            reach = np.einsum("pk,pk->p", np.abs(boxes[:, axis, :3]), rig.half_extents)
-            lowest = min(lowest, float(np.min(boxes[:, axis, 3] - reach)))
-        return lowest
+        reach = np.einsum("fpk,pk->fp", np.abs(boxes[:, :, axis, :3]), self.ragdoll.rig.half_extents)
+        return float(np.min(boxes[:, :, axis, 3] - reach))
+
+    def _keep_apart_passing(self, boxes: np.ndarray) -> None:
+        """Keep from colliding, in every copy, the part pairs whose boxes the clip's ``boxes`` pass
+        through each other (grown by OVERLAP_GAP, the bind pose's rule), unless they never collide
+        anyway (jointed, listed, overlapping at bind)."""
+        ragdoll = self.ragdoll
+        builder = ragdoll.builder
+        count = len(ragdoll.rig.part_names)
+        never = set(builder.disabled_pairs)
+        pairs = np.array([(a, b) for a in range(count) for b in range(a + 1, count) if (a, b) not in never],
+                         dtype=np.intp).reshape(-1, 2)
+        passing = overlapping_pairs(boxes, ragdoll.rig.half_extents, pairs, OVERLAP_GAP / ragdoll.scale)
+        self.passing = [tuple(map(int, pair)) for pair in pairs[passing]]
+        for copy in range(ragdoll.copies):
+            builder.set_colliding(ragdoll.body_ids(copy), self.passing, False)
+
+    def _let_passing_collide(self) -> None:
+        """Let the pairs kept apart collide again where they no longer touch; pairs that still
+        overlap stay apart (a push out of each other would fling them) until the next build."""
+        ragdoll = self.ragdoll
+        for copy in range(ragdoll.copies):
+            bodies = ragdoll.body_ids(copy)
+            apart = [pair for pair in self.passing if not ragdoll.builder.touching(bodies, pair)]
+            ragdoll.builder.set_colliding(bodies, apart, True)
+        self.passing = []
 
     def clip_time(self, time: float) -> float:
         """The clip's time ``time`` seconds into the run (looping over the clip's timeline)."""
@@ -205,6 +268,7 @@ class Drive:
         if ragdoll.client is None:
             return
         self._detach_roots()
+        self._let_passing_collide()
         for copy in range(ragdoll.copies):
             for body, body_id in zip(ragdoll.layout, ragdoll.body_ids(copy)):
                 count = len(body.links)

@@ -20,6 +20,10 @@ from app.physics.rig import Rig
 #: walk clip's limbs swing with angular accelerations of about one g at their lever; 4 g keeps the
 #: demo's joints within 3° of the clip (docs/ragdoll.md).
 STRENGTH_GRAVITIES = 4.0
+#: A following ragdoll's motors get this many times the torque its clip's accelerations need
+#: (``clip_strengths``) where that is more than the default: the NWN mind flayer's 30 kg robed shins
+#: swung 19° past cwalk's knees at 4 g.
+CLIP_TORQUE_MARGIN = 2.0
 #: A profile's joint strength may be at most this many times its default.
 MAX_STRENGTH_RATIO = 50.0
 #: Shortest lever (metres) a default strength is computed with, so a joint at its load's centre
@@ -44,6 +48,39 @@ def default_strengths(rig: Rig, layout: list[Body]) -> np.ndarray:
             mass[edge.parent] += load
             moment[edge.parent] = moment[edge.parent] + weighted
     return strengths
+
+
+def load_inertias(rig: Rig, layout: list[Body]) -> np.ndarray:
+    """(J,) kg m²: the moment of inertia of the parts beyond each joint (away from its multibody's
+    base) about its pivot at bind, each part a point at its centre plus its own largest moment (the
+    moments ``world_builder`` raises every part's to; a box's, for a capsule too)."""
+    inertias = np.zeros(len(rig.joint_parts))
+    scale = rig.profile.meters_per_unit
+    centres = rig.part_bind[:, :3, 3] * scale
+    edges = np.sort(2 * rig.half_extents * scale, axis=1)
+    own = rig.masses * (edges[:, 1] ** 2 + edges[:, 2] ** 2) / 12.0
+    for body in layout:
+        beyond = {part: [part] for part in body.part_links}
+        for edge in reversed(body.edges):  # children before parents: edges are breadth-first
+            parts = beyond[edge.child]
+            pivot = rig.joint_bind[edge.joint, :3, 3] * scale
+            levers = np.sum((centres[parts] - pivot) ** 2, axis=1)
+            inertias[edge.joint] = float(np.sum(rig.masses[parts] * levers + own[parts]))
+            beyond[edge.parent] = beyond[edge.parent] + parts
+    return inertias
+
+
+def clip_strengths(rig: Rig, layout: list[Body], angles: np.ndarray, interval: float) -> np.ndarray:
+    """(J,) N·m: the torque each joint needs to follow a clip whose joint angles are ``angles``
+    (F, J, 3 radians, as ``Ragdoll.joint_angles``) ``interval`` seconds apart: CLIP_TORQUE_MARGIN
+    times its load's inertia (``load_inertias``) times the clip's fastest angular acceleration there,
+    plus one g at its load's lever. 0 for a clip of fewer than three poses."""
+    if len(angles) < 3:
+        return np.zeros(len(rig.joint_parts))
+    turns = np.unwrap(angles, axis=0)
+    accelerations = np.linalg.norm(np.diff(turns, 2, axis=0), axis=-1).max(axis=0) / interval ** 2
+    hold = default_strengths(rig, layout) / STRENGTH_GRAVITIES
+    return CLIP_TORQUE_MARGIN * load_inertias(rig, layout) * accelerations + hold
 
 
 def joint_strengths(rig: Rig, layout: list[Body]) -> np.ndarray:

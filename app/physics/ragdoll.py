@@ -156,7 +156,7 @@ class Ragdoll:
         self._readouts: list[list[BodyReadout]] = []
         self._owners: dict[tuple[int, int], tuple[int, int]] = {}
         self._loops: list[list[int]] = []
-        self._builder = WorldBuilder(self.client, self.rig, self.layout, self.profile)
+        self.builder = WorldBuilder(self.client, self.rig, self.layout, self.profile)
         self.gravity = self._gravity
         self._ground_body = None
         self._floor = bind_floor(self.model, self.rig)
@@ -221,7 +221,7 @@ class Ragdoll:
     def _add_copy(self) -> None:
         """Create one more copy's multibodies at the bind pose, offset sideways."""
         copy = len(self._bodies)
-        built = self._builder.add_copy(self._offset(copy))
+        built = self.builder.add_copy(self._offset(copy))
         for body, body_id in zip(self.layout, built.bodies):
             self._resting.watch(body_id, len(body.links))
             for part, link in body.part_links.items():
@@ -280,7 +280,7 @@ class Ragdoll:
         """A static plane at ``floor`` (``WorldBuilder.add_ground``), or none."""
         self._ground_enabled = bool(enabled)
         if enabled and self._ground_body is None:
-            self._ground_body = self._builder.add_ground(self._up, self.floor)
+            self._ground_body = self.builder.add_ground(self._up, self.floor)
         elif not enabled and self._ground_body is not None:
             pb.removeBody(self._ground_body, physicsClientId=self.client)
             self._ground_body = None
@@ -352,7 +352,7 @@ class Ragdoll:
     def _reset_copy(self, copy: int) -> None:
         self._frames.clear()
         start = self._start
-        self._builder.place_copy(self._bodies[copy], self.rig.parts_at(start.world),
+        self.builder.place_copy(self._bodies[copy], self.rig.parts_at(start.world),
                                  self.rig.parts_at(start.earlier), start.interval, self._offset(copy))
 
     # --- stepping --------------------------------------------------------------------------------

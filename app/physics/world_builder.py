@@ -92,10 +92,25 @@ class WorldBuilder:
         built = BuiltCopy(bodies, readouts, self._create_loops(bodies))
         if self._disabled is None:
             self._disabled = self._pairs_to_disable(bodies)
-        for a, b in self._disabled:
-            (body_a, link_a), (body_b, link_b) = (part_link(self.layout, bodies, part) for part in (a, b))
-            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, 0, physicsClientId=self.client)
+        self.set_colliding(bodies, self._disabled, False)
         return built
+
+    @property
+    def disabled_pairs(self) -> list[tuple[int, int]]:
+        """Part pairs (a < b) every copy keeps from colliding (``_pairs_to_disable``)."""
+        return list(self._disabled or ())
+
+    def set_colliding(self, bodies: list[int], pairs: list[tuple[int, int]], enabled: bool) -> None:
+        """Let part ``pairs`` of the copy of multibodies ``bodies`` collide, or keep them from it."""
+        for a, b in pairs:
+            (body_a, link_a), (body_b, link_b) = (part_link(self.layout, bodies, part) for part in (a, b))
+            pb.setCollisionFilterPair(body_a, body_b, link_a, link_b, int(enabled),
+                                      physicsClientId=self.client)
+
+    def touching(self, bodies: list[int], pair: tuple[int, int]) -> bool:
+        """Whether the two parts of ``pair`` in the copy of multibodies ``bodies`` touch or overlap now."""
+        (body_a, link_a), (body_b, link_b) = (part_link(self.layout, bodies, part) for part in pair)
+        return bool(pb.getClosestPoints(body_a, body_b, 0.0, link_a, link_b, physicsClientId=self.client))
 
     def add_ground(self, up: np.ndarray, height: float) -> int:
         """A static plane square to ``up`` (3,) at ``height`` along it (model units). A plain rigid

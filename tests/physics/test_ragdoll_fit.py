@@ -263,3 +263,110 @@ def test_riggedfigure_chest_gets_a_part_and_the_check_passes():
     report = check_profile(model, profile)
     assert report["uncovered_bones"] == []
     assert report["verdict"] == "pass", report["problems"]
+
+
+def with_held_stick(model: Model, bone_name: str, parent: str) -> Model:
+    """``model`` with a bone ``bone_name`` under ``parent`` carrying a mesh of its own: a stick 0.9 m
+    long and 4 cm thick, every vertex weighted wholly to that bone, hanging from the parent's tail
+    (a hand) to below the feet."""
+    skeleton = model.skeleton
+    hand = skeleton.tails[skeleton.index(parent)]
+    head, tail = hand, hand + np.array([0.0, 0.0, -0.9])
+    frame = np.eye(4)
+    frame[:3, 3] = head
+    grown = Skeleton(names=[*skeleton.names, bone_name],
+                     parents=np.append(skeleton.parents, skeleton.index(parent)),
+                     bind_world=np.concatenate([skeleton.bind_world, frame[None]]),
+                     heads=np.vstack([skeleton.heads, head]), tails=np.vstack([skeleton.tails, tail]),
+                     derived_tails=np.zeros(len(skeleton) + 1, bool))
+    box, _, faces = synthetic.box(np.minimum(head, tail) - 0.02, np.maximum(head, tail) + 0.02)
+    stick = Mesh(name="stick", positions=box, joints=np.full((len(box), 1), len(skeleton)),
+                 weights=np.ones((len(box), 1)), triangles=faces)
+    return dataclasses.replace(model, skeleton=grown, meshes=[*model.meshes, stick])
+
+
+def anonymous(model: Model) -> Model:
+    """``model`` with bone names that say nothing (``bone0`` …): the generic setup, which gives every
+    long bone that moves vertices a part."""
+    skeleton = model.skeleton
+    renamed = Skeleton(names=[f"bone{i}" for i in range(len(skeleton))], parents=skeleton.parents,
+                       bind_world=skeleton.bind_world, heads=skeleton.heads, tails=skeleton.tails,
+                       derived_tails=skeleton.derived_tails)
+    return dataclasses.replace(model, skeleton=renamed)
+
+
+def test_a_rigid_mesh_of_its_own_off_the_skin_is_a_prop_whatever_its_bone_is_called(tmp_path):
+    """A stick on a separate rigid mesh, its bone named ``bone17`` under the left forearm, in a
+    generic-setup figure written to glTF and read back: no part of its own (before, a part of its
+    own), welded to the forearm's part, nothing of the forearm's box stretched over it, and the check
+    passes without calling the bone uncovered."""
+    from app import loading
+    from app.export.gltf import export_gltf
+
+    plain = anonymous(synthetic.humanoid("Y"))
+    forearm = plain.skeleton.names[synthetic.humanoid("Y").skeleton.index("forearm.L")]
+    armed = with_held_stick(plain, "bone17", forearm)
+    path = tmp_path / "armed.glb"
+    export_gltf(armed, path)
+    model = loading.load([path])
+    bones_per_mesh = [len(np.unique(mesh.joints[mesh.weights > 0])) for mesh in model.meshes]
+    assert bones_per_mesh == [len(plain.skeleton), 1]
+
+    profile = auto_setup(model)
+    assert "bone17" not in {part.bone for part in profile.parts}
+    holder = profile.parts[profile.part_index(profile.relations["bone17"])]
+    assert holder.bone == forearm
+    expected = auto_setup(plain)
+    np.testing.assert_allclose(holder.size, expected.parts[expected.part_index(holder.name)].size, atol=1e-5)
+    report = check_profile(model, profile)
+    assert report["uncovered_bones"] == []
+    assert report["verdict"] == "pass", report["problems"]
+
+
+def test_a_model_of_rigid_pieces_alone_has_no_rigid_props():
+    """Every limb a mesh of its own, wholly on its bone, and no skin (an NWN creature): every limb is
+    body, so the parts are those of the one-mesh figure."""
+    plain = anonymous(synthetic.humanoid("Z"))
+    body = plain.meshes[0]
+    pieces = [_sub_mesh(body, np.flatnonzero(body.joints[:, 0] == bone), f"piece{bone}")
+              for bone in range(len(plain.skeleton))]
+    pieced = dataclasses.replace(plain, meshes=pieces)
+    assert sorted(p.bone for p in auto_setup(pieced).parts) == sorted(p.bone for p in auto_setup(plain).parts)
+
+
+def split_off(model: Model, bones: list[str]) -> Model:
+    """``model`` with the vertices of ``bones`` taken out of its skin into a rigid mesh each."""
+    body = model.meshes[0]
+    meshes, kept = [], np.ones(len(body.positions), bool)
+    for name in bones:
+        rows = np.flatnonzero(body.joints[:, 0] == model.skeleton.index(name))
+        kept[rows] = False
+        meshes.append(_sub_mesh(body, rows, name))
+    return dataclasses.replace(model, meshes=[_sub_mesh(body, np.flatnonzero(kept), "skin"), *meshes])
+
+
+def _sub_mesh(body: Mesh, rows: np.ndarray, name: str) -> Mesh:
+    remap = np.full(len(body.positions), -1)
+    remap[rows] = np.arange(len(rows))
+    faces = body.triangles[np.isin(body.triangles, rows).all(axis=1)]
+    return Mesh(name=name, positions=body.positions[rows], joints=body.joints[rows],
+                weights=body.weights[rows], triangles=remap[faces])
+
+
+@pytest.mark.parametrize("pieces", [["bone7", "bone8", "bone11"], ["bone2"]], ids=["leg chain", "named head"])
+def test_rigid_pieces_of_the_body_under_a_skin_are_not_props(pieces):
+    """A left leg (thigh, shin, foot: bones 7, 8, 11) of rigid pieces under a skinned hip keeps its
+    parts (bones below the thigh and shin move vertices: a chain, not a prop); so does a rigid head
+    named as one under a skinned chest."""
+    from app.physics.body_shape import prop_bones
+
+    plain = anonymous(synthetic.humanoid("Z"))
+    if pieces == ["bone2"]:
+        names = list(plain.skeleton.names)
+        names[2] = "Head"
+        skeleton = dataclasses.replace(plain.skeleton, names=names)
+        plain = dataclasses.replace(plain, skeleton=skeleton)
+        pieces = ["Head"]
+    model = split_off(plain, pieces)
+    assert not prop_bones(model).any()
+    assert sorted(p.bone for p in auto_setup(model).parts) == sorted(p.bone for p in auto_setup(plain).parts)

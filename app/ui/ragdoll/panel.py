@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QScrollArea, QSizePolicy, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea, QSizePolicy,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from app.ui.ragdoll.collisions_tab import CollisionsTab
+from app.ui.ragdoll.dock_width import DockFit
 from app.ui.ragdoll.joints_tab import JointsTab
 from app.ui.ragdoll.parts_tab import PartsTab
 from app.ui.ragdoll.profile_box import ProfileBox, ask_to_save_profile
@@ -83,6 +84,9 @@ class RagdollPanel(QDockWidget):
         self._wheel_guard = WheelToScrollBar(scroll.verticalScrollBar())
         self.tabs.tabBar().installEventFilter(self._wheel_guard)
         self._typed_keys = TypedKeys(self)
+        if isinstance(parent, QMainWindow):
+            self._fit = DockFit(parent, self, [self.parts_tab.table, self.joints_tab.table])
+            document.events.subscribe("profile", lambda *_: self._fit.refit())
 
     @property
     def go_action(self) -> QAction:

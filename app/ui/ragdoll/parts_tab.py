@@ -9,13 +9,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QStyledItemDelegate
 
 from app.physics.profile import SHAPES
 from app.state.ragdoll.document import RagdollDocument
-from app.ui.ragdoll.widgets import (OFFSET_REACH, choose, length_step, number_text, row_table, rows_height,
-                                    show_selected_row, spin, warn_on_error, with_buttons)
+from app.ui.ragdoll.widgets import (OFFSET_REACH, cell_text, choose, length_step, number_text, row_table,
+                                    rows_height, show_selected_row, spin, warn_on_error, with_buttons)
 from app.pose import rest_extent
 
-PART_COLUMNS = ("Part", "Bone", "Shape", "Size X", "Size Y", "Size Z", "Offset X", "Offset Y", "Offset Z",
-                "Mass kg")
+#: Short headers, so every column fits the dock at the default window size (issue 38); what each
+#: holds, with its unit, is its header's tool tip (COLUMN_TIPS).
+PART_COLUMNS = ("Part", "Bone", "Shape", "SX", "SY", "SZ", "OX", "OY", "OZ", "kg")
 NAME, BONE, SHAPE, SIZE_X, SIZE_Y, SIZE_Z, OFFSET_X, OFFSET_Y, OFFSET_Z, MASS = range(len(PART_COLUMNS))
+COLUMN_TIPS = ("The part's name", "The bone the part follows", "Box, or the capsule inside the box",
+               *(f"Size along {axis}: the box's edge (model units)" for axis in "XYZ"),
+               *(f"Offset along {axis} from the bone's middle (model units)" for axis in "XYZ"),
+               "Mass (kg)")
 #: Item data role holding a cell's number.
 VALUE_ROLE = Qt.ItemDataRole.UserRole
 
@@ -69,7 +74,7 @@ class PartsTab(QWidget):
         self.attempt = attempt
         triggers = (QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
                     | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table = table = row_table(PART_COLUMNS, triggers, self._row_selected)
+        self.table = table = row_table(PART_COLUMNS, triggers, self._row_selected, COLUMN_TIPS)
         table.setItemDelegate(_PartDelegate(self))
         table.setMinimumHeight(rows_height(table))
         with_buttons(self, table, ("Add Part…", self.add_part_dialog), ("Remove Part", self.remove_part))
@@ -97,7 +102,8 @@ class PartsTab(QWidget):
                             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                         table.setItem(row, column, item)
                     item.setData(VALUE_ROLE, value)
-                    item.setText(value if isinstance(value, str) else number_text(value))
+                    item.setText(value if isinstance(value, str) else cell_text(value))
+                    item.setToolTip(value if isinstance(value, str) else number_text(value))
         self.setEnabled(profile is not None)
         self._show_selection()
 

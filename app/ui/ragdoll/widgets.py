@@ -17,6 +17,12 @@ def number_text(value: float) -> str:
     return f"{value:.4g}"
 
 
+def cell_text(value: float) -> str:
+    """A number as a table cell shows it: three significant digits, so the columns stay narrow (the
+    cell's tool tip and its editor give more)."""
+    return f"{value:.3g}"
+
+
 def length_step(extent: float) -> tuple[float, int]:
     """(single step, decimals) for length spin boxes on a model of size ``extent``: about a
     hundredth of it, rounded to 1, 2 or 5 × 10^k, with decimals to show three digits of the step."""
@@ -112,11 +118,13 @@ def warn_on_error(parent, title: str, edit) -> bool:
     return True
 
 
-def row_table(columns: tuple[str, ...], edit_triggers, on_select) -> QTableWidget:
-    """A profile table: ``columns`` headed, one whole row selected at a time (``on_select`` is told),
-    no row numbers, columns as wide as their contents."""
+def row_table(columns: tuple[str, ...], edit_triggers, on_select, tips: tuple[str, ...] = ()) -> QTableWidget:
+    """A profile table: ``columns`` headed (``tips``: each header's tool tip), one whole row selected
+    at a time (``on_select`` is told), no row numbers, columns as wide as their contents."""
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(columns)
+    for column, tip in enumerate(tips):
+        table.horizontalHeaderItem(column).setToolTip(tip)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(edit_triggers)

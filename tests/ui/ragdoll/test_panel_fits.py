@@ -180,3 +180,57 @@ def test_the_view_follows_the_running_ragdoll_and_returns_on_stop(window, qtbot)
     window.ragdoll_panel.go_action.trigger()
     assert not session.simulation.running
     np.testing.assert_allclose(camera.target, before)
+
+
+def column_pictures(table) -> list[np.ndarray]:
+    """Each column's header section and first rows as drawn (RGB arrays), in the table's pixels."""
+    picture = image_array(table.grab())[..., :3].astype(int)
+    header = table.horizontalHeader()
+    left = table.frameWidth() + header.pos().x()
+    return [picture[:, left + header.sectionViewportPosition(column):
+                    left + header.sectionViewportPosition(column) + header.sectionSize(column)]
+            for column in range(table.columnCount())]
+
+
+@_gui
+@pytest.mark.parametrize("sized", [(1280, 800)], indirect=True, ids=["1280x800"])
+@pytest.mark.parametrize("tab", ["parts_tab", "joints_tab"])
+def test_every_column_is_readable_at_the_default_size(sized, qtbot, tab):
+    """At 1280×800 the dock widens to its tables: every column of the Parts and Joints tables lies
+    within the table's view (no sideways scrolling), is as wide as its header and its contents need
+    (no text elided), and shows ink in its pixels; the view keeps at least half the window."""
+    panel = sized.ragdoll_panel
+    table = getattr(panel, tab).table
+    panel.tabs.setCurrentWidget(getattr(panel, tab))
+    scrolled_to(panel, panel.tabs)
+    qtbot.waitUntil(lambda: table.horizontalScrollBar().maximum() == 0, timeout=5_000)
+    header = table.horizontalHeader()
+    for column in range(table.columnCount()):
+        wanted = max(table.sizeHintForColumn(column), header.sectionSizeHint(column))
+        assert table.columnWidth(column) >= wanted, table.horizontalHeaderItem(column).text()
+        assert header.sectionViewportPosition(column) + table.columnWidth(column) <= table.viewport().width()
+    background = np.array(table.palette().base().color().getRgb()[:3])
+    for column, picture in enumerate(column_pictures(table)):
+        dark = (np.abs(picture - background).max(axis=-1) > 100).sum()
+        assert dark > 20, table.horizontalHeaderItem(column).text()  # its header and cells' text drawn
+    assert sized.viewport.width() >= sized.width() // 2
+
+
+@_gui
+def test_the_parts_headers_say_their_units(window):
+    from app.ui.ragdoll.parts_tab import MASS, OFFSET_Y, SIZE_X
+
+    table = window.ragdoll_panel.parts_tab.table
+    tips = [table.horizontalHeaderItem(column).toolTip() for column in (SIZE_X, OFFSET_Y, MASS)]
+    assert tips == ["Size along X: the box's edge (model units)",
+                    "Offset along Y from the bone's middle (model units)", "Mass (kg)"]
+
+
+@_gui
+@pytest.mark.parametrize("sized", [(900, 640)], indirect=True, ids=["900x640"])
+def test_a_small_window_keeps_half_its_width_for_the_view(sized, qtbot):
+    """Coming down from a window the dock widened in, the dock gives the view back its half."""
+    sized.resize(1280, 800)
+    qtbot.waitUntil(lambda: sized.ragdoll_panel.width() > 560, timeout=5_000)
+    sized.resize(900, 640)
+    qtbot.waitUntil(lambda: sized.viewport.width() >= 900 // 2, timeout=5_000)
