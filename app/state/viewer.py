@@ -570,20 +570,22 @@ class ViewerState:
     # --- exports ------------------------------------------------------------------------------------
 
     def gltf_export(self, in_place: bool = False) -> exports.GltfExport:
-        """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
-        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``),
-        as a job to run now or in a worker. ``in_place``: the clips without the root's travel over the
-        ground (``convert --in-place``), whatever View › In Place says."""
+        """Every mesh shown, the skeleton and every clip (the mix playing now too) as glTF 2.0, read back
+        and checked (``exports.export_gltf``), as a job to run now or in a worker. ``in_place``: the
+        clips without the root's travel (``convert --in-place``), whatever View › In Place says."""
         return exports.GltfExport(self.animation_model()[0], in_place, self.display.show_hidden)
 
     def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
         """``gltf_export`` written now. Raises OSError, ValueError or InputError."""
         return self.gltf_export(in_place)(path)
 
+    def pose_export(self) -> exports.PoseExport:
+        """The pose on screen, skinned as the view skins, as a job to run now (``export_pose``: raises
+        OSError or ValueError) or in a worker."""
+        return exports.PoseExport(self.model, self.current_pose(), self.display.skinning)
+
     def export_pose(self, path: str | Path) -> Exported:
-        """The pose on screen, skinned as the view skins (``exports.export_pose``). Raises OSError or
-        ValueError."""
-        return exports.export_pose(self.model, self.current_pose(), self.display.skinning, path)
+        return self.pose_export()(path)
 
 
 def carry_playback(previous: Playback, playback: Playback) -> None:
