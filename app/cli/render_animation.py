@@ -101,7 +101,8 @@ def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
     except ValueError as error:
         raise UsageError(f"{error}: use a smaller --size or fewer --frames") from None
     offscreen.check_fits(cell, frames_held=sheet.frames_held(model, args.frames))
-    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress)
+    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress,
+                               ghosts=onion_ghosts(model, args))
     with writing(output):
         save_png(image, output)
 
@@ -120,7 +121,8 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
     if kind in video.VIDEO_SUFFIXES.values():
         size = video.even_size(size)
     offscreen.check_fits(size, frames_held=video.ENCODER_FRAMES_HELD)
-    frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable)
+    frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable,
+                                 ghosts=onion_ghosts(model, args))
     with writing(output):
         try:
             video.write_animation(output, kind, frames, fps, len(times),
@@ -128,6 +130,15 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
                                                                         f"frame {done} of {len(times)}"))
         except ValueError as error:
             raise OutputError(f"cannot write {output}: {error}") from None
+
+
+def onion_ghosts(model: Model, args: Namespace) -> video.Ghosts | None:
+    """``--onion N [--onion-step S]``: each frame's ghosts around its own instant (None without)."""
+    if not args.onion:
+        return None
+    from app.state.onion import onion_poses
+
+    return lambda clip, time: onion_poses(model, clip, time, args.onion, args.onion_step)
 
 
 def _clip(model: Model, args: Namespace) -> Clip | None:
