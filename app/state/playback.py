@@ -207,3 +207,16 @@ class Playback:
         if self._pose is None or self._pose[0][0] is not clip or self._pose[0][1] != self.time:
             self._pose = (clip, self.time), evaluate(self.model, clip, self.time)
         return self._pose[1]
+
+    def carry_to(self, playback: Playback) -> None:
+        """Keep this playback's chosen clip (by name), time, speed, direction and looping in
+        ``playback``, of the model read again (a mix is made again from its settings:
+        ``ViewerState.set_model``)."""
+        names = [clip.name for clip in playback.model.clips]
+        if self.chosen is not None and self.chosen.name in names:
+            playback.set_clip(names.index(self.chosen.name))
+            playback.set_time(self.time)
+        playback.set_speed(self.speed)
+        playback.set_loop(self.loop)
+        playback.set_reverse(self.reverse)
+        playback.set_playing(self.playing)

@@ -21,6 +21,7 @@ from app.state.bone_axes import shown_axes
 from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDrop
 from app.state.onion import shown_ghosts
 from app.state.playback import Playback
+from app.state.saved_sessions import FOLDER as SESSIONS_FOLDER
 from app.state.viewer import ActionError, ViewerState
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.file_watch import FileWatch
@@ -79,7 +80,7 @@ class MainWindow(QMainWindow):
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
         self.state = ViewerState(load_options, ragdoll_dir=user_data_dir(), up_axes=self.up_axes,
-                                 textures=self.assigned_textures)
+                                 textures=self.assigned_textures, sessions=user_data_dir() / SESSIONS_FOLDER)
         self.ragdoll = RagdollSession(self.state.ragdoll_tool, self)
         self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
@@ -492,6 +493,7 @@ class MainWindow(QMainWindow):
         if not ask_to_save(self, self.ragdoll_panel):
             event.ignore()
             return
+        self.state.keep_session()  # Open Recent after a restart puts the work back
         self.typing_focus.close()
         self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
