@@ -38,7 +38,7 @@ FOLDER = "sessions"
 #: Sessions kept; writing one more removes the oldest.
 SESSION_LIMIT = 20
 #: The most bytes of clip arrays a session holds, and (with room for its JSON) the largest file read.
-SESSION_BYTES = 64 << 20
+SESSION_BYTES = 32 << 20
 JSON_BYTES = 4 << 20
 META = "session.json"
 VERSION = 1
