@@ -84,13 +84,14 @@ def sheet_request_problem(frames: int, size: tuple[int, int] | None) -> str:
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
     write_sheet(model, args, output, offscreen, options,
-                lambda share: progress.update(share, "contact sheet"))
+                lambda share: progress.update(share, "contact sheet"), onion_ghosts(model, args))
 
 
 def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
-                on_progress: Callable[[float], None] = lambda share: None) -> None:
-    """The model's contact sheet (a row per clip, ``args.frames`` frames of ``args.size``) to
-    ``output``, written whole or not at all."""
+                on_progress: Callable[[float], None] = lambda share: None,
+                ghosts: video.Ghosts | None = None) -> None:
+    """The model's contact sheet (a row per clip, ``args.frames`` frames of ``args.size``, each with
+    ``ghosts``' onion skins) to ``output``, written whole or not at all (``render``, ``batch render``)."""
     from app.render.offscreen import save_png
 
     if not model.clips:
@@ -102,7 +103,7 @@ def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
         raise UsageError(f"{error}: use a smaller --size or fewer --frames") from None
     offscreen.check_fits(cell, frames_held=sheet.frames_held(model, args.frames))
     image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress,
-                               ghosts=onion_ghosts(model, args))
+                               ghosts=ghosts)
     with writing(output):
         save_png(image, output)
 
