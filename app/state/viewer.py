@@ -45,8 +45,8 @@ from app.scene.gizmo_scene import GizmoScene
 from app.state import clip_measures, exports
 from app.state.display import DisplayOptions
 from app.state.exports import Exported
-from app.state.mesh_images import put_image, restore_images
 from app.state.live_mix import MixSettings, carried, checked, first_settings, mix_from_names, mix_names
+from app.state.mesh_images import put_image, restore_images
 from app.state.load_requests import (
     ClipsRequest,
     LoadRequest,
@@ -588,4 +588,3 @@ class ViewerState:
 
     def export_pose(self, path: str | Path) -> Exported:
         return self.pose_export()(path)
-
