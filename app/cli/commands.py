@@ -156,8 +156,6 @@ def render(args: Namespace) -> int:
     if args.onion < 0 or (args.onion_step is not None and not args.onion_step > 0):
         raise UsageError("--onion takes a count ≥ 0 and --onion-step a time > 0")
     if render_animation.wants_animation(args):
-        if args.onion:
-            raise UsageError("--onion draws a still picture (-o OUT.png)")
         return render_animation.render(args)
     output = output_path(args.output)
     if output.suffix.lower() != ".png":

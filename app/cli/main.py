@@ -245,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--frames", type=int, default=6, metavar="K",
                         help="frames per clip on a --sheet (default 6)")
     render.add_argument("--onion", type=int, default=0, metavar="N",
-                        help="a still: N ghosted poses before and after the instant (onion skins)")
+                        help="N ghosted poses before and after the instant, or each frame of an animation or "
+                             "sheet (onion skins)")
     render.add_argument("--onion-step", type=TIME, metavar="S",
                         help="seconds between onion skins (default one frame of the clip's rate)")
 

@@ -86,13 +86,14 @@ def sheet_request_problem(frames: int, size: tuple[int, int] | None) -> str:
 
 def _sheet(model: Model, args: Namespace, output: Path, offscreen, options, progress: Progress) -> None:
     write_sheet(model, args, output, offscreen, options,
-                lambda share: progress.update(share, "contact sheet"))
+                lambda share: progress.update(share, "contact sheet"), onion_ghosts(model, args))
 
 
 def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
-                on_progress: Callable[[float], None] = lambda share: None) -> None:
-    """The model's contact sheet (a row per clip, ``args.frames`` frames of ``args.size``) to
-    ``output``, written whole or not at all."""
+                on_progress: Callable[[float], None] = lambda share: None,
+                ghosts: video.Ghosts | None = None) -> None:
+    """The model's contact sheet (a row per clip, ``args.frames`` frames of ``args.size``, each with
+    ``ghosts``' onion skins) to ``output``, written whole or not at all (``render``, ``batch render``)."""
     from app.render.offscreen import save_png
 
     if not model.clips:
@@ -103,7 +104,8 @@ def write_sheet(model: Model, args: Namespace, output: Path, offscreen, options,
     except ValueError as error:
         raise UsageError(f"{error}: use a smaller --size or fewer --frames") from None
     offscreen.check_fits(cell, frames_held=sheet.frames_held(model, args.frames))
-    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress)
+    image = sheet.render_sheet(offscreen, model, args.frames, cell, options, args.view, progress=on_progress,
+                               ghosts=ghosts)
     with writing(output):
         save_png(image, output)
 
@@ -123,7 +125,8 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
         size = video.even_size(size)
     offscreen.check_fits(size, frames_held=video.ENCODER_FRAMES_HELD)
     frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable,
-                                 sway=dangly_sway(model) if args.dangly else None)
+                                 sway=dangly_sway(model) if args.dangly else None,
+                                 ghosts=onion_ghosts(model, args))
     with writing(output):
         try:
             video.write_animation(output, kind, frames, fps, len(times),
@@ -143,6 +146,15 @@ def dangly_sway(model: Model) -> Callable[[Pose, float], Pose]:
         return swing.swung(pose)
 
     return sway
+
+
+def onion_ghosts(model: Model, args: Namespace) -> video.Ghosts | None:
+    """``--onion N [--onion-step S]``: each frame's ghosts around its own instant (None without)."""
+    if not args.onion:
+        return None
+    from app.state.onion import onion_poses
+
+    return lambda clip, time: onion_poses(model, clip, time, args.onion, args.onion_step)
 
 
 def _clip(model: Model, args: Namespace) -> Clip | None:

@@ -12,6 +12,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -195,11 +196,12 @@ class OffscreenRenderer:
 
     def render_image(self, model: Model, pose: Pose | None = None, size: tuple[int, int] = (800, 600),
                      options: DrawSettings | None = None, view: str = "iso",
-                     camera: Camera | None = None) -> np.ndarray:
+                     camera: Camera | None = None, ghosts: list | None = None) -> np.ndarray:
         """Render ``model`` in ``pose`` (default: bind) to an (H, W, 4) uint8 RGBA image, top row first.
 
         Without ``camera`` the posed bounds are framed from ``view``. With ``options.transparent``
         the background has alpha 0 and colours are un-premultiplied (straight alpha, as PNG wants).
+        ``ghosts``: the onion skins of this picture (``Renderer.draw_ghosts``; None: the renderer's own).
         """
         options = options or DrawSettings()
         pose = pose if pose is not None else rest_pose(model)
@@ -207,7 +209,8 @@ class OffscreenRenderer:
         self._show(model, pose)
         if camera is None:
             camera = self._framing(model, size, options, view)
-        return self._targets_for(size).render(self.renderer, camera, options)
+        with drawn_ghosts(self.renderer, ghosts):
+            return self._targets_for(size).render(self.renderer, camera, options)
 
     def _framing(self, model: Model, size: tuple[int, int], options: DrawSettings, view: str) -> Camera:
         """The camera from ``view`` that frames what ``options`` draw of the shown pose."""
@@ -310,6 +313,20 @@ def unpremultiply(image: np.ndarray) -> np.ndarray:
     result = image.copy()
     result[..., :3] = np.where(alpha > 0, np.clip(np.rint(rgb), 0, 255), 0).astype(np.uint8)
     return result
+
+
+@contextmanager
+def drawn_ghosts(renderer: Renderer, ghosts: list | None) -> Iterator[None]:
+    """``renderer`` draws ``ghosts`` (pose, offset pairs) inside the block and its own after (None:
+    its own throughout)."""
+    if ghosts is None:
+        yield
+        return
+    own, renderer.ghosts = renderer.ghosts, ghosts
+    try:
+        yield
+    finally:
+        renderer.ghosts = own
 
 
 def save_png(image: np.ndarray, path: str | Path) -> None:

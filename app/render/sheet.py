@@ -10,7 +10,7 @@ import numpy as np
 
 from app.model import Model
 from app.pose import evaluate
-from app.render.video import framing_camera
+from app.render.video import Ghosts, framing_camera
 
 #: Height of the label strip under each frame, as a share of the frame's height (at least 14 px).
 LABEL_SHARE = 0.1
@@ -46,8 +46,10 @@ def frames_held(model: Model, frames: int) -> int:
 
 
 def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], options, view: str,
-                 progress: Callable[[float], None] = lambda share: None) -> np.ndarray:
-    """The sheet as an (H, W, 4) uint8 RGBA image: row r is clip r, framed on that clip's run."""
+                 progress: Callable[[float], None] = lambda share: None,
+                 ghosts: Ghosts | None = None) -> np.ndarray:
+    """The sheet as an (H, W, 4) uint8 RGBA image: row r is clip r, framed on that clip's run;
+    ``ghosts(clip, time)``: each frame's onion skins (none without)."""
     from PIL import Image, ImageDraw, ImageFont
 
     width, height = cell
@@ -60,8 +62,9 @@ def render_sheet(offscreen, model: Model, frames: int, cell: tuple[int, int], op
         camera = framing_camera(model, clip, times, cell, view, options)
         top = row * (height + strip)
         for column, time in enumerate(times):
+            drawn = ghosts(clip, float(time)) if ghosts is not None else []
             image = offscreen.render_image(model, evaluate(model, clip, float(time)), cell, options, view,
-                                           camera=camera)
+                                           camera=camera, ghosts=drawn)
             sheet.paste(Image.fromarray(image, "RGBA"), (column * width, top))
             label = fitted(draw, font, clip.name, f"  {time:.2f} s", width - 8)
             draw.text((column * width + 4, top + height + 2), label, fill=(20, 20, 20, 255), font=font)

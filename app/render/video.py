@@ -27,6 +27,8 @@ from app.render.camera import Camera, camera_for
 from app.scene.draw_settings import DrawSettings
 
 #: Suffix → the kind of animated output.
+#: A run's onion skins: the (pose, offset) pairs drawn around ``clip`` at ``time``.
+Ghosts = Callable[[Clip, float], list]
 VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
 IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp", ".apng": "apng"}
 #: A printf-style frame number in an image sequence's name (``walk_%04d.png``).
@@ -118,11 +120,13 @@ def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tup
 
 def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray, size: tuple[int, int],
                   options, view: str, turntable: bool, camera: Camera | None = None,
-                  sway: Callable[[Pose, float], Pose] | None = None) -> Iterator[np.ndarray]:
+                  sway: Callable[[Pose, float], Pose] | None = None,
+                  ghosts: Ghosts | None = None) -> Iterator[np.ndarray]:
     """Each frame of the run as an (H, W, 4) uint8 RGBA image; ``offscreen`` has OffscreenRenderer's
     ``render_image``. The camera is ``camera`` (the window's view; it is copied) or one from ``view``
     framed on the run. ``sway(pose, seconds)``: the pose drawn, given the clip's and the seconds since
-    the frame before (``render --dangly``)."""
+    the frame before (``render --dangly``); ``ghosts(clip, time)``: each frame's onion skins (none
+    without)."""
     if camera is None:
         camera = framing_camera(model, clip, times, size, view, options)
     else:
@@ -134,7 +138,8 @@ def render_frames(offscreen, model: Model, clip: Clip | None, times: np.ndarray,
         pose = evaluate(model, clip, float(time)) if clip else rest_pose(model)
         if sway is not None:
             pose = sway(pose, float(time - times[index - 1]) if index else 0.0)
-        yield offscreen.render_image(model, pose, size, options, view, camera=camera)
+        drawn = ghosts(clip, float(time)) if ghosts is not None and clip is not None else []
+        yield offscreen.render_image(model, pose, size, options, view, camera=camera, ghosts=drawn)
 
 
 def even_size(size: tuple[int, int]) -> tuple[int, int]:

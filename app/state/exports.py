@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app import loading
@@ -57,6 +57,28 @@ def export_pose(model: Model, pose: Pose, skinning: str, path: str | Path) -> Ex
     path = with_suffix(path, tuple(POSE_WRITERS), ".obj")
     arrays = pose_arrays(model, pose, skinning)
     return Exported(path, writer_for(path, POSE_WRITERS)(path, model, arrays))
+
+
+@dataclass(frozen=True)
+class PoseExport:
+    """An Export Pose of ``pose`` on ``model``, skinned by ``skinning``, to be written later, in a
+    worker thread if need be: the pose's arrays are copied, so the playhead moving meanwhile (or the
+    ragdoll stepping its own arrays) does not change what is written."""
+
+    model: Model
+    pose: Pose
+    skinning: str
+
+    def __post_init__(self):
+        pose = self.pose
+        copied = replace(pose, world=pose.world.copy(), skin=pose.skin.copy(), helpers=pose.helpers.copy(),
+                         positions=None if pose.positions is None else pose.positions.copy(),
+                         morph_weights=None if pose.morph_weights is None else pose.morph_weights.copy(),
+                         mesh_alpha=dict(pose.mesh_alpha))
+        object.__setattr__(self, "pose", copied)
+
+    def __call__(self, path: str | Path) -> Exported:
+        return export_pose(self.model, self.pose, self.skinning, path)
 
 
 def with_suffix(path: str | Path, allowed: tuple[str, ...], default: str) -> Path:

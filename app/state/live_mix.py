@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.animation.mix import Mix, MixMode, subtree_mask
-from app.model import Model
+from app.model import Clip, Model
 
 #: The modes in the order the timeline offers them.
 MODES: tuple[MixMode, ...] = ("crossfade", "blend", "add")
@@ -66,3 +66,31 @@ def carried(settings: MixSettings, before: Model, after: Model) -> MixSettings |
     if settings.mask_bone is not None and before.skeleton.names[settings.mask_bone] in after.skeleton.names:
         bone = after.skeleton.names.index(before.skeleton.names[settings.mask_bone])
     return replace(settings, second=clips.index(name), mask_bone=bone)
+
+
+def mix_names(settings: MixSettings | None, model: Model | None, chosen: Clip | None) -> dict | None:
+    """A live mix by names (the chosen clip, the second, the mask bone), to be put back on the model
+    read again in another session (``mix_from_names``); None without a mix."""
+    if settings is None or model is None or chosen is None:
+        return None
+    bone = settings.mask_bone
+    return {"chosen": chosen.name, "second": model.clips[settings.second].name, "mode": settings.mode,
+            "fade": settings.fade, "weight": settings.weight, "add_weight": settings.add_weight,
+            "mask_bone": None if bone is None else model.skeleton.names[bone]}
+
+
+def mix_from_names(names: dict | None, model: Model) -> tuple[int, MixSettings] | None:
+    """The chosen clip's index and the mix settings ``names`` (``mix_names``) give on ``model``; None
+    when it lacks either clip or the settings are not ones a mix takes (the mask bone alone is
+    dropped when the model lacks it)."""
+    clips = [clip.name for clip in model.clips]
+    if not names or names["chosen"] not in clips or names["second"] not in clips:
+        return None
+    bones = model.skeleton.names
+    bone = bones.index(names["mask_bone"]) if names.get("mask_bone") in bones else None
+    settings = MixSettings(clips.index(names["second"]), names["mode"], float(names["fade"]),
+                           float(names["weight"]), float(names["add_weight"]), bone)
+    try:
+        return clips.index(names["chosen"]), checked(settings, model)
+    except ValueError:
+        return None

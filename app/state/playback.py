@@ -208,15 +208,15 @@ class Playback:
             self._pose = (clip, self.time), evaluate(self.model, clip, self.time)
         return self._pose[1]
 
-
-def carry_playback(previous: Playback, playback: Playback) -> None:
-    """Keep the chosen clip (by name), time, speed, direction and looping of ``previous`` in
-    ``playback`` (a mix is made again from the settings: ``ViewerState.set_model``)."""
-    names = [clip.name for clip in playback.model.clips]
-    if previous.chosen is not None and previous.chosen.name in names:
-        playback.set_clip(names.index(previous.chosen.name))
-        playback.set_time(previous.time)
-    playback.set_speed(previous.speed)
-    playback.set_loop(previous.loop)
-    playback.set_reverse(previous.reverse)
-    playback.set_playing(previous.playing)
+    def carry_to(self, playback: Playback) -> None:
+        """Keep this playback's chosen clip (by name), time, speed, direction and looping in
+        ``playback``, of the model read again (a mix is made again from its settings:
+        ``ViewerState.set_model``)."""
+        names = [clip.name for clip in playback.model.clips]
+        if self.chosen is not None and self.chosen.name in names:
+            playback.set_clip(names.index(self.chosen.name))
+            playback.set_time(self.time)
+        playback.set_speed(self.speed)
+        playback.set_loop(self.loop)
+        playback.set_reverse(self.reverse)
+        playback.set_playing(self.playing)

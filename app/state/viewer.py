@@ -46,7 +46,8 @@ from app.state import clip_measures, exports
 from app.state.dangly_motion import DanglyMotion
 from app.state.display import DisplayOptions
 from app.state.exports import Exported
-from app.state.live_mix import MixSettings, carried, checked, first_settings
+from app.state.live_mix import MixSettings, carried, checked, first_settings, mix_from_names, mix_names
+from app.state.mesh_images import put_image, restore_images
 from app.state.load_requests import (
     ClipsRequest,
     LoadRequest,
@@ -57,12 +58,12 @@ from app.state.load_requests import (
     only_adds_animations,
     related,
 )
-from app.state.playback import Playback, carry_playback
+from app.state.playback import Playback
 from app.state.user_work import UserWork
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.tool import RagdollTool
 from app.state.ragdoll.simulation import Simulation
-from app.formats.textures import IMAGE_SUFFIXES, TextureError, read_image
+from app.formats.textures import IMAGE_SUFFIXES, read_image
 
 
 class ActionError(Exception):
@@ -92,11 +93,13 @@ class ViewerState:
     With ``ragdoll_dir`` (the user's data folder, where profiles that cannot be saved beside their
     model go) the state has a ragdoll: ``document`` (the profile being edited), ``simulation`` and
     ``ragdoll_tool`` (what the view's presses and drags do to them); without, all three are None.
-    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered).
+    ``up_axes`` and ``textures`` remember the user's choices per model file (None: not remembered);
+    ``sessions``, the user's work on each model between runs (``UserWork``; None: while it runs).
     """
 
     def __init__(self, load_options: formats.LoadOptions | None = None, ragdoll_dir: str | Path | None = None,
-                 up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None):
+                 up_axes: UpAxisMemory | None = None, textures: TextureMemory | None = None,
+                 sessions: Path | None = None):
         self.load_options = load_options or formats.LoadOptions()
         #: The texture folders the command line gave; remembered folders are searched after them.
         self._given_texture_dirs = list(self.load_options.texture_dirs)
@@ -106,7 +109,7 @@ class ViewerState:
         self.display = DisplayOptions(DrawSettings(show_hidden=self.load_options.show_hidden))
         self.selected_bone: int | None = None
         self.warnings: list[str] = []
-        self.user_work = UserWork()
+        self.user_work = UserWork(sessions)
         self.document = self.simulation = self.ragdoll_tool = None
         if ragdoll_dir is not None:
             self.document = RagdollDocument(ragdoll_dir, builtin_files=tuple(demo_paths()))
@@ -137,12 +140,14 @@ class ViewerState:
         (``user_work``), the selected bone (by name) and the ragdoll profile being edited over."""
         if load_options is not None:
             self.load_options = load_options
-        model, selected = self.user_work.arrive(self.model, self.selected_bone, model, keep_state)
+        model, selected = self.user_work.arrive(self.model, self.selected_bone, model, keep_state,
+                                                self._mix_names())
         if self.simulation is not None:
             self.simulation.stop()  # back to the clip while the old model is still shown
         previous = self.playback if keep_state else None
         if self.mix is not None:
             self.mix = carried(self.mix, self.model, model) if keep_state else None
+        restored = None if keep_state else mix_from_names(self.user_work.mix, model)
         self._mixed_from = None
         self._use_remembered_up_axis(model)
         self.model = model
@@ -153,7 +158,10 @@ class ViewerState:
         if self.document is not None:
             self.document.set_model(model, keep_profile=keep_state)
         if previous is not None:
-            carry_playback(previous, self.playback)
+            previous.carry_to(self.playback)
+        if restored is not None:  # the live mix set aside with the work: its clip chosen, mixed again
+            self.playback.set_clip(restored[0])
+            self.mix = restored[1]
         self.playback.subscribe(self._playback_changed)
         self.display.bones = self.display.bones or not model.meshes
         self.selected_bone = selected
@@ -168,6 +176,20 @@ class ViewerState:
             self.events.emit("mix", None)
         if failed:
             self.events.emit("message", f"An assigned texture could not be read: {failed[0]}")
+        self._say_notes()
+
+    def _mix_names(self) -> dict | None:
+        return mix_names(self.mix, self.model, self.playback.chosen if self.playback is not None else None)
+
+    def keep_session(self) -> None:
+        """The window closes: the work on the model on screen is kept for its next opening."""
+        if self.model is not None and self.model.files:
+            self.user_work.keep(self.model, self.selected_bone, self._mix_names())
+        self._say_notes()
+
+    def _say_notes(self) -> None:
+        for note in self.user_work.take_notes():
+            self.events.emit("message", note)
 
     def attaches(self, paths: list[str | Path], forced: bool = False) -> bool:
         """Whether files dropped on the window attach to the model on screen (read again with it)
@@ -260,7 +282,7 @@ class ViewerState:
         """Back to the built-in demo, read with the default options (keeping the quaternion
         convention the user chose)."""
         options = formats.LoadOptions(conjugate_quaternions=self.load_options.conjugate_quaternions)
-        self.user_work.forget()  # asked first (File › Close): not set aside
+        self.user_work.forget(self.model)  # asked first (File › Close): not set aside, nor kept
         self.set_model(loading.load(demo_paths(), options), load_options=options)
 
     def _use_remembered_up_axis(self, model: Model) -> None:
@@ -536,7 +558,8 @@ class ViewerState:
         """Show the image at ``path`` on meshes ``indices`` (remembered for this model file) and say
         so. An image that cannot be read raises TextureError and the meshes keep what they had."""
         image, note = read_image(Path(path))
-        self._put_image(indices, str(path), image)
+        put_image(self.model, indices, str(path), image)
+        self.events.emit("meshes", list(indices))
         if self.textures is not None:
             self.textures.remember(self.model, indices, str(path))
         meshes = [self.model.meshes[index] for index in indices]
@@ -552,46 +575,26 @@ class ViewerState:
 
     def _restore_textures(self) -> list[str]:
         """Give the meshes the images assigned to them when this file was open before; returns the
-        images that could not be read. Meshes that already show one (the model shown again, e.g. with
-        a baked clip) keep it: it is not read again, nor uploaded again."""
-        failed = []
+        images that could not be read (``mesh_images.restore_images``)."""
         remembered = self.textures.for_model(self.model) if self.textures is not None else {}
-        for path, indices in remembered.items():
-            materials = [self.model.meshes[index].material for index in indices]
-            if all(material.texture == path and material.image is not None for material in materials):
-                continue
-            try:
-                image, _ = read_image(Path(path))
-            except TextureError as error:
-                failed.append(f"{path}: {error}")
-                continue
-            self._put_image(indices, path, image, announce=False)
-        return failed
-
-    def _put_image(self, indices: list[int], path: str, image, announce: bool = True) -> None:
-        """Meshes ``indices`` show ``image``; their base colour's RGB turns white so it shows as it is."""
-        for index in indices:
-            mesh = self.model.meshes[index]
-            mesh.material = replace(mesh.material, texture=path, texture_path=str(Path(path).resolve()),
-                                    image=image, base_color=(1.0, 1.0, 1.0, mesh.material.base_color[3]))
-        if announce:
-            self.events.emit("meshes", list(indices))
+        return restore_images(self.model, remembered)
 
     # --- exports ------------------------------------------------------------------------------------
 
     def gltf_export(self, in_place: bool = False) -> exports.GltfExport:
-        """Every mesh the view shows, the skeleton and every clip (the mix playing now among them, as
-        Export Animation offers it) as glTF 2.0, checked by reading it back (``exports.export_gltf``),
-        as a job to run now or in a worker. ``in_place``: the clips without the root's travel over the
-        ground (``convert --in-place``), whatever View › In Place says."""
+        """Every mesh shown, the skeleton and every clip (the mix playing now too) as glTF 2.0, read back
+        and checked (``exports.export_gltf``), as a job to run now or in a worker. ``in_place``: the
+        clips without the root's travel (``convert --in-place``), whatever View › In Place says."""
         return exports.GltfExport(self.animation_model()[0], in_place, self.display.show_hidden)
 
     def export_gltf(self, path: str | Path, in_place: bool = False) -> Exported:
         """``gltf_export`` written now. Raises OSError, ValueError or InputError."""
         return self.gltf_export(in_place)(path)
 
-    def export_pose(self, path: str | Path) -> Exported:
-        """The pose on screen, skinned as the view skins (``exports.export_pose``). Raises OSError or
-        ValueError."""
-        return exports.export_pose(self.model, self.current_pose(), self.display.skinning, path)
+    def pose_export(self) -> exports.PoseExport:
+        """The pose on screen, skinned as the view skins, as a job to run now (``export_pose``: raises
+        OSError or ValueError) or in a worker."""
+        return exports.PoseExport(self.model, self.current_pose(), self.display.skinning)
 
+    def export_pose(self, path: str | Path) -> Exported:
+        return self.pose_export()(path)

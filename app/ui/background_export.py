@@ -1,8 +1,9 @@
-"""Long exports off the GUI thread (File › Export glTF of a creature with 150 clips takes seconds):
-the export runs in a worker thread behind a progress dialog with Cancel, writing as every output is
-written (app/atomic_files.py: aside, then renamed, a glTF with its buffer together). Cancel leaves the
-target as it was: the worker, which cannot be stopped mid-file, finds the write given up before it
-puts the files in place (``abandoned_when``) and removes them."""
+"""Long exports off the GUI thread (File › Export glTF of a creature with 150 clips takes seconds,
+Export Pose of a large mesh as JSON a second): the export runs in a worker thread behind a progress
+dialog with Cancel, writing as every output is written (app/atomic_files.py: aside, then renamed, a
+glTF with its buffer together). Cancel leaves the target as it was: the worker, which cannot be
+stopped mid-file, finds the write given up before it puts the files in place (``abandoned_when``)
+and removes them."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class BackgroundExport(QObject):
         self.loader.loaded.connect(self._written)
         self.loader.failed.connect(self._failed)
         self.target: Path | None = None
+        #: The running (or last) export's title, for its dialogs ("Export glTF", "Export Pose").
+        self.title = ""
         self._cancel = threading.Event()
         self._progress: QProgressDialog | None = None
 
@@ -45,7 +48,7 @@ class BackgroundExport(QObject):
 
     def start(self, title: str, target: Path, export: Callable[[Path], Exported]) -> None:
         """Run ``export(target)`` in a worker thread; Cancel gives the write up."""
-        self.target, self._cancel = target, threading.Event()
+        self.target, self.title, self._cancel = target, title, threading.Event()
         cancel = self._cancel
 
         def job() -> Exported:

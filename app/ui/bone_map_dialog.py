@@ -2,8 +2,9 @@
 the bone map from the other model's skeleton to this one, then the other model's clips carried onto
 this one. The table starts from the map remembered for this pair of models, else the suggestion
 (``retarget.suggested_map``: names, the hierarchy, or where numbered loose bones rest) with how sure
-each row is; each row picks its bone from a searchable list in hierarchy order. Load Map… and Save
-Map… read and write the ``--map`` JSON; OK remembers the map in the user's data folder
+each row is; each row picks its bone from a searchable list in hierarchy order. Beside the table the
+two skeletons are drawn at rest, the selected row's pair highlighted (ui/skeleton_pair.py). Load Map…
+and Save Map… read and write the ``--map`` JSON; OK remembers the map in the user's data folder
 (``bone_maps.remember_map``), never beside the model."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -32,6 +34,7 @@ from app.bone_tree import tree_order
 from app.errors import InputError
 from app.model import Model
 from app.state.viewer import ViewerState
+from app.ui.skeleton_pair import SkeletonPairView
 
 NONE = "(none: keeps its rest pose)"
 SOURCE, TARGET, MATCH = range(3)
@@ -49,6 +52,7 @@ class BoneMapDialog(QDialog):
         self.table = QTableWidget(len(source.skeleton.names), 3, self)
         self.table.setHorizontalHeaderLabels([f"{source.name} bone", f"{self.target.name} bone", "Match"])
         self.choices = [self._picker(row, name) for row, name in enumerate(source.skeleton.names)]
+        self.skeletons = SkeletonPairView(source, self.target, self)
         remembered = remembered_map(source, self.target)
         if remembered:
             self.show_map(remembered, "remembered")
@@ -59,15 +63,20 @@ class BoneMapDialog(QDialog):
         header.setSectionResizeMode(SOURCE, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TARGET, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(MATCH, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.currentCellChanged.connect(lambda *_: self._show_pairs())
         layout = QVBoxLayout(self)
         explanation = QLabel(f"Play the clips of {source.name} on {self.target.name}: pair the bones "
                              "(suggested from names, the hierarchy or where numbered bones rest; type in "
-                             "a bone box to search)", self)
+                             "a bone box to search). The selected row's pair is drawn in pink.", self)
         explanation.setWordWrap(True)
         layout.addWidget(explanation)
-        layout.addWidget(self.table)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.table)
+        split.addWidget(self.skeletons)
+        split.setSizes([560, 420])
+        layout.addWidget(split, 1)
         layout.addWidget(self._buttons())
-        self.resize(640, 520)
+        self.resize(1000, 560)
 
     def _picker(self, row: int, name: str) -> QComboBox:
         """Row ``row``: the source bone, and a searchable list of the target's bones in hierarchy
@@ -87,7 +96,7 @@ class BoneMapDialog(QDialog):
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         choice.setCompleter(completer)
-        choice.currentIndexChanged.connect(lambda _index, r=row: self._show_match(r, "chosen"))
+        choice.currentIndexChanged.connect(lambda _index, r=row: self._chosen(r))
         self.table.setCellWidget(row, TARGET, choice)
         return choice
 
@@ -118,6 +127,23 @@ class BoneMapDialog(QDialog):
                 self._show_match(row, origin or confidence(name, target))
             else:
                 self._show_match(row, "")
+        self._show_pairs()
+
+    def _chosen(self, row: int) -> None:
+        """The user picked row ``row``'s bone: it is selected, so the picture shows the new pair."""
+        self._show_match(row, "chosen")
+        if self.table.currentRow() != row:
+            self.table.setCurrentCell(row, TARGET)
+        else:
+            self._show_pairs()
+
+    def _show_pairs(self) -> None:
+        """The picture follows the rows: every pair made, the selected row's highlighted."""
+        pairs = [(row, choice.currentData()) for row, choice in enumerate(self.choices)
+                 if choice.currentData() is not None]
+        row = self.table.currentRow()
+        selected = (row, self.choices[row].currentData()) if 0 <= row < len(self.choices) else (None, None)
+        self.skeletons.set_pairs(pairs, selected)
 
     def _show_match(self, row: int, match: str) -> None:
         item = self.table.item(row, MATCH)

@@ -32,9 +32,11 @@ from app.render.offscreen import (
     NotEnoughMemory,
     check_memory,
     check_sides,
+    drawn_ghosts,
     max_image_side,
     save_png,
 )
+from app.state.onion import onion_poses
 from app.ui.size_fields import SizeFields
 
 #: Format label → (file suffix offered, the save dialog's filter, the animation kind).
@@ -159,9 +161,9 @@ class ViewRenderer:
         self.targets: ImageTargets | None = None
 
     def render_image(self, model: Model, pose, size: tuple[int, int], options, view: str,
-                     camera) -> np.ndarray:
+                     camera, ghosts: list | None = None) -> np.ndarray:
         """The view's renderer in ``pose`` seen by ``camera`` (``view`` is not used: the camera is
-        always given)."""
+        always given), with ``ghosts`` (None: those of the view)."""
         renderer = self.viewport.renderer
         self.viewport.makeCurrent()
         try:
@@ -169,7 +171,8 @@ class ViewRenderer:
             if self.targets is None or self.targets.size != tuple(size):
                 self.release()
                 self.targets = ImageTargets.create(self.viewport.ctx, tuple(size))
-            return self.targets.render(renderer, camera, options)
+            with drawn_ghosts(renderer, ghosts):
+                return self.targets.render(renderer, camera, options)
         finally:
             self.viewport.doneCurrent()
 
@@ -192,7 +195,8 @@ class ViewRenderer:
 def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     """Write ``choice`` to ``path`` from ``window``'s view; returns the status bar's line. Raises
     OverLimit before any drawing for an export over ``render``'s limits, Cancelled when the user
-    cancels (a partial file is removed) and OSError/ValueError on failure."""
+    cancels (the target is left as it was: it is written whole or not at all) and OSError/ValueError
+    on failure."""
     viewport, model = window.viewport, window.state.animation_model()[0]
     if choice.in_place:
         model = in_place_model(model)
@@ -201,6 +205,7 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     options = viewport.options
     renderer = ViewRenderer(viewport)
     check_limits(renderer, model, choice)
+    ghosts = frame_ghosts(model) if window.state.display.onion else None
     progress = QProgressDialog("Rendering…", "Cancel", 0, 1000, window)
     progress.setWindowTitle("Export Animation")
     progress.setWindowModality(Qt.WindowModality.WindowModal)
@@ -215,26 +220,27 @@ def export_animation(window, choice: AnimationChoice, path: Path) -> str:
     try:
         if choice.kind == "sheet":
             image = sheet.render_sheet(renderer, model, choice.frames, choice.size, options, "iso",
-                                       progress=step)
+                                       progress=step, ghosts=ghosts)
             save_png(image, path)
             return f"Saved {path} ({len(model.clips)} clips × {choice.frames} frames)"
         clip = model.clips[choice.clip] if choice.clip is not None else None
         times = video.run_times(choice.start, choice.end, choice.fps)
         size = _frame_size(choice)
         frames = video.render_frames(renderer, model, clip, times, size, options, "iso", choice.turntable,
-                                     camera=viewport.camera)
+                                     camera=viewport.camera, ghosts=ghosts)
         video.write_animation(path, choice.kind, frames, choice.fps, len(times),
                               progress=lambda done: step(done / len(times)))
         return f"Saved {path} ({len(times)} frames at {choice.fps:g} per second)"
-    except Cancelled:
-        if choice.kind != "frames":
-            path.unlink(missing_ok=True)
-        raise
     finally:
         renderer.release()
         progress.close()
         viewport.doneCurrent()
         viewport.update()
+
+
+def frame_ghosts(model: Model) -> video.Ghosts:
+    """View › Onion Skin's ghosts around each exported frame's own instant."""
+    return lambda clip, time: onion_poses(model, clip, time)
 
 
 def check_limits(renderer: ViewRenderer, model: Model, choice: AnimationChoice) -> None:

@@ -21,6 +21,7 @@ from app.state.bone_axes import shown_axes
 from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDrop
 from app.state.onion import shown_ghosts
 from app.state.playback import Playback
+from app.state.saved_sessions import FOLDER as SESSIONS_FOLDER
 from app.state.viewer import ActionError, ViewerState
 from app.state.plt_colours import PltColours
 from app.ui.archive_dialog import ARCHIVE_FILTER, ArchiveDialog
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.outliner = OutlinerDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
         self.state = ViewerState(load_options, ragdoll_dir=user_data_dir(), up_axes=self.up_axes,
-                                 textures=self.assigned_textures)
+                                 textures=self.assigned_textures, sessions=user_data_dir() / SESSIONS_FOLDER)
         # Before the views subscribe: a model's remembered PLT colours are put on before it is drawn.
         self.plt_colours = PltColours(self.state, RememberedPltColours(self.settings))
         self.ragdoll = RagdollSession(self.state.ragdoll_tool, self)
@@ -514,6 +515,7 @@ class MainWindow(QMainWindow):
         if not ask_to_save(self, self.ragdoll_panel):
             event.ignore()
             return
+        self.state.keep_session()  # Open Recent after a restart puts the work back
         self.typing_focus.close()
         self.ragdoll.close()
         self.settings.setValue("window/geometry", self.saveGeometry())

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from app.atomic_files import same_file
 from app.errors import InputError
 from app.render.offscreen import max_image_side
-from app.export.writers import MODEL_WRITERS
+from app.export.writers import MODEL_WRITERS, POSE_WRITERS
 from app.state.exports import Exported, with_suffix
 from app.ui.background_export import BackgroundExport
 from app.ui.image_files import save_image
@@ -122,14 +122,12 @@ class WindowExports:
         if path:
             self.export_gltf(path, in_place)
 
-    def export_gltf(self, path: str | Path, in_place: bool = False) -> None:
+    def export_gltf(self, path: str | Path, in_place: bool = False) -> bool:
         """File › Export glTF (In Place): ``ViewerState.gltf_export`` written in the background behind
-        a progress dialog with Cancel (``BackgroundExport``), reported when it is in place."""
-        if self.background.running:
-            self._report("An export is still being written", 5000)
-            return
+        a progress dialog with Cancel (``BackgroundExport``), reported when it is in place; False when
+        another export is still being written."""
         target = with_suffix(path, tuple(MODEL_WRITERS), ".glb")
-        self.background.start("Export glTF", target, self.window.state.gltf_export(in_place))
+        return self._in_background("Export glTF", target, self.window.state.gltf_export(in_place))
 
     def export_pose_dialog(self) -> None:
         path = self._ask_save_path("Export the current pose", "_pose.obj",
@@ -139,8 +137,18 @@ class WindowExports:
             self.export_pose(path)
 
     def export_pose(self, path: str | Path) -> bool:
-        """File › Export Pose: ``ViewerState.export_pose``, reported."""
-        return self._export("Export Pose", path, self.window.state.export_pose)
+        """File › Export Pose: the pose on screen now (``ViewerState.pose_export``) written in the
+        background as Export glTF is (skinning a large mesh and writing it as JSON takes seconds);
+        False when another export is still being written."""
+        target = with_suffix(path, tuple(POSE_WRITERS), ".obj")
+        return self._in_background("Export Pose", target, self.window.state.pose_export())
+
+    def _in_background(self, title: str, target: Path, export: Callable[[Path], Exported]) -> bool:
+        if self.background.running:
+            self._report("An export is still being written", 5000)
+            return False
+        self.background.start(title, target, export)
+        return True
 
     def export_animation_dialog(self) -> None:
         """File › Export Animation: the dialog, a file name, then ``export_animation``."""
@@ -176,20 +184,10 @@ class WindowExports:
         self._report(line, 10000)
         return True
 
-    def _export(self, title: str, path: str | Path, export: Callable[[str | Path], Exported]) -> bool:
-        """Run ``export``; report a failure, the writer's warnings and what was written."""
-        try:
-            done = export(path)
-        except (OSError, ValueError, InputError) as error:
-            QMessageBox.warning(self.window, title, f"Could not write {path}: {error}")
-            return False
-        self._exported(done)
-        return True
-
     def _background_failed(self, error: Exception) -> None:
         if not isinstance(error, (OSError, ValueError, InputError)):
             error = f"unexpected {type(error).__name__}: {error}"
-        QMessageBox.warning(self.window, "Export glTF", f"Could not write the file: {error}")
+        QMessageBox.warning(self.window, self.background.title, f"Could not write the file: {error}")
 
     def _exported(self, done: Exported) -> None:
         """Report the writer's warnings and what was written."""

@@ -243,7 +243,10 @@ def test_export_pose_and_gltf(window, qtbot, tmp_path):
 
     window.playback.set_time(0.5)
     exports = window.exports
-    assert exports.export_pose(tmp_path / "pose.obj") and exports.export_pose(tmp_path / "pose.glb")
+    for name in ("pose.obj", "pose.glb"):  # written in the background, one export at a time
+        assert exports.export_pose(tmp_path / name)
+        qtbot.waitUntil(lambda name=name: name in window.statusBar().currentMessage(),
+                        timeout=LOAD_TIMEOUT_MS)
     assert (tmp_path / "pose.obj").read_text().count("\nv ") == window.model.vertex_count
     window.exports.export_gltf(tmp_path / "all.glb")  # written in the background
     qtbot.waitUntil(lambda: "all.glb" in window.statusBar().currentMessage(), timeout=LOAD_TIMEOUT_MS)

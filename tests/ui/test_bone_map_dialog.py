@@ -152,3 +152,73 @@ def test_load_map_and_save_map_use_the_map_json(qtbot, soldier_state, tmp_path, 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(saved), ""))
     dialog.save_dialog()
     assert json.loads(saved.read_text()) == {"pelvis": "mixamorig:Hips", "chest": "mixamorig:Spine"}
+
+
+def highlighted_pixels(image, left: int, right: int):
+    """(rows, columns) of the pane between columns ``left`` and ``right`` in the highlight's pink."""
+    import numpy as np
+
+    pane = image[:, left:right].astype(int)
+    red, green, blue = pane[..., 0], pane[..., 1], pane[..., 2]
+    mask = (red > 200) & (green < 110) & (blue > 120) & (blue < 210)
+    rows, columns = np.nonzero(mask)
+    return rows, columns + left
+
+
+def drawn_rows(image, left: int, right: int):
+    """The top and bottom rows of what is drawn (not background) in a pane, below the name strip."""
+    import numpy as np
+
+    pane = image[30:, left:right].astype(int)
+    drawn = np.abs(pane - pane[-1, 2]).max(axis=-1) > 40
+    rows = np.nonzero(drawn.any(axis=1))[0] + 30
+    return rows.min(), rows.max()
+
+
+@pytest.mark.gui
+def test_the_two_skeletons_are_drawn_with_the_selected_pair_highlighted(qtbot, soldier_state):
+    """The demo's skeleton left, the soldier's right, both standing (up is up on screen). Selecting a
+    row draws its pair in pink where those bones are: the head's pair near the top of both, the left
+    foot's near the bottom, each at its height among its skeleton's bones, worked out here from the
+    rest pose (the up axis's coordinate) and compared with the pixels."""
+    import numpy as np
+
+    from app.pose import rest_pose
+    from app.ui.bone_map_dialog import BoneMapDialog
+    from tests.gui_helpers import image_array
+
+    demo = loading.load([str(path) for path in demo_paths()])
+    soldier = soldier_state.model
+    dialog = BoneMapDialog(demo, soldier_state)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+
+    def height_share(model, bone):
+        """Where the bone's middle is between the lowest and the highest bone end (0: bottom, 1: top)."""
+        heads, tails = rest_pose(model).heads_tails(model.skeleton)
+        up = {"Y": 1, "Z": 2}[model.up_axis]
+        ends = np.concatenate([heads[:, up], tails[:, up]])
+        middle = (heads[bone, up] + tails[bone, up]) / 2
+        return (middle - ends.min()) / (ends.max() - ends.min())
+
+    for source_name, target_name in (("head", "mixamorig:Head"), ("foot_l", "mixamorig:LeftFoot")):
+        row = demo.skeleton.names.index(source_name)
+        target = soldier.skeleton.names.index(target_name)
+        dialog.table.setCurrentCell(row, 0)
+        dialog.choices[row].setCurrentIndex(dialog.choices[row].findData(target))
+        image = image_array(dialog.skeletons.grab().toImage())
+        half = image.shape[1] // 2
+        for (left, right), model, bone in (((0, half), demo, row), ((half, 2 * half), soldier, target)):
+            rows, _ = highlighted_pixels(image, left, right)
+            assert len(rows) > 20, (source_name, model.name)
+            top, bottom = drawn_rows(image, left, right)
+            seen = (bottom - rows.mean()) / (bottom - top)
+            assert abs(seen - height_share(model, bone)) < 0.12, (source_name, model.name, seen)
+    dialog.choices[row].setCurrentIndex(0)  # (none): nothing to highlight on the right
+    image = image_array(dialog.skeletons.grab().toImage())
+    assert len(highlighted_pixels(image, half, 2 * half)[0]) == 0
+    assert len(highlighted_pixels(image, 0, half)[0]) > 20
+    head = demo.skeleton.names.index("head")
+    dialog.choices[head].setCurrentIndex(0)  # picking a bone in another row selects that row
+    assert dialog.table.currentRow() == head

@@ -86,3 +86,70 @@ def test_an_export_over_a_link_replaces_the_file_it_names(window, qtbot, tmp_pat
     assert link.is_symlink() and sorted(os.listdir(tmp_path)) == ["out.glb", "real.glb"]
     back = loading.load([real])
     assert [clip.name for clip in back.clips] == [clip.name for clip in window.model.clips]
+
+
+@pytest.fixture
+def slow_pose_export(monkeypatch):
+    """The real pose export, started only once ``release`` is set (or after SLOW_S seconds)."""
+    from app.state import exports
+
+    real, release = exports.export_pose, threading.Event()
+
+    def slow(model, pose, skinning, path):
+        release.wait(SLOW_S)
+        return real(model, pose, skinning, path)
+
+    monkeypatch.setattr(exports, "export_pose", slow)
+    return release
+
+
+@pytest.mark.parametrize("suffix", [".obj", ".glb", ".npz", ".json"])
+def test_export_pose_writes_the_pose_asked_for_while_the_window_runs(window, qtbot, tmp_path, suffix,
+                                                                      slow_pose_export):
+    """Every Export Pose format runs off the GUI thread; what is written is the pose shown when it was
+    asked for, even though the playhead moves on meanwhile."""
+    import numpy as np
+    from PySide6.QtCore import QTimer
+
+    from app.export.writers import pose_arrays
+    from app.pose import evaluate
+
+    clip = window.playback.clip
+    window.playback.set_time(0.25)
+    expected = pose_arrays(window.model, evaluate(window.model, clip, 0.25))["positions"]
+    started = time.perf_counter()
+    assert window.exports.export_pose(tmp_path / f"pose{suffix}")
+    assert time.perf_counter() - started < 0.2
+    window.playback.set_time(0.75)  # the playhead moves on while the file is written
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(20)
+    qtbot.waitUntil(lambda: f"pose{suffix}" in window.statusBar().currentMessage(), timeout=60_000)
+    timer.stop()
+    assert len(ticks) > 20 and max(b - a for a, b in zip(ticks, ticks[1:])) < 0.2  # no freeze
+    assert set(os.listdir(tmp_path)) - {"pose.mtl"} == {f"pose{suffix}"}  # no temporary left
+    if suffix == ".npz":
+        assert np.allclose(np.load(tmp_path / "pose.npz")["positions"], expected, atol=1e-5)
+    if suffix == ".obj":
+        rows = [line.split()[1:4] for line in (tmp_path / "pose.obj").read_text().splitlines()
+                if line.startswith("v ")]
+        assert np.allclose(np.array(rows, dtype=float), expected, atol=1e-4)
+
+
+def test_a_cancelled_pose_export_leaves_the_target(window, qtbot, tmp_path, slow_pose_export):
+    from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+    target = tmp_path / "pose.json"
+    target.write_text("an earlier pose")
+    window.exports.export_pose(target)
+    assert not window.exports.export_pose(tmp_path / "other.json")  # one export at a time
+    qtbot.waitUntil(lambda: any(dialog.isVisible() for dialog in window.findChildren(QProgressDialog)),
+                    timeout=5_000)
+    dialog = next(dialog for dialog in window.findChildren(QProgressDialog) if dialog.isVisible())
+    assert dialog.windowTitle() == "Export Pose" and "pose.json" in dialog.labelText()
+    dialog.findChild(QPushButton).click()
+    slow_pose_export.set()
+    qtbot.waitUntil(lambda: sorted(os.listdir(tmp_path)) == ["pose.json"], timeout=60_000)
+    time.sleep(0.2)
+    assert target.read_text() == "an earlier pose"

@@ -59,6 +59,37 @@ def test_cancel_stops_the_export_and_removes_the_file(qtbot, tmp_path, monkeypat
     assert not window.exports.export_animation(tmp_path / "idle.webp", choice)
     assert not (tmp_path / "idle.webp").exists()
     assert window.statusBar().currentMessage() == "Export Animation cancelled"
+    (tmp_path / "idle.webp").write_bytes(b"an earlier export")
+    assert not window.exports.export_animation(tmp_path / "idle.webp", choice)
+    assert (tmp_path / "idle.webp").read_bytes() == b"an earlier export"  # a cancel keeps it
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["idle.webp"]
+
+
+def test_onion_skins_are_drawn_around_each_exported_frame(qtbot, tmp_path):
+    """With View › Onion Skin on and the playhead at 0.5 s, an exported frame at the clip's start has
+    ghosts after it only (none before the start), not the view's ghosts around 0.5 s; with it off,
+    none."""
+    import numpy as np
+
+    from app.ui.export_animation import AnimationChoice
+
+    window = show_demo_window(qtbot)
+    window.playback.set_playing(False)
+    window.playback.set_time(0.5)
+    first = AnimationChoice(kind="frames", clip=0, start=0.0, end=0.0, fps=10.0, size=(240, 180),
+                            turntable=False, frames=3)
+    frames = {}
+    for onion in (False, True):
+        window.state.set_display(onion=onion)
+        qtbot.wait(50)  # the view paints its own ghosts (or none)
+        folder = tmp_path / str(onion)
+        folder.mkdir()
+        assert window.exports.export_animation(folder / "f_%02d.png", first)
+        frames[onion] = np.asarray(Image.open(folder / "f_00.png").convert("RGB")).astype(int)
+    window.state.set_display(onion=False)
+    changed = np.abs(frames[True] - frames[False]).max(axis=-1) > 20
+    red, blue = frames[True][..., 0], frames[True][..., 2]
+    assert ((red - blue > 25) & changed).sum() > 30 and ((blue - red > 25) & changed).sum() < 10
 
 
 def test_the_mix_on_screen_is_offered_and_exported(qtbot, tmp_path):

@@ -79,3 +79,39 @@ def test_open_recent_brings_the_work_back_and_says_so(worked_on, qtbot, tmp_path
     assert [clip.name for clip in window.model.clips] == ["walk", "idle", "walk*idle"]
     assert window.outliner.mesh_items[0].checkState(0) == Qt.CheckState.Unchecked
     assert window.outliner.tree.currentItem() is window.outliner.bone_items[2]
+
+
+def test_the_work_and_a_live_mix_come_back_after_a_restart(qtbot, tmp_path):
+    """The window closes with a kept clip, a hidden mesh, a selected bone and a blend still mixing
+    (not kept); a new window (a restart) lists the model in Open Recent with its clip, and opening it
+    brings everything back, the mix playing again."""
+    from app.resources import demo_paths
+    from tests.gui_helpers import show_demo_window
+
+    first = show_demo_window(qtbot)
+    copy = shutil.copy(demo_paths()[0], tmp_path / "hero.glb")
+    open_and_wait(first, qtbot, [str(copy)])
+    first.playback.set_playing(False)
+    first.state.set_mixing(True)
+    first.state.set_mix(mode="blend")
+    first.state.keep_mix()  # "walk*idle", playing alone
+    first.playback.set_clip(0)
+    first.state.set_mixing(True)  # walk with idle again, live this time
+    first.state.set_mix(mode="add", add_weight=0.4)
+    first.outliner.mesh_items[0].setCheckState(0, Qt.CheckState.Unchecked)
+    first.state.select_bone(2)
+    first.close()
+
+    second = show_demo_window(qtbot)
+    second.menus.fill_recent_menu()
+    entry = next(action for action in second.menus.recent_menu.actions() if "hero.glb" in action.text())
+    assert "(with 1 added clip)" in entry.text()
+    with qtbot.waitSignal(second.model_changed, timeout=LOAD_TIMEOUT_MS):
+        entry.trigger()
+    assert [clip.name for clip in second.model.clips] == ["walk", "idle", "walk*idle"]
+    assert second.outliner.mesh_items[0].checkState(0) == Qt.CheckState.Unchecked
+    assert second.state.selected_bone == 2
+    mix = second.state.mix
+    assert (second.playback.chosen.name, mix.mode, mix.add_weight) == ("walk", "add", 0.4)
+    assert second.model.clips[mix.second].name == "idle" and second.playback.mix is not None
+    assert second.timeline.mix_action.isChecked()

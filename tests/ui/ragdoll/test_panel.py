@@ -85,7 +85,8 @@ def test_go_ragdoll_takes_over_without_a_pop_and_falls(window, qtbot, tmp_path):
     assert changed_colour_pixels(before, after) > 2000
     assert "real time" in window.ragdoll_panel.simulation_box.stats_label.text()
     # Export Pose writes what is shown.
-    assert window.exports.export_pose(tmp_path / "fallen.obj")
+    assert window.exports.export_pose(tmp_path / "fallen.obj")  # written in the background
+    qtbot.waitUntil(lambda: "fallen.obj" in window.statusBar().currentMessage(), timeout=60_000)
     lowest = min(float(line.split()[2]) for line in (tmp_path / "fallen.obj").read_text().splitlines()
                  if line.startswith("v "))
     assert lowest < 0.2
