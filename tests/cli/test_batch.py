@@ -58,7 +58,8 @@ def read_report(path: Path) -> dict[str, dict]:
     return {line["model"]: line for line in map(json.loads, path.read_text().splitlines())}
 
 
-def test_batch_goes_on_past_corrupt_hanging_and_crashing_models(library, tmp_path, monkeypatch, capsys):
+def test_batch_goes_on_past_corrupt_hanging_and_crashing_models(library, tmp_path, monkeypatch, capsys,
+                                                                  forked_batch_workers):
     monkeypatch.setitem(jobs.ACTIONS, "info", misbehaving_info)
     out, report = tmp_path / "out", tmp_path / "report.jsonl"
     start = time.monotonic()
@@ -265,3 +266,36 @@ def test_render_sheet_frames_are_checked_before_any_work(tmp_path, capsys):
                         "--frames", "0"]) == 2
     assert "--frames 0: expected 1 to" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_workers_are_forked_only_from_a_single_threaded_process():
+    """A fork copies the locks other threads hold, not the threads: forked from a process with an
+    OpenGL driver's or Qt's threads, a worker could wait forever on one. Such a process starts its
+    workers afresh."""
+    code = ("import threading; from app.cli.batch.pool import start_method; before = start_method(); "
+            "stop = threading.Event(); threading.Thread(target=stop.wait).start(); "
+            "print(before, start_method()); stop.set()")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert run.stdout.split() == ["fork", "spawn"], run.stderr
+
+
+@pytest.mark.gl
+def test_a_batch_started_from_a_process_holding_a_gl_context_finishes(tmp_path):
+    """The window's process, or a test run, holds an EGL context (llvmpipe's threads): its batch
+    workers start afresh and render."""
+    import moderngl
+
+    from tests.paths import CORPUS
+
+    context = moderngl.create_standalone_context(backend="egl")
+    try:
+        library = tmp_path / "lib"
+        library.mkdir()
+        (library / "box.glb").write_bytes((CORPUS / "Box" / "Box.glb").read_bytes())
+        report = tmp_path / "report.jsonl"
+        assert exit_status(["batch", "render", str(library), "-o", str(tmp_path / "out"), "--size",
+                            "64x48", "--jobs", "1", "--timeout", "120", "--report", str(report)]) == 0
+        assert read_report(report)["box.glb"]["status"] == "ok"
+    finally:
+        context.release()

@@ -363,7 +363,8 @@ def disk_full(*_args, **_kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-def test_a_full_disk_for_the_outputs_stops_the_batch_with_exit_3(tmp_path, monkeypatch, capsys):
+def test_a_full_disk_for_the_outputs_stops_the_batch_with_exit_3(tmp_path, monkeypatch, capsys,
+                                                                 forked_batch_workers):
     tiny_models(tmp_path / "lib", "a.glb", "b.glb", "c.glb")
     monkeypatch.setattr(jobs, "write_atomically", disk_full)
     out, path = tmp_path / "out", tmp_path / "r.jsonl"

@@ -1,7 +1,8 @@
 """Worker processes for ``boneyard batch``: each keeps its imports and OpenGL context across models.
 
-A worker is forked from the batch process (so it starts with the readers already imported) and
-answers one model at a time over a pipe. A worker that dies (a crash in a native library) or takes
+A worker is forked from the batch process (so it starts with the readers already imported) when
+that process has no other thread, else started afresh (``start_method``), and answers one model at
+a time over a pipe. A worker that dies (a crash in a native library) or takes
 longer than the timeout on one model is killed and replaced; its model is reported as an error and
 the batch goes on.
 """
@@ -90,11 +91,21 @@ class _Process:
         self.kill()
 
 
+def start_method() -> str:
+    """'fork' when this process runs one thread, else 'spawn': a fork copies the locks other threads
+    hold (an OpenGL driver's, Qt's) but not the threads, and a worker that needs one waits forever."""
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = threading.active_count()
+    return "fork" if threads == 1 else "spawn"
+
+
 def run_jobs(jobs: list[Job], args: Namespace, workers: int, timeout: float | None,
              tick: Callable[[], None] = lambda: None) -> Iterator[tuple[Job, dict]]:
     """Each job with its result, as they finish, on ``workers`` processes. ``tick`` is called at least
     every POLL_SECONDS (to redraw progress)."""
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context(start_method())
     pending = list(reversed(jobs))
     processes = [_Process(context, args) for _ in range(max(1, min(workers, len(jobs))))]
     try:
