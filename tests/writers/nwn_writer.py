@@ -26,7 +26,8 @@ class WNode:
     optionally with column flags OR'd into the column byte (0x10: bezier).
     skin_bones: (V, 4) node names per lane (None = unused lane) with skin_weights (V, 4); skin_table: entries
     of the bone-slot table (17 in 1.69 files; 64 makes the EE sub-header of 0xC0 bytes). colors: (V, 4)
-    bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255)."""
+    bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255).
+    surfaces: each face's surface material (walkmesh nodes; default 1 in the binary form, 0 in the ASCII)."""
 
     name: str
     flags: int = 0x001
@@ -44,6 +45,7 @@ class WNode:
     skin_table: int = 17
     render: int = 1
     colors: np.ndarray | None = None
+    surfaces: list[int] | None = None
 
 
 @dataclass
@@ -186,8 +188,10 @@ class _Builder:
         vertices = np.asarray(node.vertices, np.float32)
         faces = np.asarray(node.faces, np.uint16)
         self.put("II", at, 0x40E350, 0x40D7E0)
+        surfaces = [1] * len(faces) if node.surfaces is None else node.surfaces
         pointer = self.data_array(at + 0x08, "4fI3h3H",
-                                  [(0, 0, 1, 0, 1, -1, -1, -1, *face) for face in faces.tolist()])
+                                  [(0, 0, 1, 0, surface, -1, -1, -1, *face)
+                                   for face, surface in zip(faces.tolist(), surfaces)])
         self.where[f"{node.name}.faces"] = pointer
         self.put("3f3f", at + 0x3C, 0.8, 0.7, 0.6, 0.2, 0.2, 0.2)
         self.put("I", at + 0x6C, node.render)
