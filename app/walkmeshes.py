@@ -24,7 +24,8 @@ SURFACE_MATERIALS = (
 
 def material_name(material: int) -> str:
     """surfacemat.2da's label of ``material``, or ``material N`` for a row the table lacks."""
-    return SURFACE_MATERIALS[material][0] if 0 <= material < len(SURFACE_MATERIALS) else f"material {material}"
+    known = 0 <= material < len(SURFACE_MATERIALS)
+    return SURFACE_MATERIALS[material][0] if known else f"material {material}"
 
 
 def walkable(material: int) -> bool:

@@ -278,7 +278,8 @@ class _Parser(LineReader):
         roots = []
         for index, text in enumerate(texts):
             parent = text.parent.lower()
-            if parent in ("", "null") or (self.walkmesh and parent == model_name.lower() and parent not in first):
+            names_walkmesh = self.walkmesh and parent == model_name.lower() and parent not in first
+            if parent in ("", "null") or names_walkmesh:
                 roots.append(index)
             elif parent not in first:
                 raise self.error(text.parent_line, f"{what}: node {text.name!r} has parent {text.parent!r}, "

@@ -61,7 +61,8 @@ def parse(path: Path, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return positioned, faces.astype(np.int32), np.minimum(materials, 2 ** 31 - 1).astype(np.int32)
 
 
-def _table(path: Path, data: bytes, offset, count: int, dtype: np.dtype, what: str, named_at: int) -> np.ndarray:
+def _table(path: Path, data: bytes, offset, count: int, dtype: np.dtype, what: str,
+           named_at: int) -> np.ndarray:
     """``count`` records of ``dtype`` at ``offset``, refused when they pass the end of the file."""
     start, size = int(offset), count * dtype.itemsize
     if start + size > len(data):
