@@ -9,6 +9,7 @@ model, which still loads.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,9 @@ from app.walkmeshes import Walkmesh
 
 #: The walkmesh files looked for, as (suffix after the model's resref, type), in this order.
 CANDIDATES = (("", "wok"), ("", "pwk"), ("", "dwk"), ("0", "dwk"), ("1", "dwk"), ("2", "dwk"))
+#: The MDL readers, imported when a walkmesh of their form is met (as supermodels.PARSER_MODULES: the
+#: ASCII reader imports the module that imports this one).
+READERS = {"binary": "app.formats.nwn.binary", "ascii": "app.formats.nwn.ascii"}
 #: Node kinds whose faces make a walkmesh in a walkmesh file (a tile's ``.wok`` holds an aabb node,
 #: a placeable's or a door's trimesh nodes).
 WALKMESH_KINDS = ("aabb", "trimesh")
@@ -51,13 +55,10 @@ def parse_walkmesh_file(where: str, kind: str, data: bytes) -> list[Walkmesh]:
         vertices, faces, materials = bwm.parse(path, data)
         return [Walkmesh(name=path.stem, source=where, kind=kind, vertices=vertices, faces=faces,
                          materials=materials)]
-    # The readers are imported when a file of their form is met, as supermodels.PARSER_MODULES are.
     if data[:4] == b"\0\0\0\0":
-        from app.formats.nwn import binary
-        parsed = binary.parse(path, data)
+        parsed = importlib.import_module(READERS["binary"]).parse(path, data)
     else:
-        from app.formats.nwn import ascii
-        parsed = ascii.parse(path, data, walkmesh=True)
+        parsed = importlib.import_module(READERS["ascii"]).parse(path, data, walkmesh=True)
     found = node_walkmeshes(parsed, WALKMESH_KINDS, kind, where)
     if not found:
         raise ReadError(path, "no walkmesh node with faces (expected an aabb or trimesh node)")
