@@ -42,7 +42,8 @@ def write_ascii_walkmesh(name: str, nodes: list[WalkNode], header: str = "#MAXWA
                   f"  verts {len(vertices)}"]
         lines += ["    " + " ".join(_number(v) for v in row) for row in vertices]
         lines.append(f"  faces {len(faces)}")
-        lines += [f"    {a} {b} {c}  1  0 0 0  {material}" for (a, b, c), material in zip(faces, node.materials)]
+        lines += [f"    {a} {b} {c}  1  0 0 0  {material}"
+                  for (a, b, c), material in zip(faces, node.materials)]
         if node.kind == "aabb":
             low, high = vertices.min(axis=0), vertices.max(axis=0)
             lines.append("  aabb " + " ".join(_number(v) for v in [*low, *high]) + " -1")
