@@ -218,5 +218,6 @@ def render_settings(model: Model, args: Namespace) -> DrawSettings:
     """The DrawSettings ``render``'s options ask for (also ``batch render`` and animations); a model
     without meshes shows its skeleton, as in the window."""
     drawn = DrawSettings(skinning=args.skinning, bones=args.bones or not model.meshes,
-                         show_hidden=args.show_hidden, wireframe=args.wireframe)
+                         show_hidden=args.show_hidden, wireframe=args.wireframe,
+                         walkmesh=getattr(args, "walkmesh", False))
     return draw_settings(drawn, transparent=args.transparent)

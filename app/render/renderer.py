@@ -36,6 +36,7 @@ from app.render.gl_state import OVERLAY_LAYER, SCENE_LAYER, enable_blending
 from app.render.gpu_mesh import GpuMesh
 from app.render.materials import ALPHA_CODES, TextureCache
 from app.render.readback_targets import CaptureTarget, PickTarget
+from app.render.walkmesh_layer import WalkmeshLayer
 from app.render.scene_overlays import BoundsBox, NormalLines
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
@@ -70,6 +71,7 @@ class Renderer:
         }
         self.grid = FloorGrid(ctx, self.programs["grid"])
         self.bounds_box = BoundsBox(ctx, self.programs["lines"])
+        self.walkmesh_layer = WalkmeshLayer(ctx, self.programs["lines"])
         self.normal_lines = NormalLines(ctx, self.programs["normals"])
         self.model: Model | None = None
         self.pose: Pose | None = None
@@ -112,6 +114,7 @@ class Renderer:
                 self.textures.texture(material)
             if material.emissive_image is not None:
                 self.textures.emissive_texture(material)
+        self.walkmesh_layer.show(model)
         self.set_pose(pose if pose is not None else rest_pose(model))
         self.grid.place(self.bounds(), self.extent)
 
@@ -193,6 +196,8 @@ class Renderer:
             self.grid.draw(camera)
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
+        if options.walkmesh:
+            self.walkmesh_layer.draw(framebuffer)
         self.draw_ghosts(framebuffer, camera, options, self.ghosts)
         if options.bones and self.bone_shapes.mesh is not None:
             self._draw_bones(options)
@@ -475,6 +480,7 @@ class Renderer:
         self.capture_target.release()
         self.grid.release()
         self.bounds_box.release()
+        self.walkmesh_layer.release()
         for program in self.programs.values():
             program.release()
         self.programs = {}

@@ -18,7 +18,8 @@ class DrawSettings:
     """What to draw and how. Colours are display (sRGB) values in 0..1. ``textures`` off draws every
     mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered;
     ``vertex_colors`` multiplies the base colour by the meshes' vertex colours, where they have them;
-    ``bounds`` outlines the box that frames what is drawn; ``bone_names`` labels the bones (the
+    ``bounds`` outlines the box that frames what is drawn; ``walkmesh`` lays the model's walkmeshes
+    over it, coloured by surface material; ``bone_names`` labels the bones (the
     window's overlay); ``heatmap_bone`` colours that bone's weights; ``transparent``: a picture with
     a clear background, for compositing."""
 
@@ -30,6 +31,7 @@ class DrawSettings:
     normals: bool = False
     grid: bool = True
     bounds: bool = False
+    walkmesh: bool = False
     heatmap_bone: int | None = None
     selected_bone: int | None = None
     background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)
