@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.derived import derived
+from app.model import Model
 from app.walkmeshes import SURFACE_MATERIALS, Walkmesh, material_name, walkable
 
 #: A display colour per surface material id (surfacemat.2da's rows): earthy for ground, blue for
@@ -71,6 +73,12 @@ def legend(walkmeshes: Sequence[Walkmesh]) -> list[LegendEntry]:
             totals[material] = totals.get(material, 0) + count
     return [LegendEntry(material, material_name(material), material_color(material), walkable(material),
                         count) for material, count in sorted(totals.items())]
+
+
+@derived
+def model_legend(model: Model) -> list[LegendEntry]:
+    """``legend`` of the model's walkmeshes, worked out once per model (the window paints it each frame)."""
+    return legend(model.walkmeshes)
 
 
 def face_colors(materials: np.ndarray, alpha: float) -> np.ndarray:
