@@ -13,8 +13,9 @@ the nearest without writing depth. Meshes the file hides are left out unless ``s
 
 The Renderer owns the shader programs and composes one owner per family of GPU resources: the meshes
 (gpu_mesh.py), the bone texture and octahedra (bones.py), the base-colour textures (materials.py), the
-floor grid (floor_grid.py), the bounding box and normals (scene_overlays.py) and the framebuffers read
-back (readback_targets.py); the depth layers are gl_state.py's.
+floor grid (floor_grid.py), the bounding box and normals (scene_overlays.py), the walkmeshes
+(walkmesh_layer.py) and the framebuffers read back (readback_targets.py); the depth layers are
+gl_state.py's.
 """
 
 from __future__ import annotations
