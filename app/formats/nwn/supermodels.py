@@ -155,6 +155,6 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         except ValueError as error:
             raise ReadError(model.path, str(error)) from None
         built.warnings.extend(unreadable)
-        built.walkmeshes, walkmesh_warnings = walkmeshes_of(model, search.paths)
+        built.walkmeshes, walkmesh_warnings = walkmeshes_of(model, search)
         built.warnings.extend(walkmesh_warnings)
         return built

@@ -65,16 +65,16 @@ def parse_walkmesh_file(where: str, kind: str, data: bytes) -> list[Walkmesh]:
     return found
 
 
-def side_walkmeshes(model_path: Path, resources: list[Path]) -> tuple[list[Walkmesh], list[str]]:
+def side_walkmeshes(model_path: Path, resources: ResourceSearch) -> tuple[list[Walkmesh], list[str]]:
     """The walkmesh files named after the model, beside it then through ``resources`` (each name once,
     the first found), and a warning for each that cannot be read."""
-    search = ResourceSearch([model_path.parent, *resources])
+    beside = ResourceSearch([model_path.parent])
     found: list[Walkmesh] = []
     warnings: list[str] = []
     for suffix, kind in CANDIDATES:
         name = f"{model_path.stem}{suffix}"
         try:
-            resource = search.find(name, (kind,))
+            resource = beside.find(name, (kind,)) or resources.find(name, (kind,))
             if resource is not None:
                 found += parse_walkmesh_file(resource.where, kind, resource.data)
         except (ReadError, ValueError) as error:
@@ -82,8 +82,9 @@ def side_walkmeshes(model_path: Path, resources: list[Path]) -> tuple[list[Walkm
     return found, warnings
 
 
-def walkmeshes_of(parsed: Parsed, resources: list[Path]) -> tuple[list[Walkmesh], list[str]]:
-    """The model's AABB nodes' walkmeshes and its walkmesh files', with the warnings of those files."""
+def walkmeshes_of(parsed: Parsed, resources: ResourceSearch) -> tuple[list[Walkmesh], list[str]]:
+    """The model's AABB nodes' walkmeshes and its walkmesh files' (``resources``: the ``--resources``
+    search, its archives already open), with the warnings of those files."""
     own = node_walkmeshes(parsed, ("aabb",), "aabb", parsed.path.name)
     files, warnings = side_walkmeshes(parsed.path, resources)
     return own + files, warnings
