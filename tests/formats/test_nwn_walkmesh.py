@@ -160,3 +160,30 @@ def test_surface_materials_table():
                           "BottomlessPit", "DeepWater", "Door", "Snow", "Sand"]
     assert [m for m in range(len(SURFACE_MATERIALS)) if not walkable(m)] == [0, 2, 7, 8, 15, 17]
     assert material_name(99) == "material 99" and not walkable(99) and not walkable(-1)
+
+
+@pytest.mark.parametrize("form", ["ascii", "bwm", "binary"])
+def test_damaged_walkmesh_files_are_read_or_refused_never_a_crash(form):
+    """Seeded byte damage (flips, cuts, huge counts) of each form: a walkmesh or a ReadError/ValueError
+    (the load turns those into a warning), nothing else."""
+    from app.errors import ReadError
+    from app.formats.nwn.walkmeshes import parse_walkmesh_file
+
+    node = WalkNode("aabb", "wg", GRID, GRID_FACES, GRID_MATERIALS)
+    source = {"ascii": lambda: write_ascii_walkmesh("t", [node]),
+              "bwm": lambda: write_bwm(GRID, GRID_FACES, GRID_MATERIALS),
+              "binary": lambda: write_mdl("t", tile_tree())}[form]()
+    random = np.random.default_rng(40)
+    for _ in range(150):
+        data = bytearray(source)
+        for _ in range(int(random.integers(1, 6))):
+            at = int(random.integers(0, len(data)))
+            data[at] = int(random.integers(0, 256)) if random.random() < 0.7 else 0xFF
+        if random.random() < 0.2:
+            data = data[:int(random.integers(0, len(data)))]
+        try:
+            walkmeshes = parse_walkmesh_file("t.wok", "wok", bytes(data))
+        except (ReadError, ValueError):
+            continue
+        for walkmesh in walkmeshes:
+            assert len(walkmesh.materials) == len(walkmesh.faces)
