@@ -187,3 +187,14 @@ def test_damaged_walkmesh_files_are_read_or_refused_never_a_crash(form):
             continue
         for walkmesh in walkmeshes:
             assert len(walkmesh.materials) == len(walkmesh.faces)
+
+
+def test_a_face_row_without_its_material_drops_the_materials_with_a_warning(tmp_path):
+    text = write_ascii_mdl("tcn01_a01_01", tile_tree()).decode()
+    rows = [line for line in text.splitlines() if line.startswith("    ") and line.endswith(" 15")]
+    text = text.replace(rows[0], rows[0].rsplit(" ", 1)[0])  # the Lava face loses its material
+    path = tmp_path / "tcn01_a01_01.mdl"
+    path.write_text(text)
+    model = loading.load([path])
+    assert model.walkmeshes[0].materials.tolist() == [0] * len(GRID_MATERIALS)
+    assert any("has no surface material" in warning for warning in model.warnings)

@@ -133,7 +133,10 @@ class _Parser(LineReader):
             if keyword == "faces":
                 rows = (line for line in islice(self.lines, at + 1, None) if has_content(line))
                 columns = len(next(rows, "").split()) if count else 0
-                width = 8 if columns >= 8 else 7 if columns == 7 else 3
+                if columns >= 8:
+                    text.lists[keyword] = (self.face_rows(at, count), at)
+                    return
+                width = 7 if columns == 7 else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
@@ -148,6 +151,16 @@ class _Parser(LineReader):
             self.at = min(len(self.lines), at + 1 + self.count(tokens, at))
         elif keyword in ("bitmap", "texture0", "render", "diffuse", "sampleperiod") or keyword in EXTRAS:
             text.values[keyword] = " ".join(tokens[1:])
+
+    def face_rows(self, at: int, count: int) -> np.ndarray:
+        """Face rows with their eighth number, the surface material; where a row lacks it, the rows
+        without materials (a warning)."""
+        try:
+            return self.rows(at, count, 8, f"faces {count}")
+        except ReadError:
+            self.warnings.append(f"{self.path.name} line {at + 1}: faces {count}: a row has no surface "
+                                 "material (its eighth number); the materials are not read")
+            return self.rows(at, count, 7, f"faces {count}")
 
     def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
         """The ``width`` numbers after a keyword on its own line."""
