@@ -198,3 +198,12 @@ def test_a_face_row_without_its_material_drops_the_materials_with_a_warning(tmp_
     model = loading.load([path])
     assert model.walkmeshes[0].materials.tolist() == [0] * len(GRID_MATERIALS)
     assert any("has no surface material" in warning for warning in model.warnings)
+
+
+def test_walkmesh_vertices_past_float32_are_a_warning(tmp_path):
+    (tmp_path / "plc_far.mdl").write_bytes(write_ascii_mdl("plc_far", placeable_tree("plc_far")))
+    node = WalkNode("trimesh", "wg", BOX, [[0, 1, 2]], [4], position=(1e39, 0, 0))
+    (tmp_path / "plc_far.pwk").write_bytes(write_ascii_walkmesh("plc_far", [node]))
+    model = loading.load([tmp_path / "plc_far.mdl"])
+    assert model.walkmeshes == () and len(model.meshes) == 1
+    assert any(w.startswith("walkmesh plc_far.pwk is not used: ") and "overflow" in w for w in model.warnings)

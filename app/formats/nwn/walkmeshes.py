@@ -42,9 +42,12 @@ def node_walkmeshes(parsed: Parsed, kinds: tuple[str, ...], kind: str, source: s
             continue
         surfaces = geometry.get("surfaces")
         faces = geometry["triangles"]
-        found.append(Walkmesh(name=node.name, source=source, kind=kind,
-                              vertices=maths.transform_points(world[index], geometry["positions"]),
-                              faces=faces, materials=np.zeros(len(faces)) if surfaces is None else surfaces))
+        vertices = maths.transform_points(world[index], geometry["positions"])
+        if not np.isfinite(vertices.astype(np.float32)).all():
+            raise ReadError(parsed.path, f"node {node.name!r}: its vertices overflow once placed (values too "
+                                         "large)")
+        found.append(Walkmesh(name=node.name, source=source, kind=kind, vertices=vertices, faces=faces,
+                              materials=np.zeros(len(faces)) if surfaces is None else surfaces))
     return found
 
 
@@ -85,6 +88,10 @@ def side_walkmeshes(model_path: Path, resources: ResourceSearch) -> tuple[list[W
 def walkmeshes_of(parsed: Parsed, resources: ResourceSearch) -> tuple[list[Walkmesh], list[str]]:
     """The model's AABB nodes' walkmeshes and its walkmesh files' (``resources``: the ``--resources``
     search, its archives already open), with the warnings of those files."""
-    own = node_walkmeshes(parsed, ("aabb",), "aabb", parsed.path.name)
+    try:
+        own = node_walkmeshes(parsed, ("aabb",), "aabb", parsed.path.name)
+        problems = []
+    except ReadError as error:
+        own, problems = [], [f"the AABB walkmesh is not used: {error}"]
     files, warnings = side_walkmeshes(parsed.path, resources)
-    return own + files, warnings
+    return own + files, problems + warnings
