@@ -55,9 +55,11 @@ def parse(path: Path, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         face = int(bad[0])
         raise ReadError(path, f"face {face} uses vertex {int(faces[face].max())}, the walkmesh has "
                               f"{vertex_count}", offset=int(header["face_offset"]) + 12 * face)
-    if not np.isfinite(vertices).all():
-        raise ReadError(path, "a vertex is not a finite number", offset=int(header["vertex_offset"]))
-    positioned = vertices + np.asarray(header["position"], np.float32)
+    with np.errstate(all="ignore"):
+        positioned = vertices + np.asarray(header["position"], np.float32)
+    if not np.isfinite(positioned).all():
+        raise ReadError(path, "a vertex, moved by the header's position (at 0x3c), is not a finite number",
+                        offset=int(header["vertex_offset"]))
     return positioned, faces.astype(np.int32), np.minimum(materials, 2 ** 31 - 1).astype(np.int32)
 
 
