@@ -219,5 +219,5 @@ def render_settings(model: Model, args: Namespace) -> DrawSettings:
     without meshes shows its skeleton, as in the window."""
     drawn = DrawSettings(skinning=args.skinning, bones=args.bones or not model.meshes,
                          show_hidden=args.show_hidden, wireframe=args.wireframe,
-                         walkmesh=getattr(args, "walkmesh", False))
+                         walkmesh=args.walkmesh)
     return draw_settings(drawn, transparent=args.transparent)

@@ -5,6 +5,8 @@ counts are worked out here from what the tests' writers were given."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -69,3 +71,18 @@ def test_render_walkmesh_overlays_the_faces_and_draws_the_legend(gl_context, tmp
     blue_shift = pictures["walkmesh"][..., 2] - pictures["walkmesh"][..., 0]
     plain_shift = pictures["plain"][..., 2] - pictures["plain"][..., 0]
     assert (blue_shift[changed] > plain_shift[changed]).mean() > 0.8
+
+
+@pytest.mark.gl
+def test_batch_render_walkmesh_draws_the_legend_on_each_thumbnail(tmp_path):
+    """A separate process (the workers fork; the test process may hold an OpenGL context)."""
+    folder = tmp_path / "tiles"
+    folder.mkdir()
+    (folder / "tcn01_a01_01.mdl").write_bytes(write_ascii_mdl("tcn01_a01_01", tile_tree([6] * 8)))
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "app", "batch", "render", str(folder), "-o", str(out),
+                             "--walkmesh", "--jobs", "1"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    picture = np.asarray(Image.open(out / "tcn01_a01_01.png").convert("RGB")).astype(int)
+    # A 512-pixel thumbnail: the text is 13 px (2.5 %), its margin 6 px, the swatch from (12, 12).
+    assert np.abs(picture[18, 18] - np.array(MATERIAL_COLORS[6]) * 255).max() <= 2
