@@ -34,9 +34,10 @@ from app.morph_targets import MorphTargets, WeightChannel
 
 if TYPE_CHECKING:
     from app.posing_steps import PendingStep
+    from app.walkmeshes import Walkmesh
 
 #: The Model fields a reader fills as lists, tuples once the model is loaded (``Model.freeze``).
-SEQUENCE_FIELDS = ("meshes", "clips", "helpers", "files", "warnings", "supermodels", "pending")
+SEQUENCE_FIELDS = ("meshes", "clips", "helpers", "files", "warnings", "supermodels", "pending", "walkmeshes")
 #: The fields of a loaded Model that may still be set: the up axis the user chose (View › Up Axis).
 CHOSEN_FIELDS = ("up_axis", "up_source")
 
@@ -533,7 +534,9 @@ class Model:
     chain followed, each link's name with the file found for it (None: not found, the chain stops
     there). ``pending``: posing work the reader left for the load stage (app/posing_steps.py: clips to
     bake, tails to derive at rest, a fit check); ``loading.load`` does it, so a loaded model's is
-    empty. Loaded (``freeze``), the model does not change (the module's docstring)."""
+    empty. ``walkmeshes``: the triangles the game walks on, each face with a surface material
+    (app/walkmeshes.py; Neverwinter Nights). Loaded (``freeze``), the model does not change (the
+    module's docstring)."""
 
     name: str
     skeleton: Skeleton
@@ -551,6 +554,7 @@ class Model:
     warnings: Sequence[str] = field(default_factory=list)
     supermodels: Sequence[tuple[str, str | None]] = field(default_factory=list)
     pending: Sequence[PendingStep] = field(default_factory=list)
+    walkmeshes: Sequence[Walkmesh] = field(default_factory=list)
 
     def __post_init__(self):
         bones = len(self.skeleton)

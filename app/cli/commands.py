@@ -124,11 +124,25 @@ def info(args: Namespace) -> int:
         f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
         f"{_hidden_state(mesh)}, {_texture_state(mesh)}"
         f"{', vertex colours' if mesh.colors is not None else ''}" for mesh in model.meshes]
+    lines += _walkmesh_lines(facts["walkmeshes"])
     if facts["derived_tails"]:
         lines.append(f"derived tails: {', '.join(facts['derived_tails'])}")
     lines += [f"warning: {w}" for w in facts["warnings"]]
     print("\n".join(lines))
     return EXIT_OK
+
+
+def _walkmesh_lines(walkmeshes: list[dict]) -> list[str]:
+    """``info``'s walkmesh list: each walkmesh's faces per surface material (non-walkable marked)."""
+    if not walkmeshes:
+        return []
+    lines = ["walkmeshes:"]
+    for walkmesh in walkmeshes:
+        materials = ", ".join(f"{m['name']} {m['faces']}{'' if m['walkable'] else ' (not walkable)'}"
+                              for m in walkmesh["materials"])
+        lines.append(f"  {walkmesh['name']} ({walkmesh['kind']}, {Path(walkmesh['source']).name}): "
+                     f"{walkmesh['faces']} faces: {materials}")
+    return lines
 
 
 def pose(args: Namespace) -> int:

@@ -193,6 +193,8 @@ def _add_render_options(render: argparse.ArgumentParser, default_size: tuple[int
     render.add_argument("--bones", action="store_true", help="draw the skeleton")
     render.add_argument("--wireframe", action="store_true", help="draw the wireframe over the shading")
     render.add_argument("--transparent", action="store_true", help="transparent background")
+    render.add_argument("--walkmesh", action="store_true",
+                        help="lay the walkmeshes over the model, coloured by surface material, with a legend")
     render.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default iso)")
     render.add_argument("--skinning", choices=("lbs", "dqs"), default="lbs",
                         help="linear blend or dual quaternion skinning")

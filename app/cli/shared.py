@@ -22,6 +22,7 @@ from app.orientation import facing
 from app.pose import Pose, evaluate, frame_time
 from app.resources import demo_paths
 from app.scene.draw_settings import DrawSettings, draw_settings
+from app.walkmeshes import Walkmesh, material_name, walkable
 from app.cli.clip_choice import chosen_clip_index
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
@@ -85,7 +86,8 @@ def model_inputs(model: Model) -> list[str]:
     """Every file a loaded model was read from: its files, the supermodels found for it, its textures."""
     found = [file for _name, file in model.supermodels if file]
     textures = [mesh.material.texture_path for mesh in model.meshes if mesh.material.texture_path]
-    return [*model.files, *found, *textures]
+    walkmeshes = [walkmesh.source for walkmesh in model.walkmeshes if walkmesh.kind != "aabb"]
+    return [*model.files, *found, *textures, *dict.fromkeys(walkmeshes)]
 
 
 @contextmanager
@@ -199,7 +201,16 @@ def describe(model: Model) -> dict:
                        "visible": mesh.visible, "texture": mesh.material.texture,
                        "texture_path": mesh.material.texture_path, "colors": mesh.colors is not None}
                       for mesh in model.meshes],
+        "walkmeshes": [walkmesh_facts(walkmesh) for walkmesh in model.walkmeshes],
     }
+
+
+def walkmesh_facts(walkmesh: Walkmesh) -> dict:
+    """``info --json``'s entry for a walkmesh: where it came from, its counts, faces per material."""
+    return {"name": walkmesh.name, "kind": walkmesh.kind, "source": walkmesh.source,
+            "vertices": len(walkmesh.vertices), "faces": len(walkmesh.faces),
+            "materials": [{"id": material, "name": material_name(material), "walkable": walkable(material),
+                           "faces": count} for material, count in walkmesh.faces_per_material().items()]}
 
 
 def warn(warnings: list[str]) -> None:
@@ -212,5 +223,5 @@ def render_settings(model: Model, args: Namespace) -> DrawSettings:
     without meshes shows its skeleton, as in the window."""
     drawn = DrawSettings(skinning=args.skinning, bones=args.bones or not model.meshes,
                          show_hidden=args.show_hidden, wireframe=args.wireframe,
-                         emitters=getattr(args, "emitters", False))
+                         emitters=getattr(args, "emitters", False), walkmesh=args.walkmesh)
     return draw_settings(drawn, transparent=args.transparent)

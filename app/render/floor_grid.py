@@ -12,6 +12,9 @@ from app.render.camera import Camera
 from app.render.gl_state import SCENE_LAYER, enable_blending
 from app.render.shaders import set_uniform
 
+#: glPolygonOffset (factor, units) of the grid: behind the model's surfaces that lie on it.
+GRID_DEPTH_OFFSET = (1.0, 64.0)
+
 
 class FloorGrid:
     """Draws the grid program's quad; owns its vertex array. ``place`` fixes where the floor lies."""
@@ -55,7 +58,10 @@ class FloorGrid:
         set_uniform(program, "u_axis_color", (0.75, 0.30, 0.30))
         set_uniform(program, "v_axis_color", (0.35, 0.65, 0.35))
         enable_blending(self.ctx)
+        # Pushed back a little: a model's floor lying on the grid (a tile's) hides it, not stripes.
+        self.ctx.polygon_offset = GRID_DEPTH_OFFSET
         self.vertex_array.render(moderngl.TRIANGLE_STRIP, vertices=4)
+        self.ctx.polygon_offset = (0.0, 0.0)
         self.ctx.disable(moderngl.BLEND)
 
     def release(self) -> None:

@@ -23,9 +23,11 @@ from app.atomic_files import replacing
 from app.model import Model
 from app.pose import Pose, rest_pose
 from app.render.camera import Camera, camera_for
+from app.render.legend_image import with_legend
 from app.render.renderer import Renderer
 from app.render.shaders import load_program
 from app.scene.draw_settings import DrawSettings
+from app.scene.walkmesh_overlay import legend
 
 #: Multisampling tried first; fewer samples are tried when the driver refuses.
 DEFAULT_SAMPLES = 4
@@ -288,6 +290,8 @@ class OffscreenRenderer:
         Raises PictureTooLarge or NotEnoughMemory before drawing (and before the file is opened)."""
         self.check_fits(size)
         bands = self.render_bands(model, pose, size, options, view)
+        if options is not None and options.walkmesh and model.walkmeshes:
+            bands = _legend_on_top(bands, legend(model.walkmeshes), int(size[1]))
         if self.tile_size(size) == tuple(size):
             save_png(next(bands), path)
         else:
@@ -304,6 +308,12 @@ class OffscreenRenderer:
         if self.owns_context and self.ctx is not None:
             self.ctx.release()
         self.ctx = None
+
+
+def _legend_on_top(bands: Iterator[np.ndarray], entries: list, height: int) -> Iterator[np.ndarray]:
+    """The bands, the first with the walkmesh legend drawn over its top-left corner."""
+    yield with_legend(next(bands), entries, height)
+    yield from bands
 
 
 def unpremultiply(image: np.ndarray) -> np.ndarray:

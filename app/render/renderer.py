@@ -13,8 +13,9 @@ the nearest without writing depth. Meshes the file hides are left out unless ``s
 
 The Renderer owns the shader programs and composes one owner per family of GPU resources: the meshes
 (gpu_mesh.py), the bone texture and octahedra (bones.py), the base-colour textures (materials.py), the
-floor grid (floor_grid.py), the bounding box and normals (scene_overlays.py) and the framebuffers read
-back (readback_targets.py); the depth layers are gl_state.py's.
+floor grid (floor_grid.py), the bounding box and normals (scene_overlays.py), the walkmeshes
+(walkmesh_layer.py) and the framebuffers read back (readback_targets.py); the depth layers are
+gl_state.py's.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from app.render.gpu_mesh import GpuMesh
 from app.render.materials import ALPHA_CODES, TextureCache
 from app.render.readback_targets import CaptureTarget, PickTarget
 from app.render.scene_overlays import BoundsBox, EmitterShapes, NormalLines
+from app.render.walkmesh_layer import WalkmeshLayer
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
 from app.scene.emitter_shapes import EMITTER_COLOR, emitter_lines
@@ -72,6 +74,7 @@ class Renderer:
         self.grid = FloorGrid(ctx, self.programs["grid"])
         self.bounds_box = BoundsBox(ctx, self.programs["lines"])
         self.emitter_shapes = EmitterShapes(ctx, self.programs["lines"])
+        self.walkmesh_layer = WalkmeshLayer(ctx, self.programs["lines"])
         self.normal_lines = NormalLines(ctx, self.programs["normals"])
         self.model: Model | None = None
         self.pose: Pose | None = None
@@ -114,6 +117,7 @@ class Renderer:
                 self.textures.texture(material)
             if material.emissive_image is not None:
                 self.textures.emissive_texture(material)
+        self.walkmesh_layer.show(model)
         self.set_pose(pose if pose is not None else rest_pose(model))
         self.grid.place(self.bounds(), self.extent)
 
@@ -197,6 +201,8 @@ class Renderer:
             self.grid.draw(camera)
         if meshes:
             self._draw_meshes(options, blended=True, framebuffer=framebuffer, camera=camera)
+        if options.walkmesh:
+            self.walkmesh_layer.draw(framebuffer)
         self.draw_ghosts(framebuffer, camera, options, self.ghosts)
         if options.emitters:
             self._draw_emitters()
@@ -488,6 +494,7 @@ class Renderer:
         self.grid.release()
         self.bounds_box.release()
         self.emitter_shapes.release()
+        self.walkmesh_layer.release()
         for program in self.programs.values():
             program.release()
         self.programs = {}

@@ -19,9 +19,10 @@ class DrawSettings:
     mesh in its base colour; ``show_hidden`` also draws the meshes the file marks as not rendered;
     ``vertex_colors`` multiplies the base colour by the meshes' vertex colours, where they have them;
     ``bounds`` outlines the box that frames what is drawn; ``emitters`` draws each particle
-    emitter's cone and birth plane as lines (app/scene/emitter_shapes.py); ``bone_names`` labels the
-    bones (the window's overlay); ``heatmap_bone`` colours that bone's weights; ``transparent``: a
-    picture with a clear background, for compositing."""
+    emitter's cone and birth plane as lines (app/scene/emitter_shapes.py); ``walkmesh`` lays the
+    model's walkmeshes over it, coloured by surface material; ``bone_names`` labels the bones (the
+    window's overlay); ``heatmap_bone`` colours that bone's weights; ``transparent``: a picture with a
+    clear background, for compositing."""
 
     skinning: Literal["none", "lbs", "dqs"] = "lbs"
     shaded: bool = True
@@ -31,6 +32,7 @@ class DrawSettings:
     normals: bool = False
     grid: bool = True
     bounds: bool = False
+    walkmesh: bool = False
     heatmap_bone: int | None = None
     selected_bone: int | None = None
     background: tuple[float, float, float, float] = (0.22, 0.23, 0.25, 1.0)

@@ -9,8 +9,8 @@ from app.scene.draw_settings import SKINNING_METHODS, DrawSettings
 
 #: The DrawSettings fields the View menu toggles; the others (the selection, the heat map's bone,
 #: transparency, point size) are set per picture by ``draw_settings`` or by the renderer.
-DRAWN = ("shaded", "wireframe", "bones", "bone_names", "normals", "grid", "bounds", "skinning", "textures",
-         "vertex_colors", "show_hidden", "background", "emitters")
+DRAWN = ("shaded", "wireframe", "bones", "bone_names", "normals", "grid", "bounds", "walkmesh", "skinning",
+         "textures", "vertex_colors", "show_hidden", "background", "emitters")
 
 
 @dataclass(eq=False)

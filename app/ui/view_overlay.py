@@ -1,6 +1,7 @@
-"""What is painted over the 3D view: the orientation gizmo in a corner, the bone names, the last shot's
-ray and impact, and the spring of a part being dragged. Painted with QPainter from projected points on
-the view's own GL window after the scene, so they stay crisp at any size and show in its grabs."""
+"""What is painted over the 3D view: the orientation gizmo in a corner, the bone names, the walkmesh
+legend, the last shot's ray and impact, and the spring of a part being dragged. Painted with QPainter
+from projected points on the view's own GL window after the scene, so they stay crisp at any size and
+show in its grabs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 
 from app.render.camera import project
+from app.scene.walkmesh_overlay import model_legend
 
 #: The gizmo's axis length and its centre's distance from the view's bottom-left corner, in pixels.
 GIZMO_LENGTH = 28
@@ -21,6 +23,9 @@ SHOT_SECONDS = 1.5
 SHOT_COLOR = QColor(255, 90, 40)
 SPRING_COLOR = QColor(120, 230, 255)
 MARKER_RADIUS = 7
+#: The walkmesh legend's margin and colour swatch, in pixels.
+LEGEND_MARGIN = 8
+LEGEND_SWATCH = 12
 
 
 def gizmo_axes(view: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
@@ -44,6 +49,8 @@ class ViewOverlay:
         painter.setFont(self.viewport.font())
         if self.viewport.options.bone_names:
             self.paint_bone_names(painter)
+        if self.viewport.options.walkmesh and self.viewport.model is not None:
+            self.paint_walkmesh_legend(painter)
         self._paint_gizmo(painter)
         marks = self.viewport.marks()
         if marks.shot is not None:
@@ -70,6 +77,27 @@ class ViewOverlay:
             painter.drawText(QPointF(x + 5, y + 1), name)
             painter.setPen(QColor(255, 170, 60) if index == selected else QColor(235, 235, 240))
             painter.drawText(QPointF(x + 4, y), name)
+
+    def paint_walkmesh_legend(self, painter: QPainter) -> None:
+        """A swatch and a label per surface material of the model's walkmeshes, top left (View ›
+        Walkmesh); a line saying so when the model has none."""
+        entries = model_legend(self.viewport.model)
+        metrics = painter.fontMetrics()
+        line = metrics.height() + 4
+        labels = [entry.label for entry in entries] or ["no walkmesh"]
+        width = max(metrics.horizontalAdvance(label) for label in labels) + LEGEND_SWATCH + 3 * LEGEND_MARGIN
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(20, 20, 24, 170))
+        painter.drawRect(LEGEND_MARGIN, LEGEND_MARGIN, width, line * len(labels) + LEGEND_MARGIN)
+        for row, label in enumerate(labels):
+            top = LEGEND_MARGIN * 3 // 2 + row * line
+            if entries:
+                painter.setBrush(QColor.fromRgbF(*entries[row].color))
+                painter.setPen(QColor(235, 235, 240))
+                painter.drawRect(2 * LEGEND_MARGIN, top + 2, LEGEND_SWATCH, LEGEND_SWATCH)
+            painter.setPen(QColor(235, 235, 240))
+            painter.drawText(QPointF(3 * LEGEND_MARGIN + LEGEND_SWATCH, top + metrics.ascent()), label)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
 
     def _paint_gizmo(self, painter: QPainter) -> None:
         centre = np.array([GIZMO_MARGIN, self.viewport.height() - GIZMO_MARGIN], np.float64)

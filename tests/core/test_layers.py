@@ -29,7 +29,7 @@ APP = ROOT / "app"
 CORE = {"app.model", "app.maths", "app.pose", "app.errors", "app.orientation", "app.events",
         "app.skin_weights", "app.posing_steps", "app.bone_names", "app.bone_tree", "app.derived",
         "app.bone_tails", "app.loose_skeleton", "app.morph_targets", "app.mesh_keys", "app.dangly",
-        "app.emitters"}
+        "app.emitters", "app.walkmeshes"}
 PLUMBING = {"app.resources", "app.user_files", "app.atomic_files", "app.json_text", "app.interrupts"}
 BELOW_STATE = {"core", "plumbing", "formats", "loading", "scene", "physics", "export", "animation"}
 #: Each layer and the layers it may import besides itself.

@@ -114,8 +114,9 @@ class _Text:
             self.add(f"  colors {len(vertices)}")
             self.lines.extend("    " + " ".join(_number(c / 255.0) for c in row[:3]) for row in node.colors)
         self.add(f"  faces {len(faces)}")
-        self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} 0"
-                          for (a, b, c), (ta, tb, tc) in zip(faces, uv_faces))
+        surfaces = [0] * len(faces) if node.surfaces is None else node.surfaces
+        self.lines.extend(f"    {a} {b} {c} 1 {ta} {tb} {tc} {surface}"
+                          for (a, b, c), (ta, tb, tc), surface in zip(faces, uv_faces, surfaces))
         if node.flags == 0x121:
             unset = (None, None, None, [0] * len(vertices))
             period, tightness, displacement, constraints = node.dangly or unset

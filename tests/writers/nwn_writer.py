@@ -29,7 +29,8 @@ class WNode:
     bytes R, G, B, A per vertex (the binary form's words; the ASCII form writes r g b over 255).
     dangly: (period, tightness, displacement, constraints (V,)) of a dangly node. emitter: an emitter's
     sub-header strings (update, render, blend, texture) by name; its numbers go in ``keys`` as
-    controllers (88 birthrate, 184 spread, 196 xsize …), which the ASCII writer writes as lines."""
+    controllers (88 birthrate, 184 spread, 196 xsize …), which the ASCII writer writes as lines.
+    surfaces: each face's surface material (walkmesh nodes; default 1 in the binary form, 0 in the ASCII)."""
 
     name: str
     flags: int = 0x001
@@ -49,6 +50,7 @@ class WNode:
     colors: np.ndarray | None = None
     dangly: tuple | None = None
     emitter: dict | None = None
+    surfaces: list[int] | None = None
 
 
 @dataclass
@@ -195,8 +197,10 @@ class _Builder:
         vertices = np.asarray(node.vertices, np.float32)
         faces = np.asarray(node.faces, np.uint16)
         self.put("II", at, 0x40E350, 0x40D7E0)
+        surfaces = [1] * len(faces) if node.surfaces is None else node.surfaces
         pointer = self.data_array(at + 0x08, "4fI3h3H",
-                                  [(0, 0, 1, 0, 1, -1, -1, -1, *face) for face in faces.tolist()])
+                                  [(0, 0, 1, 0, surface, -1, -1, -1, *face)
+                                   for face, surface in zip(faces.tolist(), surfaces)])
         self.where[f"{node.name}.faces"] = pointer
         self.put("3f3f", at + 0x3C, 0.8, 0.7, 0.6, 0.2, 0.2, 0.2)
         self.put("I", at + 0x6C, node.render)

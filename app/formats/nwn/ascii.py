@@ -37,7 +37,8 @@ EXTRAS = {"displacement": "displacement", "tightness": "tightness", "period": "p
 #: The sniffer's test: a ``newmodel`` line near the top of a text file.
 _NEWMODEL = re.compile(rb"^[ \t]*newmodel[ \t]+\S", re.IGNORECASE | re.MULTILINE)
 #: Keywords that cannot appear inside a node: a node before them was not closed.
-SECTION_KEYWORDS = {"node", "newanim", "doneanim", "beginmodelgeom", "endmodelgeom", "donemodel", "newmodel"}
+SECTION_KEYWORDS = {"node", "newanim", "doneanim", "beginmodelgeom", "endmodelgeom", "donemodel", "newmodel",
+                    "beginwalkmeshgeom", "endwalkmeshgeom"}
 #: Most lanes a skin weight row may name.
 MAX_WEIGHT_LANES = 16
 
@@ -68,9 +69,10 @@ class _NodeText:
 
 
 class _Parser(LineReader):
-    def __init__(self, path: Path, text: str):
+    def __init__(self, path: Path, text: str, walkmesh: bool = False):
         super().__init__(path, text)
         self.warnings: list[str] = []
+        self.walkmesh = walkmesh
 
     def keys(self, tokens: list[str], line: int, kind: int,
              bezier: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
@@ -132,8 +134,11 @@ class _Parser(LineReader):
             count = self.count(tokens, at)
             if keyword == "faces":
                 rows = (line for line in islice(self.lines, at + 1, None) if has_content(line))
-                with_uvs = count and len(next(rows, "").split()) >= 7
-                width = 7 if with_uvs else 3
+                columns = len(next(rows, "").split()) if count else 0
+                if columns >= 8:
+                    text.lists[keyword] = (self.face_rows(at, count), at)
+                    return
+                width = 7 if columns == 7 else 3
             text.lists[keyword] = (self.rows(at, count, width, f"{keyword} {count}"), at)
         elif keyword == "weights":
             text.weights = self.weight_rows(at, self.count(tokens, at))
@@ -150,6 +155,16 @@ class _Parser(LineReader):
             text.values[keyword] = " ".join(tokens[1:])
         if text.kind == "emitter" and _emitter_setting(keyword):
             text.settings[setting_name(tokens[0])] = " ".join(tokens[1:])
+
+    def face_rows(self, at: int, count: int) -> np.ndarray:
+        """Face rows with their eighth number, the surface material; where a row lacks it, the rows
+        without materials (a warning)."""
+        try:
+            return self.rows(at, count, 8, f"faces {count}")
+        except ReadError:
+            self.warnings.append(f"{self.path.name} line {at + 1}: faces {count}: a row has no surface "
+                                 "material (its eighth number); the materials are not read")
+            return self.rows(at, count, 7, f"faces {count}")
 
     def inline(self, tokens: list[str], at: int, width: int) -> np.ndarray:
         """The ``width`` numbers after a keyword on its own line."""
@@ -227,6 +242,8 @@ class _Parser(LineReader):
             keyword = tokens[0].lower()
             if keyword == "newmodel" and len(tokens) > 1:
                 name = tokens[1]
+            elif keyword == "beginwalkmeshgeom" and len(tokens) > 1 and self.walkmesh:
+                name = name or tokens[1]
             elif keyword == "setsupermodel":
                 supermodel = tokens[2] if len(tokens) > 2 else ""
             elif keyword == "classification" and len(tokens) > 1:
@@ -240,11 +257,13 @@ class _Parser(LineReader):
             elif keyword == "donemodel":
                 break
         if not name:
-            raise ReadError(self.path, "expected a 'newmodel <name>' line: not an NWN ASCII model", line=1)
+            expected = "'beginwalkmeshgeom <name>'" if self.walkmesh else "'newmodel <name>'"
+            raise ReadError(self.path, f"expected a {expected} line: not an NWN ASCII "
+                                       f"{'walkmesh' if self.walkmesh else 'model'}", line=1)
         if not geometry:
             raise ReadError(self.path, f"model {name!r}: expected at least one 'node' line",
                             line=len(self.lines))
-        nodes = self.tree(geometry, "model")
+        nodes = self.tree(geometry, "walkmesh" if self.walkmesh else "model", name)
         lookup = {}
         for index, node in enumerate(nodes):
             lookup.setdefault(node.name.lower(), index)
@@ -264,9 +283,10 @@ class _Parser(LineReader):
         return Parsed(self.path, name, supermodel, nodes, parsed_animations, self.warnings,
                       classification=classification, animation_scale=scale, format="nwn_ascii")
 
-    def tree(self, texts: list[_NodeText], what: str) -> list[Node]:
+    def tree(self, texts: list[_NodeText], what: str, model_name: str) -> list[Node]:
         """The model's nodes in pre-order (children in file order) with parent indices; a parent that
-        names no node, or a parent cycle, is an error naming the line. (Animation nodes are matched
+        names no node, or a parent cycle, is an error naming the line (in a walkmesh file, a parent
+        naming the walkmesh itself, as NWmax writes, is no parent). (Animation nodes are matched
         to the model's by name, so their parents are not needed.)"""
         first: dict[str, int] = {}
         for index, text in enumerate(texts):
@@ -275,7 +295,8 @@ class _Parser(LineReader):
         roots = []
         for index, text in enumerate(texts):
             parent = text.parent.lower()
-            if parent in ("", "null"):
+            names_walkmesh = self.walkmesh and parent == model_name.lower() and parent not in first
+            if parent in ("", "null") or names_walkmesh:
                 roots.append(index)
             elif parent not in first:
                 raise self.error(text.parent_line, f"{what}: node {text.name!r} has parent {text.parent!r}, "
@@ -358,12 +379,26 @@ class _Parser(LineReader):
             "color": tuple(float(v) for v in self.floats(text, "diffuse", (0.8, 0.8, 0.8))),
             "render": self.floats(text, "render", (1.0,))[0] != 0,
             "colors": self.vertex_colours(text, node.name, count, source),
+            "surfaces": self.surfaces(rows, faces_line, node.name),
         }
         node.extras.update(vertices=len(source), faces=len(triangles))
         if text.kind == "dangly" and "constraints" in text.lists:
             node.geometry["constraints"] = text.lists["constraints"][0][:, 0]
         if text.kind == "skin":
             node.geometry.update(self.skin(text, count, lookup, source))
+
+    def surfaces(self, rows: np.ndarray, line: int, name: str) -> np.ndarray | None:
+        """(F,) each face's surface material (the eighth number of a face row), None when the rows
+        have no such column; a material that is not a whole number is a warning and read as 0."""
+        if rows.shape[1] < 8:
+            return None
+        materials = rows[:, 7]
+        odd = np.flatnonzero((materials != np.floor(materials)) | (np.abs(materials) > 2 ** 31 - 1))
+        if odd.size:
+            self.warnings.append(f"{self.path.name} line {line + 2 + int(odd[0])}: node {name!r}: surface "
+                                 f"material {materials[odd[0]]:g} is not a whole number; read as 0")
+            materials = np.where(np.isin(np.arange(len(materials)), odd), 0, materials)
+        return materials.astype(np.int32)
 
     def _check_indices(self, indices: np.ndarray, count: int, line: int, what: str, listed: str,
                        raw: np.ndarray) -> None:
@@ -489,15 +524,16 @@ def _plain_number(token: str) -> bool:
     return True
 
 
-def parse(path: Path, data: bytes) -> Parsed:
-    """One ASCII MDL's content; every count, index and key row checked."""
+def parse(path: Path, data: bytes, walkmesh: bool = False) -> Parsed:
+    """One ASCII MDL's content; every count, index and key row checked. ``walkmesh``: the file is a
+    walkmesh (``beginwalkmeshgeom NAME`` … ``endwalkmeshgeom``, docs/formats/walkmesh.md)."""
     data = data.removeprefix(UTF8_BOM)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     with np.errstate(all="ignore"):
-        return _Parser(path, text).parse()
+        return _Parser(path, text, walkmesh).parse()
 
 
 # --- registry -----------------------------------------------------------------------------------

@@ -257,6 +257,7 @@ class _Reader:
             "color": tuple(float(c) for c in finite_or_zero(record["diffuse"], "diffuse", self.warnings)),
             "render": bool(record["render"]),
             "colors": None if colours is None else vertex_colours(colours, node, self.warnings),
+            "surfaces": np.minimum(faces["surface"], 2 ** 31 - 1).astype(np.int32),
         }
 
     def _skin(self, node: Node, record, at: int) -> None:

@@ -116,6 +116,12 @@ def _rest_local(nodes: list[Node]) -> np.ndarray:
     return maths.translation(translations) @ maths.quat_to_matrix(rotations)
 
 
+def rest_world(nodes: list[Node]) -> np.ndarray:
+    """(N, 4, 4) each node's world matrix at rest (its file's rest controllers, parents first)."""
+    parents = np.array([node.parent for node in nodes], np.int32)
+    return world_from_local(_rest_local(nodes), parents, hierarchy_levels(parents))
+
+
 def _skin_influences(node: Node, world: np.ndarray, skin_index: int,
                      warnings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(V, K) joints (bone = pre-order node index) and weights of a skin node."""
@@ -400,7 +406,7 @@ def build(parsed: Parsed, lenders: list[Parsed] = (), chain: list[Parsed] = (),
     warnings = list(parsed.warnings)
     nodes = parsed.nodes
     parents = np.array([node.parent for node in nodes], np.int32)
-    world = world_from_local(_rest_local(nodes), parents, hierarchy_levels(parents))
+    world = rest_world(nodes)
     if not np.isfinite(world).all():
         raise ReadError(parsed.path, "node transforms overflow (values too large)")
     meshes = _meshes(parsed, world, warnings)

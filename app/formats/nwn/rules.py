@@ -8,6 +8,7 @@ textures as they resolved).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ from app.dangly import FULL_CONSTRAINT
 from app.formats.nwn.dangly_params import PARAMETERS, file_vertex_count, number, shown
 from app.formats.nwn.nodes import Parsed
 from app.model import Model
+from app.walkmeshes import SURFACE_MATERIALS
 
 #: Bones one skin mesh may use in NWN:EE (rollnw's skin node keeps 64; 1.69's compiler took 17).
 #: Sources for each threshold: docs/formats/nwn-check.md.
@@ -36,6 +38,11 @@ EMITTER_VALUES = {
                "aligned_to_particle_dir", "motion_blur"),
     "blend": ("normal", "punch-through", "punchthrough", "lighten"),
 }
+#: A tile's resref: the tileset's three letters and two digits, then ``_`` a letter and two digits
+#: (the tile's group) and ``_`` two digits (its variant), as in ``ttd01_a04_03``.
+TILE_RESREF = re.compile(r"[a-z]{3}\d{2}_[a-z]\d{2}_\d{2}", re.IGNORECASE)
+#: Highest surface material id: the last row of the game's surfacemat.2da (app/walkmeshes.py).
+MAX_SURFACE_MATERIAL = len(SURFACE_MATERIALS) - 1
 
 
 #: The emitter numbers checked (``emitter-numbers``): each must be a finite number ≥ 0.
@@ -66,7 +73,7 @@ class Finding:
 def check(parsed: Parsed, model: Model) -> list[Finding]:
     """Every finding for ``parsed`` (the model's own file) loaded as ``model``."""
     return [*_names(parsed), *_skins(parsed), *_emitters(parsed), *_emitter_numbers(parsed),
-            *_danglies(parsed), *_animations(parsed), *_resolved(model)]
+            *_danglies(parsed), *_animations(parsed), *_resolved(model), *_walkmeshes(parsed, model)]
 
 
 def _emitter_numbers(parsed: Parsed) -> list[Finding]:
@@ -133,6 +140,29 @@ def _dangly_parameters(node) -> list[Finding]:
         extreme.append(f"displacement {values['displacement']:g} is more than {MAX_DISPLACEMENT_SHARE:g} "
                        f"times the mesh's size ({size:.3g})")
     return [Finding("warning", "dangly-extreme", node.name, "; ".join(extreme))] if extreme else []
+
+
+def is_tile(parsed: Parsed) -> bool:
+    """A tile: classified so, holding an AABB node, or named like a tile's resref."""
+    return (parsed.classification == "tile" or any(node.kind == "aabb" for node in parsed.nodes)
+            or TILE_RESREF.fullmatch(parsed.name) is not None)
+
+
+def _walkmeshes(parsed: Parsed, model: Model) -> list[Finding]:
+    findings = []
+    if is_tile(parsed) and not model.walkmeshes:
+        findings.append(Finding("error", "tile-walkmesh", parsed.name,
+                                "a tile without a walkmesh (no AABB node with faces, no .wok found): "
+                                "creatures cannot walk on it"))
+    for walkmesh in model.walkmeshes:
+        outside = np.flatnonzero((walkmesh.materials < 0) | (walkmesh.materials > MAX_SURFACE_MATERIAL))
+        if outside.size:
+            first = int(outside[0])
+            findings.append(Finding("warning", "walkmesh-material", walkmesh.name,
+                                    f"{outside.size} faces have a surface material outside "
+                                    f"0..{MAX_SURFACE_MATERIAL} (face {first} has "
+                                    f"{int(walkmesh.materials[first])})"))
+    return findings
 
 
 def _emitters(parsed: Parsed) -> list[Finding]:

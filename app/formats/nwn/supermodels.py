@@ -14,6 +14,7 @@ import numpy as np
 
 from app.formats.nwn.archives.search import ResourceSearch
 from app.formats.nwn.nodes import Parsed, build
+from app.formats.nwn.walkmeshes import walkmeshes_of
 from app.formats.registry import LoadOptions, ReadError, SniffedFile, read_bytes
 from app.model import Model
 
@@ -154,4 +155,6 @@ def load(files: list[SniffedFile], options: LoadOptions) -> Model:
         except ValueError as error:
             raise ReadError(model.path, str(error)) from None
         built.warnings.extend(unreadable)
+        built.walkmeshes, walkmesh_warnings = walkmeshes_of(model, search)
+        built.warnings.extend(walkmesh_warnings)
         return built

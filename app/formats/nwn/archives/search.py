@@ -23,10 +23,12 @@ class Found:
 
 @dataclass
 class ResourceSearch:
-    """The ``--resources`` PATHs, archives opened once, on first use."""
+    """The ``--resources`` PATHs, archives opened and folders listed once, on first use."""
 
     paths: list[Path]
     _archives: dict[Path, Archive] = field(default_factory=dict)
+    #: Each folder's files by lower-cased name, listed once per search (a load looks up several names).
+    _listings: dict[Path, dict[str, Path]] = field(default_factory=dict)
 
     def find(self, name: str, types: tuple[str, ...]) -> Found | None:
         """The first resource called ``name`` with one of ``types`` (in that order of preference
@@ -39,7 +41,9 @@ class ResourceSearch:
 
     def _find_in(self, path: Path, name: str, types: tuple[str, ...]) -> Found | None:
         if path.is_dir():
-            listing = _listing(path)
+            if path not in self._listings:
+                self._listings[path] = _listing(path)
+            listing = self._listings[path]
             for kind in types:
                 file = listing.get(f"{name}.{kind}".lower())
                 if file is not None:
