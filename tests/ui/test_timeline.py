@@ -305,6 +305,7 @@ def test_the_mix_row_changes_the_picture_live_and_the_window_still_fits_900_pixe
     """Mix Clips opens the second row under the transport; the window keeps the width the 900 px
     screenshot needs; a change in the row is on screen at once (the walk's pose at 0.5 s against
     the idle's)."""
+    from app.ui.ragdoll.dock_width import MIN_VIEW_SHARE
     from tests.gui_helpers import view_image
 
     window.resize(900, 640)
@@ -313,6 +314,8 @@ def test_the_mix_row_changes_the_picture_live_and_the_window_still_fits_900_pixe
     qtbot.waitUntil(row.isVisible)
     assert window.minimumSizeHint().width() <= 900
     qtbot.waitUntil(lambda: window.width() == 900)
+    # the docks narrowed once the window's resize arrives: the view keeps its share of the width
+    qtbot.waitUntil(lambda: window.viewport.width() >= window.width() * MIN_VIEW_SHARE)
     paused.set_time(0.5)  # the cross-fade into the idle starts at 0.7 s: the walk alone
     walk = view_image(window, qtbot)
     row.mode.setCurrentIndex(row.mode.findText("Blend"))
