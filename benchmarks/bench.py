@@ -183,6 +183,7 @@ BENCHES = {
     "video": _optional("benchmarks.batch", "bench_video"),
     "floor": _optional("benchmarks.batch", "bench_floor"),
     "fbx_bvh": _optional("benchmarks.fbx_bvh", "run"),
+    "clips": _optional("benchmarks.clips", "run"),
 }
 
 
@@ -226,6 +227,7 @@ GOALS = (
     Goal("render_vs_floor", "floor", lambda r: r.get("render_vs_floor"), "<=", 1.3),
     Goal("fbx_vs_glb_load", "fbx_bvh", lambda r: r.get("fbx_vs_glb_load"), "<=", 1.5),
     Goal("bvh_parse_vs_fromstring", "fbx_bvh", lambda r: r.get("bvh_parse_vs_fromstring"), "<=", 1.5),
+    Goal("info_8000_clips_vs_one_clip", "clips", lambda r: r.get("info_8000_clips_vs_one_clip"), "<=", 1.5),
 )
 
 
