@@ -208,6 +208,8 @@ GOALS = (
          ">=", 0.8),
     Goal("window_fps_vs_offscreen_draw_100k", "window", lambda r: r.get("window_fps_vs_offscreen_draw_100k"),
          ">=", 0.8),
+    Goal("window_fps_mix_vs_offscreen_draw", "window", lambda r: r.get("window_fps_mix_vs_offscreen_draw"),
+         ">=", 0.8),
     Goal("render_vs_f3d", "f3d", lambda r: r.get("render_vs_f3d"), "<=", 0.5),
     Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
     Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
