@@ -123,7 +123,7 @@ def _posed_corners(model: Model, pose, mesh: Mesh, corners: np.ndarray, start: i
 #: stretched edges is as clear from them as from a million (to about half a percentage point), and
 #: skinning a sample keeps a large C3DE mesh's load at the speed of its reading. Meshes this small are
 #: measured whole.
-FIT_TRIANGLES = 1 << 16
+FIT_TRIANGLES = 1 << 14
 
 
 def _check_fit(model: Model, step: CheckFit) -> None:
