@@ -1,5 +1,5 @@
 """Shared fixtures: one headless OpenGL context for the whole session; the demo's ragdoll document and
-simulation (Qt-free state) for the ragdoll tests."""
+simulation (Qt-free state) for the ragdoll tests; the ragdoll check's trial cut short (short_trial)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,22 @@ def doc(demo, tmp_path):
     document.set_model(demo)
     document.path = None
     return document
+
+
+@pytest.fixture
+def short_trial(monkeypatch):
+    """The standard trial (``ragdoll --check``) cut to about a second of simulation in all (a quarter
+    second of settling, two shots, a short pull, a quarter second after): for the tests of what the
+    report says from the profile's own numbers (limits too small, mass ratios, rest poses and clips
+    outside the limits, bones without a part) or of what surrounds the check, which the motion does
+    not decide. The full trial's nine seconds stay with the tests of its verdict on motion (overshoot,
+    penetration). Returns the short trial's step count."""
+    from app.physics import trial
+
+    for name, value in (("SETTLE_SECONDS", 0.25), ("SHOTS", 2), ("PULL_SECONDS", 0.25),
+                        ("FINAL_SECONDS", 0.25)):
+        monkeypatch.setattr(trial, name, value)
+    return trial.trial_steps()
 
 
 @pytest.fixture
