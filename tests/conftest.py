@@ -9,6 +9,7 @@ from app import loading
 from app.resources import demo_paths
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.simulation import Simulation
+from tests.helpers import shorten_trial
 
 
 @pytest.fixture(autouse=True)
@@ -57,18 +58,8 @@ def doc(demo, tmp_path):
 
 @pytest.fixture
 def short_trial(monkeypatch):
-    """The standard trial (``ragdoll --check``) cut to about a second of simulation in all (a quarter
-    second of settling, two shots, a short pull, a quarter second after): for the tests of what the
-    report says from the profile's own numbers (limits too small, mass ratios, rest poses and clips
-    outside the limits, bones without a part) or of what surrounds the check, which the motion does
-    not decide. The full trial's nine seconds stay with the tests of its verdict on motion (overshoot,
-    penetration). Returns the short trial's step count."""
-    from app.physics import trial
-
-    for name, value in (("SETTLE_SECONDS", 0.25), ("SHOTS", 2), ("PULL_SECONDS", 0.25),
-                        ("FINAL_SECONDS", 0.25)):
-        monkeypatch.setattr(trial, name, value)
-    return trial.trial_steps()
+    """The ragdoll check's trial cut short for the test (``helpers.shorten_trial``); its step count."""
+    return shorten_trial(monkeypatch)
 
 
 @pytest.fixture
