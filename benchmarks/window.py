@@ -168,6 +168,14 @@ def _command(mode: str, paths: list[str], view: dict | None = None) -> list[str]
     return command
 
 
+def _fresh_user(folder: str) -> dict[str, str]:
+    """This environment with the user's folders in ``folder``: the window starts with its default
+    layout (the Outliner's tab on top, no ragdoll gizmos), not with what the last session on this
+    machine left in its settings (an open Ragdoll tab adds the gizmos to every frame)."""
+    return {**os.environ, "XDG_DATA_HOME": str(Path(folder) / "data"),
+            "XDG_CONFIG_HOME": str(Path(folder) / "config")}
+
+
 def _result(mode: str, returncode: int, stdout: str, stderr: str) -> dict:
     if returncode:
         raise RuntimeError(f"{mode} child failed: {stderr.strip()[-2000:]}")
@@ -180,9 +188,9 @@ def window_vs_offscreen(paths: list[str], ragdoll: bool = True, mix: bool = Fals
     ragdoll speed too; with ``mix``, the first two clips mixed on both sides."""
     mode = "window-mix" if mix else "window" if ragdoll else "window-play"
     offscreen = []
-    with tempfile.TemporaryFile("w+") as errors:
+    with tempfile.TemporaryFile("w+") as errors, tempfile.TemporaryDirectory() as user:
         window = subprocess.Popen(_command(mode, paths), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=errors, text=True)
+                                  stderr=errors, text=True, env=_fresh_user(user))
         try:
             for _ in range(SEGMENTS - 1):
                 line = window.stdout.readline()
