@@ -65,6 +65,7 @@ class _ChannelRows:
 
     @classmethod
     def gather(cls, clips: list[Clip], channel: str, width: int) -> _ChannelRows:
+        """The ``channel`` keys (``width`` values each) of every track of ``clips`` that has them."""
         clip_of, bones, step, times, values = [], [], [], [], []
         for position, clip in enumerate(clips):
             for track in clip.tracks:
@@ -93,10 +94,7 @@ class _ChannelRows:
         clip_of = self.clips[rows] - first_clip
         key_starts = self.key_starts[rows.start:rows.stop + 1]
         counts = np.diff(key_starts)
-        frames_per_row = starts[clip_of + 1] - starts[clip_of]
-        row = np.repeat(np.arange(len(clip_of)), frames_per_row)
-        frame = starts[clip_of][row] + np.arange(len(row)) - np.repeat(np.cumsum(frames_per_row)
-                                                                        - frames_per_row, frames_per_row)
+        row, frame = _rows_at_frames(clip_of, starts)
         at = frame_times[frame]
         times = self.times[key_starts[0]:key_starts[-1]]
         upto = _keys_up_to(times, np.repeat(np.arange(len(clip_of)), counts), key_starts - key_starts[0],
@@ -114,6 +112,15 @@ class _ChannelRows:
         else:
             values = first + fraction[..., None] * (second - first)
         return values, frame, self.bones[rows][row]
+
+
+def _rows_at_frames(clip_of: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row (its clip ``clip_of`` (R,)) paired with each of its clip's frames (``starts``: where
+    each clip's frames begin): the rows (P,) and the frames (P,), row by row."""
+    frames_per_row = starts[clip_of + 1] - starts[clip_of]
+    row = np.repeat(np.arange(len(clip_of)), frames_per_row)
+    within = np.arange(len(row)) - np.repeat(np.cumsum(frames_per_row) - frames_per_row, frames_per_row)
+    return row, starts[clip_of][row] + within
 
 
 def _keys_up_to(times: np.ndarray, row_of_key: np.ndarray, key_starts: np.ndarray,
