@@ -64,8 +64,9 @@ def _frozen(array, dtype, shape: tuple, what: str) -> np.ndarray:
 
 
 def _check_bounded(array: np.ndarray, what: str) -> None:
-    """A ValueError unless every entry of ``array`` is finite and within ``MAX_MAGNITUDE``."""
-    if not np.all(np.abs(array) <= MAX_MAGNITUDE):
+    """A ValueError unless every entry of ``array`` is finite and within ``MAX_MAGNITUDE``: its extremes
+    are compared (no temporary as large as the array; a NaN makes them NaN, which fails)."""
+    if array.size and not (array.max() <= MAX_MAGNITUDE and array.min() >= -MAX_MAGNITUDE):
         raise ValueError(f"{what}: a value is not finite or beyond ±{MAX_MAGNITUDE:g}")
 
 

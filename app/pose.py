@@ -263,7 +263,9 @@ def animated_bones(clip: Clip) -> np.ndarray:
 
 
 @derived
-def _rest_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rest_local_trs(skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rest-local matrices as translations (B, 3), quaternions (B, 4) and scales (B, 3): what a
+    bone's unkeyed channels keep."""
     translations, rotations, scales, _ = maths.decompose_trs(skeleton.rest_local)
     return translations, rotations, scales
 
@@ -274,7 +276,7 @@ def _sample_keyed(skeleton: Skeleton, clip: Clip, time: float) -> np.ndarray:
     Bones with no track keep their rest-local matrix exactly (shear included).
     """
     packed, animated = _pack(clip)
-    translations, rotations, scales = (a.copy() for a in _rest_local_trs(skeleton))
+    translations, rotations, scales = (a.copy() for a in rest_local_trs(skeleton))
     for channel, target in (("translation", translations), ("scale", scales), ("rotation", rotations)):
         if channel not in packed:
             continue
@@ -305,7 +307,7 @@ def keyed_local_frames(skeleton: Skeleton, clip: Clip, times: np.ndarray,
     frames = len(times)
     row_of = np.full(len(skeleton), -1, dtype=np.intp)
     row_of[bones] = np.arange(len(bones))
-    trs = [np.repeat(rest[bones][None], frames, axis=0) for rest in _rest_local_trs(skeleton)]
+    trs = [np.repeat(rest[bones][None], frames, axis=0) for rest in rest_local_trs(skeleton)]
     for channel, target in (("translation", trs[0]), ("rotation", trs[1]), ("scale", trs[2])):
         if channel not in packed:
             continue

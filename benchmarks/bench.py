@@ -183,6 +183,7 @@ BENCHES = {
     "video": _optional("benchmarks.batch", "bench_video"),
     "floor": _optional("benchmarks.batch", "bench_floor"),
     "fbx_bvh": _optional("benchmarks.fbx_bvh", "run"),
+    "clips": _optional("benchmarks.clips", "run"),
 }
 
 
@@ -207,6 +208,8 @@ GOALS = (
          ">=", 0.8),
     Goal("window_fps_vs_offscreen_draw_100k", "window", lambda r: r.get("window_fps_vs_offscreen_draw_100k"),
          ">=", 0.8),
+    Goal("window_fps_mix_vs_offscreen_draw", "window", lambda r: r.get("window_fps_mix_vs_offscreen_draw"),
+         ">=", 0.8),
     Goal("render_vs_f3d", "f3d", lambda r: r.get("render_vs_f3d"), "<=", 0.5),
     Goal("text_parse_vs_fromstring", "text", lambda r: r.get("time_ratio"), "<=", 1.5),
     Goal("nwn_load_mb_per_s", "binary", lambda r: r.get("nwn_mdl", {}).get("mb_per_s"), ">=", 200),
@@ -226,6 +229,7 @@ GOALS = (
     Goal("render_vs_floor", "floor", lambda r: r.get("render_vs_floor"), "<=", 1.3),
     Goal("fbx_vs_glb_load", "fbx_bvh", lambda r: r.get("fbx_vs_glb_load"), "<=", 1.5),
     Goal("bvh_parse_vs_fromstring", "fbx_bvh", lambda r: r.get("bvh_parse_vs_fromstring"), "<=", 1.5),
+    Goal("info_8000_clips_vs_one_clip", "clips", lambda r: r.get("info_8000_clips_vs_one_clip"), "<=", 1.5),
 )
 
 

@@ -19,8 +19,10 @@ the copy into the window and its swap); the CPU time per frame of each side is p
 cross-check that other processes' load does not sway. Without models on the command line the same is
 measured again on the largest model the benchmarks draw, the 100k-vertex, 64-bone tube of
 ``bench_render`` playing a waving clip (written to a temporary glTF):
-``window_fps_vs_offscreen_draw_100k``. The window needs a display; without one the children run under
-``xvfb-run``.
+``window_fps_vs_offscreen_draw_100k``; and on the demo with the Mix row on (Playback › Mix Clips: its
+first clip cross-fading into its second, the baked mix playing, which the offscreen child bakes the same
+way and draws): ``window_fps_mix_vs_offscreen_draw``. The window needs a display; without one the
+children run under ``xvfb-run``.
 """
 
 from __future__ import annotations
@@ -53,7 +55,16 @@ def _load(paths: list[str]):
     return loading.load([Path(p) for p in paths] or demo_paths())
 
 
-def _window(paths: list[str], ragdoll: bool = True) -> dict:
+def _mixed_clip(model):
+    """The clip the window plays with the Mix row on: the first clip cross-fading into the second,
+    baked as ``ViewerState.set_mixing`` bakes it."""
+    from app.animation.mix import baked_clip
+    from app.state.live_mix import first_settings
+
+    return baked_clip(model, model.clips[0], first_settings(model, 0).mix(model))
+
+
+def _window(paths: list[str], ragdoll: bool = True, mix: bool = False) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -76,6 +87,8 @@ def _window(paths: list[str], ragdoll: bool = True) -> dict:
         QTimer.singleShot(round(seconds * 1000), loop.quit)
         loop.exec()
 
+    if mix:
+        window.state.set_mixing(True)
     pump(WARM_UP_SECONDS)
     if window.playback is not None and not window.playback.playing:
         window.playback.set_playing(True)
@@ -116,15 +129,16 @@ def _view(viewport) -> dict:
     return {"size": size, "camera": camera, "options": dataclasses.asdict(viewport.options)}
 
 
-def _offscreen(paths: list[str], view: dict) -> dict:
-    """Draws per second of ``paths``' first clip (the wall clock its time) in ``view`` (``_view``'s)."""
+def _offscreen(paths: list[str], view: dict, mix: bool = False) -> dict:
+    """Draws per second of ``paths``' first clip (with ``mix``, its mix with the second: ``_mixed_clip``),
+    the wall clock its time, in ``view`` (``_view``'s)."""
     from app.pose import evaluate
     from app.render.camera import Camera
     from app.render.offscreen import ImageTargets, OffscreenRenderer
     from app.scene.draw_settings import DrawSettings
 
     model = _load(paths)
-    clip = model.clips[0] if model.clips else None
+    clip = _mixed_clip(model) if mix else model.clips[0] if model.clips else None
     size = tuple(view["size"])
     camera = Camera(**view["camera"])
     options = DrawSettings(**{key: tuple(value) if isinstance(value, list) else value
@@ -154,29 +168,37 @@ def _command(mode: str, paths: list[str], view: dict | None = None) -> list[str]
     return command
 
 
+def _fresh_user(folder: str) -> dict[str, str]:
+    """This environment with the user's folders in ``folder``: the window starts with its default
+    layout (the Outliner's tab on top, no ragdoll gizmos), not with what the last session on this
+    machine left in its settings (an open Ragdoll tab adds the gizmos to every frame)."""
+    return {**os.environ, "XDG_DATA_HOME": str(Path(folder) / "data"),
+            "XDG_CONFIG_HOME": str(Path(folder) / "config")}
+
+
 def _result(mode: str, returncode: int, stdout: str, stderr: str) -> dict:
     if returncode:
         raise RuntimeError(f"{mode} child failed: {stderr.strip()[-2000:]}")
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-def window_vs_offscreen(paths: list[str], ragdoll: bool = True) -> dict:
+def window_vs_offscreen(paths: list[str], ragdoll: bool = True, mix: bool = False) -> dict:
     """The window's frame rate on ``paths`` (the demo when empty) over SEGMENTS spans, with the
     offscreen draw rate of the same view measured between each two; with ``ragdoll``, the window's
-    ragdoll speed too."""
-    mode = "window" if ragdoll else "window-play"
+    ragdoll speed too; with ``mix``, the first two clips mixed on both sides."""
+    mode = "window-mix" if mix else "window" if ragdoll else "window-play"
     offscreen = []
-    with tempfile.TemporaryFile("w+") as errors:
+    with tempfile.TemporaryFile("w+") as errors, tempfile.TemporaryDirectory() as user:
         window = subprocess.Popen(_command(mode, paths), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=errors, text=True)
+                                  stderr=errors, text=True, env=_fresh_user(user))
         try:
             for _ in range(SEGMENTS - 1):
                 line = window.stdout.readline()
                 if not line:
                     break
                 view = json.loads(line)
-                run = subprocess.run(_command("offscreen", paths, view), capture_output=True, text=True,
-                                     timeout=600)
+                run = subprocess.run(_command("offscreen-mix" if mix else "offscreen", paths, view),
+                                     capture_output=True, text=True, timeout=600)
                 offscreen.append(_result("offscreen", run.returncode, run.stdout, run.stderr))
                 window.stdin.write("go\n")
                 window.stdin.flush()
@@ -217,6 +239,10 @@ def run(paths: list[str] | None = None) -> dict:
     """The demo's (or ``paths``') window figures; without ``paths`` also the 100k tube's frame rates."""
     result = window_vs_offscreen(paths or [])
     if not paths:
+        mixed = window_vs_offscreen([], ragdoll=False, mix=True)
+        result.update({f"mix: {key}": value for key, value in mixed.items()
+                       if key not in ("window_fps_vs_offscreen_draw", "window_ragdoll_speed_vs_realtime")})
+        result["window_fps_mix_vs_offscreen_draw"] = mixed["window_fps_vs_offscreen_draw"]
         with tempfile.TemporaryDirectory() as folder:
             large = window_vs_offscreen([_large_model(Path(folder))], ragdoll=False)
         result.update({f"100k tube: {key}": value for key, value in large.items()
@@ -231,9 +257,9 @@ def _child_main(argv: list[str]) -> int:
     if paths[:1] == ["--view"]:
         view, paths = json.loads(paths[1]), paths[2:]
     if mode.startswith("window"):
-        result = _window(paths, ragdoll=mode == "window")
+        result = _window(paths, ragdoll=mode == "window", mix=mode == "window-mix")
     else:
-        result = _offscreen(paths, view)
+        result = _offscreen(paths, view, mix=mode == "offscreen-mix")
     print(json.dumps(result))
     return 0
 

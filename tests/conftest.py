@@ -1,5 +1,5 @@
 """Shared fixtures: one headless OpenGL context for the whole session; the demo's ragdoll document and
-simulation (Qt-free state) for the ragdoll tests."""
+simulation (Qt-free state) for the ragdoll tests; the ragdoll check's trial cut short (short_trial)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from app import loading
 from app.resources import demo_paths
 from app.state.ragdoll.document import RagdollDocument
 from app.state.ragdoll.simulation import Simulation
+from tests.helpers import shorten_trial
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +54,12 @@ def doc(demo, tmp_path):
     document.set_model(demo)
     document.path = None
     return document
+
+
+@pytest.fixture
+def short_trial(monkeypatch):
+    """The ragdoll check's trial cut short for the test (``helpers.shorten_trial``); its step count."""
+    return shorten_trial(monkeypatch)
 
 
 @pytest.fixture

@@ -72,3 +72,18 @@ def part(doc, name):
 def joint(doc, name):
     """The profile joint called ``name`` of a ragdoll document."""
     return doc.profile.joints[doc.profile.joint_index(name)]
+
+
+def shorten_trial(monkeypatch) -> int:
+    """The standard trial (``ragdoll --check``) cut to about a second of simulation in all (a quarter
+    second of settling, two shots, a short pull, a quarter second after), until the test ends: for
+    the tests of what the report says from the profile's own numbers (limits too small, mass ratios,
+    rest poses and clips outside the limits, bones without a part) or of what surrounds the check,
+    which the motion does not decide. The full trial's nine seconds stay with the tests of its
+    verdict on motion (overshoot, penetration). Returns the short trial's step count."""
+    from app.physics import trial
+
+    for name, value in (("SETTLE_SECONDS", 0.25), ("SHOTS", 2), ("PULL_SECONDS", 0.25),
+                        ("FINAL_SECONDS", 0.25)):
+        monkeypatch.setattr(trial, name, value)
+    return trial.trial_steps()

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from app.animation.clip_batches import FrameBatch, frame_batches, movable_bones, sampled_together
 from app.bone_tree import hierarchy_levels, world_from_local
 from app.model import Clip, Model
 from app.orientation import facing
@@ -86,13 +87,6 @@ def root_frames(model: Model, clip: Clip) -> tuple[int, np.ndarray | None]:
     return root, worlds[:, row_of[root]]
 
 
-def movable_bones(skeleton, animated: np.ndarray) -> np.ndarray:
-    """(S,) ascending: the ``animated`` bones, the bones below them (the only ones a clip can move)
-    and the bones above those (their worlds are composed from them)."""
-    below = skeleton.subtree_mask(animated)
-    return np.flatnonzero(below | skeleton.tree.marked_below(below))
-
-
 def has_root_motion(model: Model, clip: Clip) -> bool:
     """The clip carries the model away (``ROOT_MOTION_SHARE``): the view follows it while it plays."""
     path = root_path(model, clip)
@@ -105,6 +99,48 @@ def root_travel(model: Model, clip: Clip) -> tuple[float, float]:
     path = root_path(model, clip)
     travel = float(np.linalg.norm(np.diff(path, axis=0), axis=1).sum())
     return travel, travel / clip.duration if clip.duration > 0 else 0.0
+
+
+def root_travels(model: Model, clips: list[Clip]) -> list[tuple[float, float]]:
+    """``root_travel`` of each of ``clips``, the same figures; keyed clips are worked out together
+    (``clip_batches``), so thousands of small clips cost what their frames cost."""
+    together = [index for index, clip in enumerate(clips) if sampled_together(clip)]
+    travels = dict.fromkeys(range(len(clips)))
+    if len(model.skeleton) and together:
+        for batch in frame_batches(model.skeleton, [clips[index] for index in together]):
+            for position, path in zip(batch.clips, _batch_root_paths(model, batch)):
+                clip = clips[together[position]]
+                travel = float(np.linalg.norm(np.diff(path, axis=0), axis=1).sum())
+                travels[together[position]] = travel, travel / clip.duration if clip.duration > 0 else 0.0
+    return [travels[index] or root_travel(model, clip) for index, clip in enumerate(clips)]
+
+
+def _batch_root_paths(model: Model, batch: FrameBatch) -> list[np.ndarray]:
+    """Each batched clip's ``root_path``: its motion root (``motion_root``: the shallowest bone that
+    moves over the clip's frames, the lowest index first) found for every clip at once."""
+    skeleton = model.skeleton
+    places = batch.worlds[:, :, :3, 3]
+    spread = (np.maximum.reduceat(places, batch.starts[:-1], axis=0)
+              - np.minimum.reduceat(places, batch.starts[:-1], axis=0)).max(axis=2)
+    moving = spread > 1e-9 * max(rest_extent(model), 1e-9)
+    depth = np.zeros(len(skeleton), dtype=np.intp)
+    for level_depth, level in enumerate(skeleton.levels):
+        depth[level] = level_depth
+    order = depth[batch.bones] * len(skeleton) + batch.bones
+    first_moving = np.where(moving, order, np.iinfo(np.intp).max).argmin(axis=1)
+    resting_root = int(skeleton.levels[0].min())
+    paths = []
+    for clip, row in enumerate(first_moving):
+        frames = slice(batch.starts[clip], batch.starts[clip + 1])
+        if moving[clip, row]:
+            places_of_root = places[frames, row]
+        elif resting_root in batch.bones:
+            places_of_root = places[frames, np.searchsorted(batch.bones, resting_root)]
+        else:
+            rest_place = skeleton.rest_world[resting_root, :3, 3]
+            places_of_root = np.repeat(rest_place[None], frames.stop - frames.start, axis=0)
+        paths.append(over_ground(places_of_root, model.up_axis))
+    return paths
 
 
 def travel_taken_off(model: Model, worlds: np.ndarray, root: int,

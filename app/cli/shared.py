@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app import formats, loading
 from app.animation.dangly_swing import swung_at
-from app.animation.root_motion import in_place_model, root_travel
+from app.animation.root_motion import in_place_model, root_travels
 from app.atomic_files import same_file, special_kind
 from app.cli.clip_options import mixed_model
 from app.model import Clip, Model
@@ -186,8 +186,8 @@ def describe(model: Model) -> dict:
         "clips": [{"name": clip.name, "frames": clip.frame_count, "duration": clip.duration,
                    "kind": clip.motion, "source": clip.source, "rate": clip.rate,
                    **({"morph_weights": True} if clip.skeletal and clip.weight_channels else {}),
-                   **dict(zip(("root_travel", "root_speed"), root_travel(model, clip)))}
-                  for clip in model.clips],
+                   "root_travel": travel, "root_speed": speed}
+                  for clip, (travel, speed) in zip(model.clips, root_travels(model, model.clips))],
         "supermodels": [{"name": name, "file": found} for name, found in model.supermodels],
         "bone_names": skeleton.names,
         "parents": skeleton.parents.tolist(),

@@ -14,6 +14,7 @@ translation in the last row): they are transposed here, once, into the column-ve
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -28,9 +29,11 @@ UpAxis = Literal["Y", "Z"]
 _AXES = {"X": 0, "Y": 1, "Z": 2}
 
 
+@functools.lru_cache(maxsize=64)
 def basis(up_axis: str, forward: str = "") -> np.ndarray:
     """(3, 3) canonical → world rotation (columns: where canonical X, Y, Z go): canonical +Z goes to
-    the up axis and canonical −Y to the model's facing (``orientation.facing``)."""
+    the up axis and canonical −Y to the model's facing (``orientation.facing``). Read-only, made once
+    per pair (the view asks for it several times a frame)."""
     if up_axis not in DEFAULT_FORWARD:
         raise ValueError(f"up_axis must be 'Y' or 'Z', got {up_axis!r}")
     if forward and (len(forward) != 2 or forward[0] not in "+-" or forward[1] not in _AXES):
@@ -38,7 +41,9 @@ def basis(up_axis: str, forward: str = "") -> np.ndarray:
     signed = facing(up_axis, forward)
     front = np.eye(3)[_AXES[signed[1]]] * (1.0 if signed[0] == "+" else -1.0)
     up = np.eye(3)[_AXES[up_axis]]
-    return np.stack([np.cross(-front, up), -front, up], axis=1)
+    rotation = np.stack([np.cross(-front, up), -front, up], axis=1)
+    rotation.flags.writeable = False
+    return rotation
 
 
 #: Named views as (yaw, pitch) in degrees.
@@ -74,6 +79,8 @@ class Camera:
     def __post_init__(self):
         basis(self.up_axis, self.forward)  # checks both
         self.target = np.asarray(self.target, dtype=np.float64).copy()
+        #: The last view matrix and what it was made from (not a field: ``asdict`` leaves it out).
+        self._view_made: tuple[tuple, np.ndarray] | None = None
 
     @property
     def basis(self) -> np.ndarray:
@@ -108,9 +115,14 @@ class Camera:
         return self.target - forward * self.distance
 
     def view_matrix(self) -> np.ndarray:
-        """(4, 4) world → eye; the eye looks along its −Z."""
-        _, _, up = self.axes()
-        return np.ascontiguousarray(matrix44.create_look_at(self.eye, self.target, up, dtype=np.float64).T)
+        """(4, 4) world → eye; the eye looks along its −Z. Made again only when the camera moved (the
+        renderer, the grid and the overlay each ask for it every frame)."""
+        key = (self.target.tobytes(), self.distance, self.yaw, self.pitch, self.up_axis, self.forward)
+        if self._view_made is None or self._view_made[0] != key:
+            _, _, up = self.axes()
+            look_at = matrix44.create_look_at(self.eye, self.target, up, dtype=np.float64)
+            self._view_made = key, np.ascontiguousarray(look_at.T)
+        return self._view_made[1].copy()
 
     def clip_planes(self) -> tuple[float, float]:
         """(near, far) distances from the eye."""

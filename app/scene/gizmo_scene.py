@@ -104,7 +104,7 @@ def box_corners(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
     """(N, 8, 3) the corners of boxes with frames (N, 4, 4) (centre and axes) and half extents (N, 3)."""
     frames = np.asarray(frames, np.float64).reshape(-1, 4, 4)
     local = BOX_CORNERS[None] * np.asarray(half_extents, np.float64).reshape(-1, 1, 3)
-    return np.einsum("nij,nkj->nki", frames[:, :3, :3], local) + frames[:, None, :3, 3]
+    return _in_frames(frames, local)
 
 
 def box_lines(frames: np.ndarray, half_extents: np.ndarray) -> np.ndarray:
@@ -152,7 +152,7 @@ def capsule_lines(frames: np.ndarray, half_extents: np.ndarray,
     bottoms = sides[None] * radius[:, :, None] - [0.0, 0.0, 1.0] * middle[:, :, None]
     lines.append(np.stack([tops, bottoms], axis=2))
     canonical = np.concatenate(lines, axis=1)
-    local = np.einsum("nksj,nji->nksi", canonical, np.eye(3)[order])
+    local = _axes_in_order(canonical, order)
     count = canonical.shape[1]
     return _in_frames(frames, local.reshape(len(frames), -1, 3)).reshape(len(frames), count, 2, 3)
 
@@ -178,7 +178,7 @@ def capsule_triangles(frames: np.ndarray, half_extents: np.ndarray,
     corner = (k * width + j).reshape(-1)
     faces = np.concatenate([np.stack([corner, corner + width, corner + width + 1], axis=1),
                             np.stack([corner, corner + width + 1, corner + 1], axis=1)])
-    local = np.einsum("nksj,nji->nksi", canonical, np.eye(3)[order]).reshape(len(frames), -1, 3)
+    local = _axes_in_order(canonical, order).reshape(len(frames), -1, 3)
     return _in_frames(frames, local)[:, faces]
 
 
@@ -222,8 +222,17 @@ def _polyline(points: np.ndarray) -> np.ndarray:
 
 
 def _in_frames(frames: np.ndarray, local: np.ndarray) -> np.ndarray:
-    """(N, S, 3) points given in each frame's axes (N, S, 3) placed in the world."""
-    return np.einsum("nij,nsj->nsi", frames[:, :3, :3], local) + frames[:, None, :3, 3]
+    """(N, S, 3) points given in each frame's axes (N, S, 3) placed in the world (a matmul: numpy's
+    einsum for this took most of the ragdoll gizmos' time, which the view pays every frame)."""
+    return local @ np.swapaxes(frames[:, :3, :3], 1, 2) + frames[:, None, :3, 3]
+
+
+def _axes_in_order(canonical: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """(N, ..., 3) each capsule's canonical points (across, across, long) with their coordinates moved
+    onto its axes ``order`` (N, 3): coordinate j goes to axis ``order[n, j]``."""
+    inverse = np.argsort(order, axis=1)
+    return np.take_along_axis(canonical, inverse.reshape(len(order), *(1,) * (canonical.ndim - 2), 3),
+                              axis=-1)
 
 
 def hinge_arcs(frames: np.ndarray, low: np.ndarray, high: np.ndarray, radius,

@@ -279,7 +279,7 @@ def test_animated_images_are_streamed_not_held(tmp_path, suffix):
     assert image.n_frames == 600
 
 
-def test_a_model_whose_name_is_not_utf8_gets_its_ragdoll_check(tmp_path, capsys):
+def test_a_model_whose_name_is_not_utf8_gets_its_ragdoll_check(tmp_path, capsys, short_trial):
     path = tmp_path / os.fsdecode(b"bad\xff\xfename.glb")
     shutil.copy(demo_paths()[0], path)
     assert exit_status(["ragdoll", "--check", str(path)]) in (0, 1)  # the verdict, not an error

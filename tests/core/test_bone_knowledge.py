@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app import bone_names
-from app.animation.root_motion import movable_bones
+from app.animation.clip_batches import movable_bones
 from app.model import Mesh, Skeleton
 from app.skin_weights import dominant_bones
 

@@ -269,6 +269,15 @@ def test_model_parts_refuse_values_past_the_bounds():
         Clip("c", "matrices", times=np.array([0.0]), world=np.full((1, 1, 4, 4), np.inf))
     with pytest.raises(ValueError, match="clip 'c' times: a value is not finite"):
         Clip("c", "matrices", times=np.array([0.0, np.inf]), world=np.tile(np.eye(4), (2, 1, 1, 1)))
+    # one NaN among finite values, a negative value past the bound, -inf: each refused on its own
+    world = np.tile(np.eye(4), (3, 2, 1, 1))
+    for bad in (np.nan, -1e19, -np.inf):
+        spoiled = world.copy()
+        spoiled[2, 1, 0, 3] = bad
+        with pytest.raises(ValueError, match="clip 'c' world matrices: a value is not finite"):
+            Clip("c", "matrices", times=np.array([0.0, 1.0, 2.0]), world=spoiled)
+    assert Clip("c", "matrices", times=np.array([0.0, 1.0, 2.0]), world=world * 1e18).world.max() == 1e18
+    assert Mesh("empty", np.zeros((0, 3)), np.zeros((0, 1)), np.zeros((0, 1))).vertex_count == 0
 
 
 def test_texture_names_leading_out_of_the_folder_find_nothing(tmp_path):

@@ -57,7 +57,7 @@ def joint(profile, name: str):
 
 # --- limits from the rest pose and the clips ----------------------------------------------------
 
-def test_a_rest_pose_outside_the_default_limits_is_held_with_a_margin():
+def test_a_rest_pose_outside_the_default_limits_is_held_with_a_margin(short_trial):
     """The upper arm twisted 70° about itself at rest: the shoulder's twist limit (45° by default)
     becomes 70° + the margin, and the check finds the rest pose inside."""
     model = synthetic.humanoid("Y")
@@ -80,7 +80,7 @@ def test_a_clip_past_the_limits_widens_them_up_to_the_anatomical_bound():
     assert joint(profile, "hip_l").swing1 == LIMITS["hip"][0]
 
 
-def test_a_clip_past_the_bound_is_followed_and_noted():
+def test_a_clip_past_the_bound_is_followed_and_noted(short_trial):
     """A clip twisting the thigh 100°, past the hip's 70° bound: the limit follows the clip (100° +
     the margin), and ``--check`` notes that it passes the bound."""
     model = synthetic.humanoid("Y")
@@ -232,7 +232,7 @@ def test_a_prop_bone_gets_no_part_and_does_not_stretch_the_hand():
     assert report["verdict"] == "pass", report["problems"]
 
 
-def test_a_twist_bone_that_moves_vertices_is_covered_by_its_limb():
+def test_a_twist_bone_that_moves_vertices_is_covered_by_its_limb(short_trial):
     """Half the upper arm's skin handed to a twist bone below it: no part of its own (a helper), but
     the upper arm's box still covers its vertices, so the check finds no uncovered bone."""
     model = synthetic.humanoid("Z")
@@ -244,7 +244,12 @@ def test_a_twist_bone_that_moves_vertices_is_covered_by_its_limb():
     assert report["uncovered_bones"] == []
 
 
-def test_the_check_reports_its_progress_to_the_end():
+def test_the_check_reports_its_progress_to_the_end(short_trial, monkeypatch):
+    """Progress every 10 of the short trial's steps: from under a tenth to the whole."""
+    from app.physics import trial
+
+    monkeypatch.setattr(trial, "PROGRESS_STEPS", 10)
+    assert short_trial > 100
     model = synthetic.humanoid("Y")
     shares = []
     check_profile(model, auto_setup(model), shares.append)

@@ -49,7 +49,7 @@ def _bad(profile, **changes):
     return replace(profile, parts=parts, joints=joints)
 
 
-def test_tiny_limits_fail(demo, profile):
+def test_tiny_limits_fail(demo, profile, short_trial):
     report = check_profile(demo, _bad(profile, elbow_l={"low": 0.0, "high": 2.0}, hip_r={"twist": 1.0}))
     assert report["verdict"] == "fail"
     limits = [line for line in report["problems"] if "has a limit of" in line]
@@ -57,7 +57,7 @@ def test_tiny_limits_fail(demo, profile):
     assert any("'hip_r'" in line and "1°" in line for line in limits)
 
 
-def test_a_1_to_50_mass_ratio_fails(demo, profile):
+def test_a_1_to_50_mass_ratio_fails(demo, profile, short_trial):
     upper = next(p.mass for p in profile.parts if p.name == "upperarm_r")
     report = check_profile(demo, _bad(profile, forearm_r={"mass": upper / 50}))
     assert report["verdict"] == "fail"
@@ -66,7 +66,7 @@ def test_a_1_to_50_mass_ratio_fails(demo, profile):
     assert any("'elbow_r'" in line and "50:1" in line for line in report["problems"])
 
 
-def test_a_missing_hand_part_fails(demo, profile):
+def test_a_missing_hand_part_fails(demo, profile, short_trial):
     handless = profile.copy()
     handless.remove_part("hand_l")
     report = check_profile(demo, handless)
@@ -75,10 +75,14 @@ def test_a_missing_hand_part_fails(demo, profile):
     assert "bone 'hand_l' moves vertices but has no part" in report["problems"]
 
 
-def test_cli_prints_the_report_and_exits_by_verdict(tmp_path, demo, profile, capsys):
+def test_cli_prints_the_report_and_exits_0_when_it_passes(capsys):
     assert main(["ragdoll", "--demo", "--check"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verdict"] == "pass"
+
+
+def test_cli_prints_the_report_and_exits_1_when_it_fails(tmp_path, profile, capsys, short_trial):
+    """The knee's 3° limit fails the profile whatever the motion."""
     data = to_dict(profile)
     for joint in data["joints"]:
         if joint["name"] == "knee_l":

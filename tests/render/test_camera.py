@@ -169,3 +169,24 @@ def test_rays_pass_through_projected_points_in_both_projections(orthographic):
     origin, direction = camera.ray(x, y, 1.5)
     along = (point - origin) @ direction
     np.testing.assert_allclose(origin + along * direction, point, atol=1e-9)
+
+
+def test_the_view_matrix_is_made_again_whenever_the_camera_moves():
+    """The view matrix is kept between frames; every change of the camera (a field set, the target
+    moved in place, a pan, an orbit) gives the matrix a camera made afresh with those values gives."""
+    camera = Camera(target=np.array([0.5, 0.0, 1.0]), distance=4.0, up_axis="Y", forward="+Z")
+
+    def fresh():
+        return Camera(target=camera.target.copy(), distance=camera.distance, yaw=camera.yaw,
+                      pitch=camera.pitch, up_axis=camera.up_axis, forward=camera.forward).view_matrix()
+
+    first = camera.view_matrix()
+    first[0, 0] = 99.0  # a caller's copy: the kept matrix is not changed through it
+    assert np.array_equal(camera.view_matrix(), fresh())
+    for move in (lambda: setattr(camera, "yaw", 0.3), lambda: setattr(camera, "distance", 7.0),
+                 lambda: camera.target.__setitem__(1, 2.0), lambda: camera.pan(0.1, -0.2),
+                 lambda: camera.orbit(0.2, 0.1), lambda: setattr(camera, "up_axis", "Z")):
+        before = camera.view_matrix()
+        move()
+        assert np.array_equal(camera.view_matrix(), fresh())
+        assert not np.array_equal(camera.view_matrix(), before)
