@@ -1,5 +1,5 @@
 """NWN:EE's compressed resources: the ``CompressedBuf`` an ERF ``E1.0`` or a BIF ``E1`` entry holds
-when its compression type is 1 (docs/formats/nwn-archives.md, "NWN:EE's compressed forms").
+when its compression type is 1 (docs/formats/erf-key-bif.md, "NWN:EE's compressed forms").
 
 Layout (neverwinter.nim, neverwinter/compressedbuf.nim and exo.nim; little-endian u32 fields): magic
 ``XRES``, header version 3, algorithm (0 none, 1 zlib, 2 zstd), uncompressed size; then for zlib a
