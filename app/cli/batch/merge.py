@@ -20,7 +20,7 @@ from app.atomic_files import write_atomically
 from app.cli.batch import report
 from app.cli.batch.names import shown
 from app.cli.batch.run import (EXIT_FAILED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, KnownFiles, Plan,
-                               Refused, check_kinds, locked, prepare, unwritable)
+                               Refused, check_kinds, locked, prepare, run, unwritable)
 
 #: The joined report's name in OUTDIR when ``--report`` names none.
 REPORT_NAME = "report.jsonl"
@@ -36,6 +36,11 @@ COMMANDS_BY_EXTENSION = {".png": "render", ".glb": "convert", ".json": "info"}
 
 class MalformedReport(Exception):
     """A report line that cannot be joined; the message names the file and line."""
+
+
+def run_merge(args: Namespace) -> int:
+    """``batch merge``, its refusals and interruptions ending as a batch's do."""
+    return run(args, merge)
 
 
 def merge(args: Namespace) -> int:

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from argparse import Namespace
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,17 +83,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run(args: Namespace) -> int:
-    """The batch: exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an output that
-    cannot be written (OUTDIR, the report, a full disk) or one another batch holds, 128 + the signal
-    when interrupted. ``batch merge`` is merge.run."""
+def run(args: Namespace, work: Callable[[Namespace], int] | None = None) -> int:
+    """The batch (or ``work``, another batch step such as ``batch merge``, whose refusals end the same
+    way): exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an output that cannot
+    be written (OUTDIR, the report, a full disk) or one another batch holds, 128 + the signal when
+    interrupted."""
     stop_on_signals()
     try:
-        if args.batch_command == "merge":
-            from app.cli.batch.merge import merge
-
-            return merge(args)
-        return _run(args)
+        return (work or _run)(args)
     except Refused as refusal:
         print(refusal.message, file=sys.stderr)
         return refusal.status
