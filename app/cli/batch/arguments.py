@@ -12,6 +12,9 @@ from app.cli.batch.shards import parse_shard
 DEFAULT_TIMEOUT = 300.0
 #: A thumbnail's default size in ``batch render``.
 THUMBNAIL = (512, 512)
+#: How ``batch render`` smooths edges (render/offscreen.py, ANTIALIASING; docs/benchmarks.md).
+ANTIALIASING = ("msaa", "fxaa", "none")
+THUMBNAIL_ANTIALIAS = "fxaa"
 
 
 def _jobs(text: str) -> int:
@@ -63,6 +66,10 @@ def add_batch_parser(commands, load_options: Callable, render_options: Callable,
                                      "--frames frames (--size is a frame's size)")
             parser.add_argument("--frames", type=int, default=6, metavar="K",
                                 help="frames per clip on a --sheet (default 6)")
+            parser.add_argument("--antialias", choices=ANTIALIASING, default=THUMBNAIL_ANTIALIAS,
+                                help=f"how edges are smoothed: msaa (4 samples a pixel, as render draws), "
+                                     f"fxaa (one sample and a smoothing pass: faster) or none (default "
+                                     f"{THUMBNAIL_ANTIALIAS})")
         elif name == "convert":
             parser.add_argument("--clip", action="append", help="export only these clips (name or index)")
             parser.add_argument("--check", action="store_true",
