@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from app import loading
@@ -84,10 +84,12 @@ class LoadRunner(QObject):
         progress = QProgressDialog(f"Reading {', '.join(Path(p).name for p in paths)}…", "Cancel", 0, 0,
                                    self.window)
         progress.setWindowTitle("Opening")
-        progress.setMinimumDuration(PROGRESS_DELAY_MS)
         progress.setWindowModality(Qt.WindowModality.WindowModal)
         progress.canceled.connect(lambda: self.cancel(number))
+        progress.hide()
         self._progress = progress
+        # Shown by this timer: a busy dialog (no value to set) reaches QProgressDialog's own only after 4 s.
+        QTimer.singleShot(PROGRESS_DELAY_MS, progress, progress.show)
 
     def _finished(self) -> ReadRequest | None:
         """The request of the read that just ended, no longer pending."""

@@ -10,8 +10,10 @@ from pathlib import PurePath
 
 import numpy as np
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHeaderView, QLineEdit, QMenu,
-                               QSplitter, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QSplitter, QStyle, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from app.model import Mesh, Model
 from app.pose import Pose
@@ -120,10 +122,9 @@ class OutlinerDock(QDockWidget):
         tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         tree.setUniformRowHeights(True)  # lets Qt lay out thousands of rows without measuring each
         tree.setAlternatingRowColors(True)
-        # Type and Info as wide as their text ("83 bones" whole); Name takes what is left (``fit_columns``).
+        # Type as wide as its text; Name and Info shared out by ``fit_columns``.
         tree.header().setStretchLastSection(False)
         tree.header().setSectionResizeMode(TYPE, QHeaderView.ResizeMode.ResizeToContents)
-        tree.header().setSectionResizeMode(INFO, QHeaderView.ResizeMode.ResizeToContents)
         tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         return tree
 
@@ -173,12 +174,20 @@ class OutlinerDock(QDockWidget):
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        """Name as wide as its longest shown text, but never so wide that Type and Info (sized to their
-        text) leave the view: a deep or long name is elided rather than the counts cut."""
+        """Name as wide as its longest shown text while Info keeps room for the groups' counts ("83
+        bones" whole); Info takes the rest of the view. A mesh's long line (vertices, triangles,
+        material, texture) is what gets elided, whole in its tooltip, rather than the bone names."""
         tree = self.tree
-        others = tree.columnWidth(TYPE) + tree.columnWidth(INFO)
-        room = tree.viewport().width() - others
-        tree.setColumnWidth(NAME, max(MIN_NAME_WIDTH, min(tree.sizeHintForColumn(NAME), room)))
+        room = tree.viewport().width() - tree.columnWidth(TYPE)
+        counts = max((self._text_width(group, INFO) for group in self.groups), default=0)
+        name = max(MIN_NAME_WIDTH, min(tree.sizeHintForColumn(NAME), room - counts))
+        tree.setColumnWidth(NAME, name)
+        tree.setColumnWidth(INFO, max(counts, room - name))
+
+    def _text_width(self, item: QTreeWidgetItem, column: int) -> int:
+        """The width ``item``'s text in ``column`` needs, with the view's cell margins."""
+        margins = 2 * self.tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 8
+        return QFontMetrics(item.font(column)).horizontalAdvance(item.text(column)) + margins
 
     def eventFilter(self, watched, event) -> bool:
         """The tree's view resized: the columns fitted again."""

@@ -372,3 +372,31 @@ def test_every_column_is_as_wide_as_its_text(qtbot):
     narrow = dock.tree.columnWidth(0)
     dock.resize(900, 500)
     qtbot.waitUntil(lambda: dock.tree.columnWidth(0) > narrow)  # a wider dock shows more of the names
+
+
+def test_bone_names_are_whole_before_a_meshs_long_line(qtbot):
+    """A mesh line ("3 vertices · 1 triangle · leather_and_brass_material · …") is what gets cut in a
+    dock that cannot show everything: bone names whole, the groups' counts whole, the mesh line elided
+    (whole in its tooltip)."""
+    from app.ui.outliner import INFO, NAME, OutlinerDock
+
+    model = chain_model(4)
+    skeleton = model.skeleton
+    named = Skeleton(names=["upperarm_twist_left", "forearm_twist_left", "hand_left", "index_01_left"],
+                     parents=skeleton.parents, bind_world=skeleton.bind_world, heads=skeleton.heads,
+                     tails=skeleton.tails, derived_tails=skeleton.derived_tails)
+    long_material = Material(name="leather_and_brass_material_of_the_left_gauntlet")
+    mesh = Mesh("gauntlet", positions=[[0, 0, 0], [1, 0, 0], [0, 1, 0]], joints=[[0], [0], [0]],
+                weights=[[1.0], [1.0], [1.0]], triangles=[[0, 1, 2]], material=long_material)
+    dock = OutlinerDock()
+    qtbot.addWidget(dock)
+    dock.resize(330, 500)
+    dock.bind(Model("arm", named, meshes=[mesh]))
+    dock.show()
+    qtbot.waitExposed(dock)
+    tree, metrics = dock.tree, dock.tree.fontMetrics()
+    assert tree.columnWidth(NAME) >= tree.sizeHintForColumn(NAME)  # deepest name with its indent
+    assert tree.columnWidth(INFO) >= metrics.horizontalAdvance("4 bones")
+    assert tree.columnWidth(INFO) < metrics.horizontalAdvance(long_material.name)  # this one is cut
+    assert tree.columnViewportPosition(INFO) + tree.columnWidth(INFO) <= tree.viewport().width()
+    assert long_material.name in dock.mesh_items[0].toolTip(INFO)
