@@ -259,3 +259,16 @@ def test_outputs_over_inputs_are_refused(runs, tmp_path, capsys):
     assert _merge(tmp_path, work / "shard1.jsonl", extra=("--report", some_output)) == 2
     assert "would replace the output of model" in capsys.readouterr().err
     assert exit_status(["batch", "merge", str(work / "shard1.jsonl"), "-o", ""]) == 2
+
+
+def test_a_shards_page_over_an_input_is_refused(tmp_path, capsys):
+    library = tmp_path / "lib"
+    library.mkdir()
+    shutil.copy(CORPUS / "BoxAnimated" / "BoxAnimated.gltf", library / "a.gltf")
+    page = library / f"index.2-of-{SHARDS}.html"
+    page.write_text("<p>someone's page</p>")
+    status = exit_status(["batch", "info", str(library / "a.gltf"), str(page), "-o", str(library), "--shard",
+                          f"2/{SHARDS}"])
+    assert status == 2
+    assert f"index.2-of-{SHARDS}.html would replace the input" in capsys.readouterr().err
+    assert page.read_text() == "<p>someone's page</p>"

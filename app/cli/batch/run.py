@@ -147,7 +147,8 @@ def make_plan(args: Namespace) -> Plan:
     groups = group_files(found)
     if not groups:
         raise _usage(command, f"no model files under {', '.join(map(shown, args.paths))}")
-    plan = Plan(groups, plan_outputs(groups, outdir, EXTENSIONS[command]), found, outdir, report_path)
+    plan = Plan(groups, plan_outputs(groups, outdir, EXTENSIONS[command]), found, outdir, report_path,
+                args.shard)
     collision = find_collision(plan)
     if collision:
         raise _usage(command, collision)
