@@ -107,6 +107,8 @@ class ImageTargets:
         depth = ctx.depth_renderbuffer(size)
         self.draw_target = ctx.framebuffer([self.picture], depth)
         program = load_program(ctx, "fxaa.glsl")
+        program["last"].value = (size[0] - 1, size[1] - 1)
+        program["pixel"].value = (1.0 / size[0], 1.0 / size[1])
         self.resolve_pass = ctx.vertex_array(program, [])
         self.objects += [self.picture, depth, self.draw_target, program, self.resolve_pass]
 
