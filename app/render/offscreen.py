@@ -29,8 +29,9 @@ from app.scene.draw_settings import DrawSettings
 #: Multisampling tried first; fewer samples are tried when the driver refuses.
 DEFAULT_SAMPLES = 4
 #: How edges are smoothed: "msaa" draws DEFAULT_SAMPLES samples a pixel and averages them; "fxaa"
-#: draws one and smooths the edges its luma shows in one pass (shaders/fxaa.glsl; on a software
-#: rasteriser a fraction of the cost, for a softer picture); "none" leaves the edges as drawn.
+#: draws one and smooths the edges its luma shows in one pass (shaders/fxaa.glsl: on a software
+#: rasteriser about the cost of the 4× resolve, without the multisampled drawing; a little softer);
+#: "none" leaves the edges as drawn.
 ANTIALIASING = ("msaa", "fxaa", "none")
 #: zlib's level for a tiled picture's PNG.
 DEFAULT_PNG_LEVEL = 6
