@@ -150,22 +150,24 @@ def test_an_empty_slice_is_a_batch_of_no_models(library, tmp_path, capsys):
     assert (tmp_path / "r.jsonl").read_text() == ""
 
 
-def test_a_shard_resumes_its_own_report(runs, library, tmp_path):
+def test_a_shard_resumes_its_own_report(runs, library, tmp_path, capsys):
     work, *_ = runs
     report = tmp_path / "shard1.jsonl"
     shutil.copy(work / "shard1.jsonl", report)
     out = tmp_path / "out"
     shutil.copytree(work / "out", out)
-    before = read_lines(report)
     args = ["batch", "info", str(library), "-o", str(tmp_path / "out"), "--shard", f"1/{SHARDS}",
             "--report", str(report), "--skip-existing"]
     # the report names the outputs under work/out: point them here, as a shard on its own machine has them
     report.write_text(report.read_text().replace(str(work / "out"), str(out)))
+    before = read_lines(report)
+    capsys.readouterr()
     exit_status(args)
     after = read_lines(report)
     assert set(after) == set(before)
-    done_again = {model for model, line in after.items() if line["seconds"] != before[model]["seconds"]}
-    assert done_again == {model for model, line in before.items() if line["status"] != "ok"}
+    succeeded = [model for model, line in before.items() if line["status"] == "ok"]
+    assert succeeded and all(after[model] == before[model] for model in succeeded)
+    assert f"({len(succeeded)} skipped, done before)" in capsys.readouterr().out
 
 
 def test_a_shard_refuses_a_report_of_other_shards(runs, library, tmp_path, capsys):
@@ -272,3 +274,17 @@ def test_a_shards_page_over_an_input_is_refused(tmp_path, capsys):
     assert status == 2
     assert f"index.2-of-{SHARDS}.html would replace the input" in capsys.readouterr().err
     assert page.read_text() == "<p>someone's page</p>"
+
+
+def test_merging_reports_of_ok_models_is_exit_0(runs, tmp_path, capsys):
+    work, *_ = runs
+    ok_shards = [number for number in range(1, SHARDS + 1)
+                 if all(line["status"] == "ok"
+                        for line in read_lines(work / f"shard{number}.jsonl").values())]
+    assert ok_shards  # the corrupt model is in one shard only
+    reports = [work / f"shard{number}.jsonl" for number in ok_shards]
+    assert _merge(tmp_path, *reports) == 0
+    models = sum(len(read_lines(report)) for report in reports)
+    plural = "s" if len(reports) > 1 else ""
+    assert capsys.readouterr().out.strip() == (f"batch info: {models} models, {models} ok, 0 failed "
+                                               f"(merged from {len(reports)} report{plural})")
