@@ -197,7 +197,8 @@ class Material:
     UVs; unlit: drawn in its colour as it is, without the view's lighting (KHR_materials_unlit);
     emissive: linear RGB light the surface gives off, added after lighting (glTF's emissiveFactor times
     KHR_materials_emissive_strength, so it may pass 1); emissive_image: (H, W, 4) uint8 sRGB RGBA that
-    multiplies it at the mesh's UVs (read-only), emissive_texture its name.
+    multiplies it at the mesh's UVs (read-only), emissive_texture its name; plt: the NWN PLT the image
+    was coloured from (formats.nwn.plt.PltImage, None for other images), so the window can colour it again.
     """
 
     name: str = ""
@@ -214,6 +215,7 @@ class Material:
     emissive: tuple[float, float, float] = (0.0, 0.0, 0.0)
     emissive_image: np.ndarray | None = None
     emissive_texture: str = ""
+    plt: object | None = None
 
     def __post_init__(self):
         emissive = tuple(float(c) for c in self.emissive)

@@ -193,9 +193,11 @@ def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up
                                   f"{', '.join(candidate_names(name))}; drawn in the base colour")
             continue
         where, kind, data = found
+        source = None
         try:
             if kind == "plt":
-                image, note = _plt_image(data, where, lookup, plt_colours or {}, model.warnings)
+                source, note = _plt_source(data, where, lookup)
+                image = source.coloured(plt_colours or {})
             else:
                 image, note = decode(data)
         except (TextureError, InputError) as error:
@@ -206,7 +208,7 @@ def resolve_textures(model: Model, texture_dirs: list[str | Path], dds_bottom_up
         if image is not None and dds_bottom_up and kind == "dds":
             image = _read_only(image[::-1])
         for mesh in meshes:
-            mesh.material = replace(mesh.material, texture_path=where, image=image)
+            mesh.material = replace(mesh.material, texture_path=where, image=image, plt=source)
 
 
 class _Lookup:
@@ -241,16 +243,14 @@ def _file_bytes(path: Path) -> bytes:
         raise TextureError(f"cannot be read ({error.strerror or error})") from None
 
 
-def _plt_image(data: bytes, where: str, lookup: _Lookup, indices: dict[str, int],
-               warnings: list[str]) -> tuple[np.ndarray, str]:
-    """A PLT coloured with the palette images ``lookup`` finds (a missing one: the layer's neutral
-    colour, and a note saying so)."""
+def _plt_source(data: bytes, where: str, lookup: _Lookup):
+    """A PLT with the palette images ``lookup`` finds for its layers (``nwn.plt.PltImage``), and a note
+    naming those not found (their layers are drawn in neutral colours)."""
     from app.formats.nwn import plt
 
     values, layers = plt.read_plt(data, where)
-    used = {plt.LAYERS[number] for number in np.unique(layers)}
     palettes, missing = {}, []
-    for layer in sorted(used, key=plt.LAYERS.index):
+    for layer in plt.PltImage(values, layers, {}).used_layers:
         found = lookup.find(plt.PALETTES[layer])
         if found is None:
             missing.append(plt.PALETTES[layer])
@@ -260,7 +260,7 @@ def _plt_image(data: bytes, where: str, lookup: _Lookup, indices: dict[str, int]
     if missing:
         note = (f"palette images {', '.join(dict.fromkeys(missing))} not found: those layers are drawn "
                 "in neutral colours")
-    return _read_only(plt.colour(values, layers, palettes, indices)), note
+    return plt.PltImage(values, layers, palettes), note
 
 
 def _mesh_list(meshes: list) -> str:

@@ -22,11 +22,15 @@ from app.state.load_requests import LoadRequest, OtherSkeletonRequest, TextureDr
 from app.state.onion import shown_ghosts
 from app.state.playback import Playback
 from app.state.viewer import ActionError, ViewerState
+from app.state.plt_colours import PltColours
+from app.ui.archive_dialog import ARCHIVE_FILTER, ArchiveDialog
 from app.ui.assigned_textures import AssignedTextures
 from app.ui.file_watch import FileWatch
 from app.ui.load_runner import LoadRunner, ReadRequest
 from app.ui.menus import WindowMenus
 from app.ui.outliner import OutlinerDock
+from app.ui.plt_layers import place_in
+from app.ui.plt_memory import RememberedPltColours
 from app.ui.ragdoll.panel import RagdollPanel, ask_to_save
 from app.ui.ragdoll.session import RagdollSession
 from app.ui.recent_files import RecentFiles
@@ -80,6 +84,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outliner)
         self.state = ViewerState(load_options, ragdoll_dir=user_data_dir(), up_axes=self.up_axes,
                                  textures=self.assigned_textures)
+        # Before the views subscribe: a model's remembered PLT colours are put on before it is drawn.
+        self.plt_colours = PltColours(self.state, RememberedPltColours(self.settings))
         self.ragdoll = RagdollSession(self.state.ragdoll_tool, self)
         self._use_texture_folders()
         self.ragdoll_panel = RagdollPanel(self.ragdoll, self)
@@ -105,6 +111,7 @@ class MainWindow(QMainWindow):
         self.viewport.files_dropped.connect(self.drop_files)
         self.viewport.warned.connect(self.state.add_warning)
         self.outliner.attach(self.state)
+        self.plt_layers = place_in(self.outliner.inspector, self.plt_colours)
         self.outliner.texture_requested.connect(self.assign_texture_dialog)
         self.timeline.attach(self.state)
         self.timeline.fps_changed.connect(self.set_fps)
@@ -331,6 +338,21 @@ class MainWindow(QMainWindow):
         paths = self._ask_open("Open model and animation files")
         if paths:
             self.open_files(paths)
+
+    def open_archive_dialog(self) -> None:
+        """File › Open Archive…: an archive, then one of its models (``open_from_archive``)."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open a model from an archive",
+                                              self.settings.value("last_folder", ""), ARCHIVE_FILTER)
+        if path:
+            self.settings.setValue("last_folder", str(Path(path).parent))
+            self.open_from_archive(path)
+
+    def open_from_archive(self, path: str | Path) -> ArchiveDialog:
+        """The archive's models listed (``archive_dialog``); the one chosen opens as ``ARCHIVE:RESREF``."""
+        dialog = ArchiveDialog(path, self)
+        dialog.accepted.connect(lambda: self.open_files([dialog.chosen]))
+        dialog.open()
+        return dialog
 
     def attach_dialog(self) -> None:
         paths = self._ask_open("Attach animation files to the model")

@@ -65,6 +65,7 @@ class WindowMenus:
         window, exports = self.window, self.window.exports
         menu = window.menuBar().addMenu("&File")
         self._action(menu, "&Open…", window.open_dialog, QKeySequence.StandardKey.Open)
+        self._action(menu, "Open Arc&hive…", window.open_archive_dialog)
         self.recent_menu = menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         self._action(menu, "&Close", window.close_model, QKeySequence.StandardKey.Close)

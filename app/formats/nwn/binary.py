@@ -26,7 +26,7 @@ MAX_NODES = 65536
 
 NO_RAW = 0xFFFFFFFF
 #: The model header's classification byte (docs 2.2), as the ASCII form spells it.
-_CLASSIFICATIONS = {1: "effect", 2: "tile", 4: "character", 8: "door"}
+CLASSIFICATIONS = {1: "effect", 2: "tile", 4: "character", 8: "door"}
 #: Node kinds by the sub-headers their flags announce, most specific first.
 _KINDS = ((layout.AABB_FLAG, "aabb"), (layout.ANIMMESH_FLAG, "animmesh"), (layout.DANGLY_FLAG, "dangly"),
           (layout.SKIN_FLAG, "skin"), (layout.MESH_FLAG, "trimesh"), (layout.REFERENCE_FLAG, "reference"),
@@ -336,7 +336,7 @@ class _Reader:
             self.warnings.append(f"{self.mismatched_arrays} array(s) whose used and allocated counts differ")
         return Parsed(self.path, fixed_string(header["name"]), fixed_string(header["supermodel"]), nodes,
                       animations, self.warnings,
-                      classification=_CLASSIFICATIONS.get(int(header["classification"]), ""),
+                      classification=CLASSIFICATIONS.get(int(header["classification"]), ""),
                       animation_scale=float(finite_or_zero(header["animation_scale"], "animation scale",
                                                            self.warnings)))
 

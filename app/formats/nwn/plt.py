@@ -15,6 +15,7 @@ Without a palette image, a built-in neutral colour per layer (``NEUTRAL``) is sc
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,25 +63,50 @@ def read_plt(data: bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(pixels[..., 0]), np.ascontiguousarray(layers)
 
 
+@dataclass(frozen=True, eq=False)
+class PltImage:
+    """A PLT as read (``values``, ``layers``: (H, W) uint8, row 0 at the top) with the palette images
+    found for its layers (``palettes``: layer → (rows, columns, 4) uint8 RGBA): what a material's image
+    is coloured from, kept on the material so the window can colour it again without reading."""
+
+    values: np.ndarray
+    layers: np.ndarray
+    palettes: dict
+
+    @property
+    def used_layers(self) -> tuple[str, ...]:
+        """The layers some pixel belongs to, in LAYERS order."""
+        return tuple(LAYERS[number] for number in np.unique(self.layers))
+
+    def coloured(self, indices: dict[str, int], neutrals: dict[str, tuple[int, int, int]] | None = None
+                 ) -> np.ndarray:
+        """``colour`` of this PLT, read-only."""
+        rgba = colour(self.values, self.layers, self.palettes, indices, neutrals)
+        rgba.flags.writeable = False
+        return rgba
+
+
 def colour(values: np.ndarray, layers: np.ndarray, palettes: dict[str, np.ndarray | None],
-           indices: dict[str, int]) -> np.ndarray:
+           indices: dict[str, int], neutrals: dict[str, tuple[int, int, int]] | None = None) -> np.ndarray:
     """(H, W, 4) uint8 RGBA of a PLT: per layer, its palette's row ``indices[layer]`` (default 0)
-    indexed by value, or the layer's NEUTRAL colour scaled by value / 255. Value 255 is transparent."""
-    rgba = np.zeros((*values.shape, 4), np.uint8)
+    indexed by value, or the layer's sRGB colour in ``neutrals`` (default its NEUTRAL colour) scaled by
+    value / 255. Value 255 is transparent."""
+    neutrals = {**NEUTRAL, **(neutrals or {})}
+    # One (layer, value) → RGBA table, then one gather: a 1024² PLT colours in milliseconds.
+    table = np.zeros((len(LAYERS), 256, 4), np.uint8)
+    shades = np.arange(256, dtype=np.float64)[:, None] / 255.0
     for number, layer in enumerate(LAYERS):
-        mask = layers == number
-        if not mask.any():
-            continue
         palette = palettes.get(layer)
         if palette is not None:
             row = palette[min(indices.get(layer, 0), palette.shape[0] - 1)]
-            rgba[mask] = row[np.minimum(values[mask], row.shape[0] - 1)]
+            table[number] = row[np.minimum(np.arange(256), row.shape[0] - 1)]
         else:
-            scale = values[mask].astype(np.float64)[:, None] / 255.0
-            rgba[mask, :3] = np.round(np.array(NEUTRAL[layer], np.float64) * scale).astype(np.uint8)
-        rgba[mask, 3] = 255
-    rgba[values == 255, 3] = 0
-    return rgba
+            table[number, :, :3] = np.round(np.array(neutrals[layer], np.float64) * shades).astype(np.uint8)
+    table[:, :, 3] = 255
+    table[:, 255, 3] = 0
+    packed = table.view(np.uint32).reshape(-1)  # a pixel as one 4-byte word: one gather, not four
+    keys = layers.astype(np.intp) * 256 + values
+    return packed[keys].view(np.uint8).reshape(*values.shape, 4)
 
 
 def parse_choice(text: str) -> tuple[str, int]:

@@ -36,16 +36,18 @@ class Archive:
         matches = {entry.type: entry for entry in reversed(self.entries) if entry.name == wanted}
         return next((matches[kind] for kind in types if kind in matches), None)
 
-    def read(self, entry: Entry) -> bytes:
-        """The bytes of ``entry`` (its bounds were checked against its file when listed)."""
+    def read(self, entry: Entry, limit: int | None = None) -> bytes:
+        """The bytes of ``entry`` (its bounds were checked against its file when listed), or its first
+        ``limit`` bytes."""
+        size = entry.size if limit is None else min(entry.size, limit)
         try:
             with open(entry.source, "rb") as stream:
                 stream.seek(entry.offset)
-                data = stream.read(entry.size)
+                data = stream.read(size)
         except OSError as error:
             raise ReadError(entry.source, f"cannot read: {error.strerror or error}") from None
-        if len(data) != entry.size:
-            raise ReadError(entry.source, f"{entry.name}.{entry.type}: {entry.size} bytes expected, "
+        if len(data) != size:
+            raise ReadError(entry.source, f"{entry.name}.{entry.type}: {size} bytes expected, "
                                           f"{len(data)} present", offset=entry.offset)
         return data
 
