@@ -139,3 +139,32 @@ def test_a_released_texture_serves_an_image_with_the_same_pixels(gl_context):
     finally:
         cache.release()
     assert cache.released == [] and cache.entries == {}
+
+
+def test_an_unknown_antialias_is_a_usage_error(tmp_path, capsys):
+    from tests.helpers import exit_status
+
+    assert exit_status(["batch", "render", str(tmp_path), "-o", str(tmp_path / "out"), "--antialias",
+                        "ssaa"]) == 2
+    assert "--antialias" in capsys.readouterr().err
+
+
+@pytest.mark.gl
+def test_batch_thumbnails_with_fxaa_look_like_multisampled_ones(tmp_path):
+    """A separate process (the workers fork; a process holding an OpenGL context cannot fork one)."""
+    import subprocess
+    import sys
+
+    from tests.paths import CORPUS
+
+    pictures = {}
+    for antialias in ("msaa", "fxaa"):
+        out = tmp_path / antialias
+        subprocess.run([sys.executable, "-m", "app", "batch", "render", str(CORPUS / "BoxAnimated"), "-o",
+                        str(out), "--jobs", "1", "--antialias", antialias], check=True, capture_output=True,
+                       timeout=120)
+        with Image.open(out / "BoxAnimated.png") as image:
+            assert image.size == (512, 512)
+            pictures[antialias] = np.asarray(image.convert("RGB")).astype(int)
+    difference = np.abs(pictures["msaa"] - pictures["fxaa"]).max(axis=-1)
+    assert difference.mean() < 2.0 and (difference > 32).mean() < 0.01
