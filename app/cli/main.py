@@ -354,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     first = first_word(app_parser, argv)
     if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
         args = build_parser().parse_args(argv)
+        if args.command == "batch" and args.batch_command == "merge":
+            from app.cli.batch.merge import run_merge
+
+            return run_merge(args)
         if args.command == "batch":
             from app.cli.batch.run import run
 

@@ -18,6 +18,14 @@ ALPHA_CODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
 WINDING_AGREEMENT = 0.99
 
 
+def fitted_size(width: int, height: int, limit: int) -> tuple[int, int]:
+    """(width, height) shrunk, aspect kept, so that neither side exceeds ``limit``."""
+    if max(height, width) <= limit:
+        return width, height
+    scale = limit / max(height, width)
+    return max(1, min(limit, round(width * scale))), max(1, min(limit, round(height * scale)))
+
+
 def fit_to_limit(image: np.ndarray, limit: int) -> np.ndarray:
     """``image`` (H, W, 4) uint8, shrunk (aspect kept) so that neither side exceeds ``limit``."""
     height, width = image.shape[:2]
@@ -25,8 +33,7 @@ def fit_to_limit(image: np.ndarray, limit: int) -> np.ndarray:
         return image
     from PIL import Image
 
-    scale = limit / max(height, width)
-    size = (max(1, min(limit, round(width * scale))), max(1, min(limit, round(height * scale))))
+    size = fitted_size(width, height, limit)
     return np.asarray(Image.fromarray(np.ascontiguousarray(image), "RGBA").resize(size, Image.Resampling.BOX))
 
 
@@ -34,7 +41,10 @@ class TextureCache:
     """One GL texture per distinct image array (meshes sharing an image share the texture).
 
     ``warnings`` collects what was wrong with an image (too large for the driver); the owner reports
-    and clears them.
+    and clears them. With ``keep_released`` (a batch worker), the textures of images no longer drawn
+    are kept, up to a budget, and given again to an image with the same pixels: a library's models
+    often share their image files, and each load decodes its own copy, which would otherwise be
+    uploaded and mipmapped again.
     """
 
     def __init__(self, ctx: moderngl.Context):
@@ -42,6 +52,14 @@ class TextureCache:
         self.limit = int(ctx.info["GL_MAX_TEXTURE_SIZE"])
         self.entries: dict[int, tuple[np.ndarray, moderngl.Texture]] = {}
         self.warnings: list[str] = []
+        self.released: list[tuple[np.ndarray, moderngl.Texture]] = []  # the oldest first
+        self.released_budget = 0
+
+    def keep_released(self, budget: int) -> None:
+        """Keep the textures of images no longer drawn while their images take at most ``budget``
+        bytes together (0: release them at once)."""
+        self.released_budget = budget
+        self._trim_released()
 
     def texture(self, material: Material) -> moderngl.Texture:
         """The texture for ``material.image``, uploaded on first use, its wrap set as the material asks."""
@@ -56,19 +74,25 @@ class TextureCache:
         """The texture for ``image`` (named ``name`` in warnings), uploaded on first use, wrapped so."""
         entry = self.entries.get(id(image))
         if entry is None or entry[0] is not image:
-            entry = (image, self._upload(image, name))
+            entry = (image, self._kept_texture(image, name) or self._upload(image, name))
             self.entries[id(image)] = entry
         texture = entry[1]
         texture.repeat_x = wrap[0] == "repeat"
         texture.repeat_y = wrap[1] == "repeat"
         return texture
 
+    def _kept_texture(self, image: np.ndarray, name: str) -> moderngl.Texture | None:
+        """A released texture of an image with ``image``'s pixels, taken back; None when none is kept."""
+        for index, (kept, texture) in enumerate(self.released):
+            if kept.shape == image.shape and kept.dtype == image.dtype and np.array_equal(kept, image):
+                del self.released[index]
+                self._warn_if_shrunk(image, name)
+                return texture
+        return None
+
     def _upload(self, image: np.ndarray, name: str) -> moderngl.Texture:
         fitted = fit_to_limit(image, self.limit)
-        if fitted is not image:
-            self.warnings.append(
-                f"texture {name!r}: {image.shape[1]}x{image.shape[0]} is larger than this OpenGL driver's "
-                f"limit of {self.limit}; drawn at {fitted.shape[1]}x{fitted.shape[0]}")
+        self._warn_if_shrunk(image, name)
         height, width = fitted.shape[:2]
         texture = self.ctx.texture((width, height), 4, np.ascontiguousarray(fitted).tobytes(),
                                    internal_format=GL_SRGB8_ALPHA8)
@@ -78,13 +102,29 @@ class TextureCache:
         texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
         return texture
 
+    def _warn_if_shrunk(self, image: np.ndarray, name: str) -> None:
+        """The warning for an image larger than the driver draws, which is drawn shrunk."""
+        height, width = image.shape[:2]
+        if max(height, width) > self.limit:
+            size = fitted_size(width, height, self.limit)
+            self.warnings.append(
+                f"texture {name!r}: {width}x{height} is larger than this OpenGL driver's limit of "
+                f"{self.limit}; drawn at {size[0]}x{size[1]}")
+
     def keep_only(self, images: list[np.ndarray]) -> None:
-        """Release the textures of images no longer in ``images``."""
+        """Release the textures of images no longer in ``images`` (or keep them, ``keep_released``)."""
         wanted = {id(image) for image in images}
         for key in [key for key in self.entries if key not in wanted]:
-            self.entries.pop(key)[1].release()
+            self.released.append(self.entries.pop(key))
+        self._trim_released()
+
+    def _trim_released(self) -> None:
+        """Release the oldest kept textures until their images fit the budget."""
+        while self.released and sum(image.nbytes for image, _ in self.released) > self.released_budget:
+            self.released.pop(0)[1].release()
 
     def release(self) -> None:
+        self.keep_released(0)
         self.keep_only([])
 
 

@@ -31,6 +31,16 @@ from app.scene.walkmesh_overlay import legend
 
 #: Multisampling tried first; fewer samples are tried when the driver refuses.
 DEFAULT_SAMPLES = 4
+#: How edges are smoothed: "msaa" draws DEFAULT_SAMPLES samples a pixel and averages them; "fxaa"
+#: draws one and smooths the edges its luma shows in one pass (shaders/fxaa.glsl: on a software
+#: rasteriser about the cost of the 4× resolve, without the multisampled drawing; a little softer);
+#: "none" leaves the edges as drawn.
+ANTIALIASING = ("msaa", "fxaa", "none")
+#: zlib's level for a tiled picture's PNG.
+DEFAULT_PNG_LEVEL = 6
+#: zlib's level for a PNG written for speed (``batch render``): with the run-length strategy the
+#: higher levels gain little (docs/benchmarks.md).
+FAST_PNG_LEVEL = 1
 #: Most pixels drawn at once: a tile's multisampled colour and depth (4 samples) take 128 MiB.
 TILE_PIXELS = 4096 * 1024
 #: Bytes per pixel of a tile (multisampled colour and depth, the resolved colour, the readback and
@@ -62,14 +72,18 @@ class ImageTargets:
     The multisampled colour is a texture that a shader resolves (``shaders/resolve.glsl``), not a
     renderbuffer blitted: the same picture, but Mesa compiles its blit shader afresh in every
     process (about 30 ms of a fresh ``boneyard render``) whereas it keeps ours in its shader cache.
+    With ``antialias`` "fxaa" (one sample) the picture is a single-sample texture that the FXAA pass
+    (``shaders/fxaa.glsl``) filters into the resolved framebuffer in the same way.
     """
 
-    def __init__(self, ctx: moderngl.Context, size: tuple[int, int], samples: int):
+    def __init__(self, ctx: moderngl.Context, size: tuple[int, int], samples: int, antialias: str = "msaa"):
         self.ctx = ctx
         self.size = size
         self.samples = samples
         self.objects = []
-        if samples > 1:
+        if samples == 1 and antialias == "fxaa":
+            self._filtered_picture(ctx, size)
+        elif samples > 1:
             self.picture = ctx.texture(size, 4, samples=samples)
             depth = ctx.depth_renderbuffer(size, samples=samples)
             self.objects += [self.picture, depth]
@@ -80,7 +94,7 @@ class ImageTargets:
             self.objects += [program, self.resolve_pass]
         resolved = ctx.renderbuffer(size, 4)
         self.objects.append(resolved)
-        if samples > 1:
+        if samples > 1 or antialias == "fxaa":
             self.resolved = ctx.framebuffer([resolved])
         else:
             depth = ctx.depth_renderbuffer(size)
@@ -89,10 +103,28 @@ class ImageTargets:
             self.draw_target = self.resolved
         self.objects.append(self.resolved)
 
+    def _filtered_picture(self, ctx: moderngl.Context, size: tuple[int, int]) -> None:
+        """The single-sample picture and depth drawn into, and the FXAA pass that filters the picture."""
+        self.picture = ctx.texture(size, 4)
+        self.picture.repeat_x = self.picture.repeat_y = False
+        self.picture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        depth = ctx.depth_renderbuffer(size)
+        self.draw_target = ctx.framebuffer([self.picture], depth)
+        program = load_program(ctx, "fxaa.glsl")
+        program["last"].value = (size[0] - 1, size[1] - 1)
+        program["pixel"].value = (1.0 / size[0], 1.0 / size[1])
+        self.resolve_pass = ctx.vertex_array(program, [])
+        self.objects += [self.picture, depth, self.draw_target, program, self.resolve_pass]
+
     @classmethod
-    def create(cls, ctx: moderngl.Context, size: tuple[int, int]) -> ImageTargets:
-        """Targets of ``size`` with as many samples (up to DEFAULT_SAMPLES) as the driver allows."""
+    def create(cls, ctx: moderngl.Context, size: tuple[int, int], antialias: str = "msaa") -> ImageTargets:
+        """Targets of ``size`` smoothed as ``antialias`` says (ANTIALIASING): for "msaa", with as many
+        samples (up to DEFAULT_SAMPLES) as the driver allows."""
         check_sides(size, max_image_side(ctx))
+        if antialias not in ANTIALIASING:
+            raise ValueError(f"antialias {antialias!r}: expected one of {', '.join(ANTIALIASING)}")
+        if antialias != "msaa":
+            return cls(ctx, size, 1, antialias)
         samples = min(DEFAULT_SAMPLES, ctx.max_samples)
         while True:
             try:
@@ -170,10 +202,11 @@ class OffscreenRenderer:
     ...     image = offscreen.render_image(model, pose, size=(800, 600))
     """
 
-    def __init__(self, ctx: moderngl.Context | None = None):
+    def __init__(self, ctx: moderngl.Context | None = None, antialias: str = "msaa"):
         self.owns_context = ctx is None
         self.ctx = ctx or create_context()
         self.renderer = Renderer(self.ctx)
+        self.antialias = antialias
         self._targets: ImageTargets | None = None
 
     def __enter__(self) -> OffscreenRenderer:
@@ -186,7 +219,7 @@ class OffscreenRenderer:
         """Framebuffers of ``size``, reused while the size stays."""
         if self._targets is not None and self._targets.size == size:
             return self._targets
-        targets = ImageTargets.create(self.ctx, size)
+        targets = ImageTargets.create(self.ctx, size, self.antialias)
         if self._targets is not None:
             self._targets.release()
         self._targets = targets
@@ -285,17 +318,18 @@ class OffscreenRenderer:
         check_memory(size, self.memory_needed(size), frames_held)
 
     def save_png(self, model: Model, pose: Pose | None, size: tuple[int, int], path: str | Path,
-                 options: DrawSettings | None = None, view: str = "iso") -> None:
-        """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile.
+                 options: DrawSettings | None = None, view: str = "iso", level: int | None = None) -> None:
+        """Render a picture of ``size`` to the PNG ``path``, tiled when it is larger than a tile, its
+        rows deflated at zlib ``level`` (default: Pillow's encoder, or 6 for a tiled picture).
         Raises PictureTooLarge or NotEnoughMemory before drawing (and before the file is opened)."""
         self.check_fits(size)
         bands = self.render_bands(model, pose, size, options, view)
         if options is not None and options.walkmesh and model.walkmeshes:
             bands = _legend_on_top(bands, legend(model.walkmeshes), int(size[1]))
-        if self.tile_size(size) == tuple(size):
+        if self.tile_size(size) == tuple(size) and level is None:
             save_png(next(bands), path)
         else:
-            write_png_bands(path, size, bands)
+            write_png_bands(path, size, bands, DEFAULT_PNG_LEVEL if level is None else level)
 
     def release(self) -> None:
         """Free the framebuffers, the renderer and (if it made it) the context."""
@@ -400,13 +434,14 @@ def _meminfo_kib(path: str, key: str) -> int | None:
     return None
 
 
-def write_png_bands(path: str | Path, size: tuple[int, int], bands) -> None:
+def write_png_bands(path: str | Path, size: tuple[int, int], bands, level: int = 6) -> None:
     """Write an RGBA PNG of ``size`` from (rows, W, 4) uint8 ``bands``, top first, as they come: each
-    row Sub-filtered and deflated with zlib's run-length strategy, as ``save_png`` does; whole or not
-    at all."""
+    row Sub-filtered and deflated at zlib ``level`` with the run-length strategy, as ``save_png``
+    does; whole or not at all. Filtering in numpy, one filter for every row, takes a fraction of the
+    time of Pillow's encoder, which tries five filters on each row (docs/benchmarks.md)."""
     width, height = size
     written = 0
-    compressor = zlib.compressobj(6, zlib.DEFLATED, 15, 8, zlib.Z_RLE)
+    compressor = zlib.compressobj(level, zlib.DEFLATED, 15, 8, zlib.Z_RLE)
     with replacing(path) as temporary, open(temporary, "wb") as out:
         out.write(b"\x89PNG\r\n\x1a\n")
         _png_chunk(out, b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))

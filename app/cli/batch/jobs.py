@@ -27,6 +27,9 @@ from app.pose import evaluate, posed_positions
 
 #: A round trip through glTF whose worst vertex error is above this share of the model's size fails.
 ROUND_TRIP_TOLERANCE = 1e-3
+#: Bytes of images whose textures a render worker keeps after their model, for the next models that
+#: share the images (materials.TextureCache.keep_released).
+KEPT_TEXTURE_BYTES = 128 << 20
 #: Errors that will fail every later output as well: the batch stops on them.
 DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 
@@ -87,11 +90,12 @@ class Worker:
         return []
 
     def render(self, model: Model, job: Job) -> list[str]:
-        from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
+        from app.render.offscreen import FAST_PNG_LEVEL, NotEnoughMemory, OffscreenRenderer, PictureTooLarge
 
         args = self.args
         if self.offscreen is None:
-            self.offscreen = OffscreenRenderer()
+            self.offscreen = OffscreenRenderer(antialias=args.antialias)
+            self.offscreen.renderer.textures.keep_released(KEPT_TEXTURE_BYTES)
         options = render_settings(model, args)
         output = Path(job.output)
         if args.sheet:
@@ -105,7 +109,8 @@ class Worker:
         current = pose_at(model, args, default_first_clip=True)
         with writing(output):
             try:
-                self.offscreen.save_png(model, current, args.size, output, options, args.view)
+                self.offscreen.save_png(model, current, args.size, output, options, args.view,
+                                        level=FAST_PNG_LEVEL)
             except (NotEnoughMemory, PictureTooLarge) as error:
                 raise OutputError(f"cannot render {output}: {error}") from None
         return self.offscreen.renderer.take_warnings()

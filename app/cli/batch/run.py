@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from argparse import Namespace
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from app.cli.batch.jobs import Job
 from app.cli.batch.locks import InUse, holding
 from app.cli.batch.names import shown
 from app.cli.batch.pool import run_jobs
+from app.cli.batch.shards import Shard
 from app.cli.progress import Progress
 from app.cli.render_animation import sheet_request_problem
 from app.interrupts import exit_status, stop_on_signals
@@ -45,17 +46,23 @@ class Refused(Exception):
 
 @dataclass
 class Plan:
-    """What the batch will do: its models, each one's output, and the files found under the PATHs."""
+    """What the batch will do: its models (with ``--shard``, those of its slice), each one's output,
+    and the files found under the PATHs."""
 
     groups: list[Group]
     outputs: list[Path]
     found: list[Found]
     outdir: Path
     report: Path | None
+    shard: Shard | None = None
 
     @property
     def index(self) -> Path:
-        return self.outdir / INDEX
+        """``index.html``; a shard's own page is ``index.K-of-N.html``, so that shards writing to one
+        shared OUTDIR neither replace nor lock one another's (``batch merge`` writes ``index.html``)."""
+        if self.shard is None:
+            return self.outdir / INDEX
+        return self.outdir / f"index.{self.shard.number}-of-{self.shard.count}.html"
 
 
 @dataclass
@@ -76,13 +83,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run(args: Namespace) -> int:
-    """The batch: exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an output that
-    cannot be written (OUTDIR, the report, a full disk) or one another batch holds, 128 + the signal
-    when interrupted."""
+def run(args: Namespace, work: Callable[[Namespace], int] | None = None) -> int:
+    """The batch (or ``work``, another batch step such as ``batch merge``, whose refusals end the same
+    way): exit 0 when every model is ok, 1 when any failed, 2 for usage, 3 for an output that cannot
+    be written (OUTDIR, the report, a full disk) or one another batch holds, 128 + the signal when
+    interrupted."""
     stop_on_signals()
     try:
-        return _run(args)
+        return (work or _run)(args)
     except Refused as refusal:
         print(refusal.message, file=sys.stderr)
         return refusal.status
@@ -97,12 +105,14 @@ def run(args: Namespace) -> int:
 def _run(args: Namespace) -> int:
     start = time.perf_counter()
     plan = make_plan(args)
-    with _locked(plan):
+    with locked(plan):
         entries, jobs = _resume(args, plan)
         skipped = len(entries)
         _make_folders(jobs)
         ending = _run_models(args, plan, jobs, entries)
         line = report.summary(args.batch_command, entries, time.perf_counter() - start, skipped)
+        if plan.shard is not None:
+            line += f" (shard {plan.shard})"
         if ending.status is not None:
             line += f"; {ending.note}, {len(plan.groups) - len(entries)} not done (--skip-existing resumes)"
         index_error = _write_index(plan, args.batch_command, entries, line)
@@ -132,24 +142,44 @@ def make_plan(args: Namespace) -> Plan:
             raise _usage(command, problem)
     outdir = Path(args.output)
     report_path = Path(args.report) if args.report else None
-    _check_kinds(outdir, report_path)
+    check_kinds(outdir, report_path)
     found = find_files(args.paths, skip=outdir, warn=_warning)
     groups = group_files(found)
     if not groups:
         raise _usage(command, f"no model files under {', '.join(map(shown, args.paths))}")
-    plan = Plan(groups, plan_outputs(groups, outdir, EXTENSIONS[command]), found, outdir, report_path)
+    plan = Plan(groups, plan_outputs(groups, outdir, EXTENSIONS[command]), found, outdir, report_path,
+                args.shard)
     collision = find_collision(plan)
     if collision:
         raise _usage(command, collision)
-    _prepare(plan)
+    if args.shard is not None:
+        plan = _slice(plan, args.shard, command)
+    prepare(plan)
     return plan
+
+
+def _slice(plan: Plan, shard: Shard, command: str) -> Plan:
+    """The plan's models in ``shard``'s slice. Outputs are planned over the whole library first, so a
+    model's output is the one an unsharded batch gives it. Refused when the report holds models of
+    other slices: the shard would replace their lines (each shard needs a report of its own)."""
+    kept = [(group, output) for group, output in zip(plan.groups, plan.outputs)
+            if shard.holds(group.relative)]
+    if plan.report is not None:
+        others = {shown(group.relative) for group in plan.groups if not shard.holds(group.relative)}
+        foreign = sorted(others.intersection(report.read_report(plan.report)))
+        if foreign:
+            raise _usage(command, f"--report {shown(plan.report)} holds models of other shards "
+                                  f"({foreign[0]!r} is not in shard {shard}); give each shard a report of "
+                                  f"its own and join them with batch merge")
+    return Plan([group for group, _ in kept], [output for _, output in kept], plan.found, plan.outdir,
+                plan.report, shard)
 
 
 def _usage(command: str, message: str) -> Refused:
     return Refused(f"boneyard batch {command}: error: {message}", EXIT_USAGE)
 
 
-def _unwritable(message: str) -> Refused:
+def unwritable(message: str) -> Refused:
     return Refused(f"error: {message}", EXIT_UNWRITABLE)
 
 
@@ -157,16 +187,16 @@ def _warning(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def _check_kinds(outdir: Path, report_path: Path | None) -> None:
+def check_kinds(outdir: Path, report_path: Path | None) -> None:
     """OUTDIR must be a folder (or not exist yet), the report a regular file (or not exist yet)."""
     kind = special_kind(outdir)
     if os.path.isfile(outdir):
-        raise _unwritable(f"OUTDIR {shown(outdir)} is a file")
+        raise unwritable(f"OUTDIR {shown(outdir)} is a file")
     if kind and kind != "a folder":
-        raise _unwritable(f"OUTDIR {shown(outdir)} is {kind}")
+        raise unwritable(f"OUTDIR {shown(outdir)} is {kind}")
     kind = special_kind(report_path) if report_path is not None else None
     if kind:
-        raise _unwritable(f"cannot write {shown(report_path)}: it is {kind}")
+        raise unwritable(f"cannot write {shown(report_path)}: it is {kind}")
 
 
 def plan_outputs(groups: list[Group], outdir: Path, extension: str) -> list[Path]:
@@ -184,7 +214,7 @@ def plan_outputs(groups: list[Group], outdir: Path, extension: str) -> list[Path
     return outputs
 
 
-class _Files:
+class KnownFiles:
     """Files by what they are, found by real path or (where they exist) by device and inode, so a
     link or a second name of a file is the file."""
 
@@ -213,16 +243,16 @@ def find_collision(plan: Plan) -> str | None:
     over any file found under the PATHs, the report over one of a model's files, over another file
     found (a texture, a glTF buffer; a previous report found there may be replaced) or over the
     batch's own outputs."""
-    found = _Files({item.path: f"the input {shown(item.path)}" for item in plan.found})
+    found = KnownFiles({item.path: f"the input {shown(item.path)}" for item in plan.found})
     for output in [*plan.outputs, plan.index]:
         hit = found.get(output)
         if hit:
             return f"the output {shown(output)} would replace {hit}; choose another OUTDIR"
     if plan.report is None:
         return None
-    models = _Files({Path(path): f"an input of model {shown(group.relative)}"
+    models = KnownFiles({Path(path): f"an input of model {shown(group.relative)}"
                      for group in plan.groups for path in group.paths})
-    ours = _Files({plan.index: "the batch's index page",
+    ours = KnownFiles({plan.index: "the batch's index page",
                    **{output: f"the output of model {shown(group.relative)}"
                       for group, output in zip(plan.groups, plan.outputs)}})
     hit = models.get(plan.report) or ours.get(plan.report)
@@ -243,29 +273,29 @@ def _previous_report(path: Path) -> bool:
     return head in (b"", REPORT_START)
 
 
-def _prepare(plan: Plan) -> None:
+def prepare(plan: Plan) -> None:
     """Make OUTDIR (and its parents); Refused when it or the report's folder cannot be written."""
     outdir = plan.outdir
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _unwritable(f"cannot write {shown(outdir)}: {error.strerror or error}") from None
+        raise unwritable(f"cannot write {shown(outdir)}: {error.strerror or error}") from None
     if not os.access(outdir, os.W_OK | os.X_OK):
-        raise _unwritable(f"cannot write {shown(outdir)}: permission denied")
+        raise unwritable(f"cannot write {shown(outdir)}: permission denied")
     kind = special_kind(plan.index)
     if kind:
-        raise _unwritable(f"cannot write {shown(plan.index)}: it is {kind}")
+        raise unwritable(f"cannot write {shown(plan.index)}: it is {kind}")
     if plan.report is None:
         return
     folder = plan.report.parent
     if not folder.is_dir():
-        raise _unwritable(f"cannot write {shown(plan.report)}: no folder {shown(folder)}")
+        raise unwritable(f"cannot write {shown(plan.report)}: no folder {shown(folder)}")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise _unwritable(f"cannot write {shown(plan.report)}: permission denied")
+        raise unwritable(f"cannot write {shown(plan.report)}: permission denied")
 
 
 @contextmanager
-def _locked(plan: Plan) -> Iterator[None]:
+def locked(plan: Plan) -> Iterator[None]:
     """Hold the report and OUTDIR against another batch; Refused (exit 3) when one holds either."""
     targets = [plan.index] + ([plan.report] if plan.report is not None else [])
     with ExitStack() as stack:
@@ -274,9 +304,9 @@ def _locked(plan: Plan) -> Iterator[None]:
         except InUse as in_use:
             held = in_use.path
             what = f"OUTDIR {shown(plan.outdir)}" if held == plan.index else f"the report {shown(held)}"
-            raise _unwritable(f"{what} is in use by another batch") from None
+            raise unwritable(f"{what} is in use by another batch") from None
         except OSError as error:
-            raise _unwritable(_cannot_write(error)) from None
+            raise unwritable(_cannot_write(error)) from None
         yield
 
 
@@ -315,7 +345,7 @@ def _make_folders(jobs: list[Job]) -> None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise _unwritable(f"cannot write {shown(folder)}: {error.strerror or error}") from None
+            raise unwritable(f"cannot write {shown(folder)}: {error.strerror or error}") from None
 
 
 class _ReportUnwritable(Exception):
