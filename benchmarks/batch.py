@@ -4,9 +4,9 @@
   --jobs N`` against f3d, one fresh process per file, N at a time (``xargs -P N``);
 - ``batch_render_per_model_ms``: one worker's time per small model after its first;
 - ``video_encode_overhead``: a 300-frame 1280×720 MP4 against rendering the same frames to memory;
-- ``render_vs_floor``: a fresh ``boneyard render`` of the demo against the floor any such Python
-  program pays (a fresh process that imports numpy and Pillow, makes the EGL context, draws one
-  triangle and saves the PNG).
+- ``render_vs_floor``, ``render_fox_vs_floor``: a fresh ``boneyard render`` of the demo, and of the
+  textured Fox, against the floor any such Python program pays (a fresh process that imports numpy
+  and Pillow, makes the EGL context, draws one triangle and saves the PNG).
 """
 
 from __future__ import annotations
@@ -170,14 +170,18 @@ def bench_video(frames: int = 300, size: tuple[int, int] = (1280, 720)) -> dict:
 
 
 def bench_floor(rounds: int = 7) -> dict:
+    """A fresh ``render`` of the demo and of the textured Fox (1280×720 each) against the floor: the
+    best of ``rounds`` interleaved runs each, after one run of each that writes the bytecode."""
     with tempfile.TemporaryDirectory() as folder:
         env = installed_env(str(Path(folder) / "bytecode"))
         commands = {"render": [sys.executable, "-m", "app", "render", "--demo", "-o",
                                str(Path(folder) / "a.png")],
+                    "fox": [sys.executable, "-m", "app", "render", str(CORPUS / "Fox" / "Fox.glb"), "-o",
+                            str(Path(folder) / "c.png")],
                     "floor": [sys.executable, "-c", FLOOR, str(Path(folder) / "b.png")]}
         for command in commands.values():
             wall(command, env)
         times = best_interleaved(commands, env, rounds)
-    render, floor = times["render"], times["floor"]
-    return {"render --demo process (s)": render, "floor process (s)": floor,
-            "render_vs_floor": render / floor}
+    render, fox, floor = times["render"], times["fox"], times["floor"]
+    return {"render --demo process (s)": render, "render Fox.glb process (s)": fox,
+            "floor process (s)": floor, "render_vs_floor": render / floor, "render_fox_vs_floor": fox / floor}
