@@ -9,6 +9,7 @@ from collections import Counter
 
 from app.formats.nwn.archives import open_archive
 from app.formats.nwn.archives.entries import Archive, Entry
+from app.cli.wording import counted
 
 
 def archive_facts(archive: Archive) -> dict:
@@ -34,7 +35,7 @@ def archive_info(args: Namespace) -> int:
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "empty"
     lines = [f"archive:    {facts['path']}", f"type:       {facts['type']} {facts['version']}",
              f"resources:  {len(facts['resources'])} ({kinds})"]
-    lines += [f"  {r['name']}.{r['type']}  {r['size']} bytes"
+    lines += [f"  {r['name']}.{r['type']}  {counted(r['size'], 'byte')}"
               + (f" ({r['stored_size']} stored)" if "stored_size" in r else "") for r in facts["resources"]]
     print("\n".join(lines))
     return 0

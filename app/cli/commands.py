@@ -38,6 +38,7 @@ from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
 from app.cli.clip_choice import chosen_clip_index
+from app.cli.wording import counted
 
 if TYPE_CHECKING:
     from app.physics.bake import Recording
@@ -114,14 +115,15 @@ def info(args: Namespace) -> int:
     if "file_unit_m" in facts:
         axes = facts["file_axes"] or "axes not stated"
         lines.insert(4, f"file:       {facts['file_unit_m']:g} m per unit, {axes} (read in metres, Y up)")
-    lines += [f"  {i}: {c['name']} ({c['kind']}, {c['frames']} frames, {c['duration']:.3f} s{_rate(c)}) "
-              f"from {c['source']}" for i, c in enumerate(facts["clips"])]
+    lines += [f"  {i}: {c['name']} ({c['kind']}, {counted(c['frames'], 'frame')}, "
+              f"{c['duration']:.3f} s{_rate(c)}) from {c['source']}" for i, c in enumerate(facts["clips"])]
     if facts["supermodels"]:
         links = [f"{link['name']} ({Path(link['file']).name if link['file'] else 'not found'})"
                  for link in facts["supermodels"]]
         lines.append(f"supermodels: {' → '.join(links)}")
     lines += ["mesh list:" + ("" if model.meshes else "  none")] + [
-        f"  {mesh.name}: {mesh.vertex_count} vertices, {mesh.triangle_count} triangles"
+        f"  {mesh.name}: {counted(mesh.vertex_count, 'vertex', 'vertices')}, "
+        f"{counted(mesh.triangle_count, 'triangle')}"
         f"{_hidden_state(mesh)}, {_texture_state(mesh)}"
         f"{', vertex colours' if mesh.colors is not None else ''}" for mesh in model.meshes]
     lines += _walkmesh_lines(facts["walkmeshes"])
@@ -141,7 +143,7 @@ def _walkmesh_lines(walkmeshes: list[dict]) -> list[str]:
         materials = ", ".join(f"{m['name']} {m['faces']}{'' if m['walkable'] else ' (not walkable)'}"
                               for m in walkmesh["materials"])
         lines.append(f"  {walkmesh['name']} ({walkmesh['kind']}, {Path(walkmesh['source']).name}): "
-                     f"{walkmesh['faces']} faces: {materials}")
+                     f"{counted(walkmesh['faces'], 'face')}: {materials}")
     return lines
 
 

@@ -25,6 +25,7 @@ from app.pose import Pose
 from app.render import sheet, video
 from app.render.sheet import MAX_SHEET_FRAMES, MAX_SIDE
 from app.cli.clip_choice import chosen_clip_index
+from app.cli.wording import counted
 
 #: The size of a sheet's frames when --size is not given, and of a still or animation.
 SHEET_CELL = (320, 240)
@@ -79,8 +80,8 @@ def sheet_request_problem(frames: int, size: tuple[int, int] | None) -> str:
         return f"--frames {frames}: expected 1 to {MAX_SHEET_FRAMES}"
     cell = (size or SHEET_CELL)[0]
     if cell * frames > MAX_SIDE:
-        return (f"--frames {frames} of {cell} pixels make a sheet {cell * frames} pixels wide, over "
-                f"{MAX_SIDE}: at most {MAX_SIDE // cell} frames at this --size")
+        return (f"--frames {frames} of {counted(cell, 'pixel')} make a sheet {cell * frames} pixels "
+                f"wide, over {MAX_SIDE}: at most {counted(MAX_SIDE // cell, 'frame')} at this --size")
     return ""
 
 

@@ -21,6 +21,7 @@ from app.cli.batch import report
 from app.cli.batch.names import shown
 from app.cli.batch.run import (EXIT_FAILED, EXIT_OK, EXIT_UNWRITABLE, EXIT_USAGE, KnownFiles, Plan,
                                Refused, check_kinds, locked, prepare, run, unwritable)
+from app.cli.wording import counted
 
 #: The joined report's name in OUTDIR when ``--report`` names none.
 REPORT_NAME = "report.jsonl"
@@ -68,15 +69,14 @@ def merge(args: Namespace) -> int:
     prepare(plan)
     entries.sort(key=lambda line: line["model"])
     failed = sum(line["status"] != "ok" for line in entries)
-    summary = (f"batch {command}: {len(entries)} models, {len(entries) - failed} ok, {failed} failed "
-               f"(merged from {len(inputs)} report{'s' if len(inputs) != 1 else ''})")
+    summary = f"batch {command}: {report.tally(entries)} (merged from {counted(len(inputs), 'report')})"
     with locked(plan):
         _write(joined, "".join(json.dumps(line) + "\n" for line in entries))
         report.write_index(plan.index, command, entries, summary)
     print(summary)
     missing = [line["output"] for line in entries if _output_missing(line)]
     if missing:
-        print(f"warning: {len(missing)} output{'s' if len(missing) != 1 else ''} the reports recorded "
+        print(f"warning: {counted(len(missing), 'output')} the reports recorded "
               f"{'are' if len(missing) != 1 else 'is'} not here with the size recorded (first: "
               f"{missing[0]}); the index links them as recorded", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK

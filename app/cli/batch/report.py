@@ -13,6 +13,7 @@ from pathlib import Path
 from app import json_text
 from app.atomic_files import replacing, write_atomically
 from app.cli.batch.names import shown, shown_all
+from app.cli.wording import counted
 
 #: The report's keys in order (docs/cli.md); ``clip_names`` and ``messages`` (the warnings' text)
 #: follow for the index page and for a resumed batch.
@@ -90,10 +91,14 @@ def writing_report(path: Path | None) -> Iterator[Callable[[dict], None]]:
 
 def summary(command: str, entries: list[dict], seconds: float, skipped: int) -> str:
     """``batch render: 120 models, 118 ok, 2 failed (3 skipped) in 4.2 s``."""
-    failed = sum(line["status"] != "ok" for line in entries)
     kept = f" ({skipped} skipped, done before)" if skipped else ""
-    return (f"batch {command}: {len(entries)} models, {len(entries) - failed} ok, {failed} failed{kept} "
-            f"in {seconds:.1f} s")
+    return f"batch {command}: {tally(entries)}{kept} in {seconds:.1f} s"
+
+
+def tally(entries: list[dict]) -> str:
+    """``120 models, 118 ok, 2 failed``: the report lines counted by status."""
+    failed = sum(line["status"] != "ok" for line in entries)
+    return f"{counted(len(entries), 'model')}, {len(entries) - failed} ok, {failed} failed"
 
 
 _STYLE = """
@@ -179,5 +184,5 @@ def _row(line: dict, folder: Path, command: str) -> str:
 def _list(noun: str, items: list[str]) -> str:
     """A folded list: ``3 clips`` over the items."""
     entries = "".join(f"<li>{html.escape(str(item))}</li>" for item in items)
-    title = f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+    title = counted(len(items), noun)
     return f"<details><summary>{title}</summary><ul>{entries}</ul></details>"

@@ -27,6 +27,7 @@ from app.cli.batch.shards import Shard
 from app.cli.progress import Progress
 from app.cli.render_animation import sheet_request_problem
 from app.interrupts import exit_status, stop_on_signals
+from app.cli.wording import counted
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNWRITABLE = 0, 1, 2, 3
 #: The output file's extension per command.
@@ -390,7 +391,7 @@ def _run_jobs(args: Namespace, plan: Plan, jobs: list[Job], entries: list[dict],
                 if result.get("disk_full"):
                     return Ending(EXIT_UNWRITABLE, "stopped", f"error: {line['error']}")
                 progress.update((len(entries) - done_before) / len(jobs),
-                                f"{len(entries)} of {len(plan.groups)} models")
+                                f"{len(entries)} of {counted(len(plan.groups), 'model')}")
     except KeyboardInterrupt as interrupt:
         return Ending(exit_status(interrupt), "interrupted")
     finally:
@@ -402,8 +403,8 @@ def _workers(args: Namespace, models: int) -> int:
     """``--jobs``, at most one per core (more only share the cores, at a cost); every core by default."""
     cores = default_jobs()
     if args.jobs and args.jobs > cores:
-        print(f"note: --jobs {args.jobs} is more than the {cores} cores this batch may use; using {cores}",
-              file=sys.stderr)
+        print(f"note: --jobs {args.jobs} is more than the {counted(cores, 'core')} this batch may use; "
+              f"using {cores}", file=sys.stderr)
     return max(1, min(args.jobs or cores, cores, models))
 
 

@@ -9,8 +9,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QStyledItemDelegate
 
 from app.physics.profile import SHAPES
 from app.state.ragdoll.document import RagdollDocument
-from app.ui.ragdoll.widgets import (OFFSET_REACH, cell_text, choose, length_step, number_text, row_table,
-                                    rows_height, show_selected_row, spin, warn_on_error, with_buttons)
+from app.ui.ragdoll.widgets import (OFFSET_REACH, cell_text, choose, length_step, number_text,
+                                    offset_cell_text, row_table, rows_height, show_selected_row, spin,
+                                    warn_on_error, with_buttons)
 from app.pose import rest_extent
 
 #: Short headers, so every column fits the dock at the default window size (issue 38); what each
@@ -23,6 +24,13 @@ COLUMN_TIPS = ("The part's name", "The bone the part follows", "Box, or the caps
                "Mass (kg)")
 #: Item data role holding a cell's number.
 VALUE_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _cell_text(column: int, value) -> str:
+    """What the cell of ``column`` shows for ``value`` (its tool tip and editor keep the exact value)."""
+    if isinstance(value, str):
+        return value
+    return offset_cell_text(value) if OFFSET_X <= column <= OFFSET_Z else cell_text(value)
 
 
 class _PartDelegate(QStyledItemDelegate):
@@ -102,7 +110,7 @@ class PartsTab(QWidget):
                             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                         table.setItem(row, column, item)
                     item.setData(VALUE_ROLE, value)
-                    item.setText(value if isinstance(value, str) else cell_text(value))
+                    item.setText(_cell_text(column, value))
                     item.setToolTip(value if isinstance(value, str) else number_text(value))
         self.setEnabled(profile is not None)
         self._show_selection()

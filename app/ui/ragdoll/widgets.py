@@ -11,6 +11,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QHBoxLayout, Q
 
 #: Offsets and sizes may reach this many times the model's size.
 OFFSET_REACH = 10.0
+#: An offset nearer zero than this (model units: half a millimetre in metres) shows as 0 in its cell.
+OFFSET_SHOWN_AS_ZERO = 0.0005
 
 
 def number_text(value: float) -> str:
@@ -21,6 +23,12 @@ def cell_text(value: float) -> str:
     """A number as a table cell shows it: three significant digits, so the columns stay narrow (the
     cell's tool tip and its editor give more)."""
     return f"{value:.3g}"
+
+
+def offset_cell_text(value: float) -> str:
+    """An offset as its cell shows it: ``cell_text``, but 0 for one under half a millimetre, as the
+    automatic setup leaves them (``-6.1e-05`` would widen its column for a distance nobody sees)."""
+    return "0" if abs(value) < OFFSET_SHOWN_AS_ZERO else cell_text(value)
 
 
 def length_step(extent: float) -> tuple[float, int]:

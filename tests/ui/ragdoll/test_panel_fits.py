@@ -234,3 +234,34 @@ def test_a_small_window_keeps_half_its_width_for_the_view(sized, qtbot):
     qtbot.waitUntil(lambda: sized.ragdoll_panel.width() > 560, timeout=5_000)
     sized.resize(900, 640)
     qtbot.waitUntil(lambda: sized.viewport.width() >= 900 // 2, timeout=5_000)
+
+
+@_gui
+def test_offsets_under_half_a_millimetre_show_as_zero(window, qtbot):
+    """A hair from zero is 0 in the cell (``-6.1e-05`` would widen the column); the tool tip and the
+    editor keep the exact value, and half a millimetre or more shows as it is."""
+    from PySide6.QtWidgets import QDoubleSpinBox
+
+    from app.ui.ragdoll.parts_tab import OFFSET_X, OFFSET_Y, OFFSET_Z, VALUE_ROLE
+
+    panel, document = window.ragdoll_panel, window.state.simulation.document
+    panel.tabs.setCurrentWidget(panel.parts_tab)
+    table = panel.parts_tab.table
+    row = document.profile.part_index("head")
+    old = document.profile.parts[row].offset
+    document.edit_part("head", offset=(-6.1e-05, 0.00049, -0.0007))
+    try:
+        cells = [table.item(row, column) for column in (OFFSET_X, OFFSET_Y, OFFSET_Z)]
+        assert [cell.text() for cell in cells] == ["0", "0", "-0.0007"]
+        assert [cell.toolTip() for cell in cells] == ["-6.1e-05", "0.00049", "-0.0007"]
+        assert [cell.data(VALUE_ROLE) for cell in cells] == [-6.1e-05, 0.00049, -0.0007]
+        table.setCurrentItem(cells[1])
+        table.editItem(cells[1])
+        editor = table.viewport().findChild(QDoubleSpinBox)
+        assert editor is not None
+        assert editor.value() == pytest.approx(0.00049, abs=10.0 ** -editor.decimals())
+        assert editor.value() != 0.0
+        qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    finally:
+        document.undo()
+    assert document.profile.parts[row].offset == old
