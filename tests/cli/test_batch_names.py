@@ -1,6 +1,6 @@
 """``boneyard batch``'s names and counts: models found under PATHs in several folders are named after
 their PATH's folder, so two ``x.glb`` stay two models in the report, ``--skip-existing`` and ``batch
-merge``; a single PATH's names are as they were; summaries count '1 model', '2 models'."""
+merge``; a single PATH's names are as they were; summaries and ``info`` count '1 model', '2 models'."""
 
 from __future__ import annotations
 
@@ -89,3 +89,20 @@ def test_a_file_below_a_folder_given_first_keeps_the_name_the_walk_gives(tmp_pat
     tiny_models(tmp_path / "lib", "y.glb")
     assert _batch(tmp_path, deep, tmp_path / "lib") == 0
     assert set(report_lines(tmp_path / "r.jsonl")) == {"sub/x.glb", "y.glb"}
+
+
+def test_info_counts_one_frame_and_one_triangle(tmp_path, capsys):
+    """``info``'s listing: a clip of one key is '1 frame', a mesh of one triangle '1 triangle'."""
+    import numpy as np
+
+    from app.export.writers import MODEL_WRITERS
+    from app.model import Clip, Track
+    from tests.helpers import chain_model
+
+    still = Clip("still", "keyed", tracks=[Track(1, rotation=(np.array([0.0]), np.array([[0, 0, 0, 1.0]])))])
+    path = tmp_path / "one.glb"
+    MODEL_WRITERS[".glb"](path, chain_model([still]), None, False)
+    assert exit_status(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  0: still (skeletal, 1 frame, 0.000 s" in out
+    assert "  arm: 3 vertices, 1 triangle," in out
