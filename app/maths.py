@@ -11,6 +11,10 @@ import numpy as np
 
 #: Quaternions closer than this (1 − |dot|) are interpolated linearly instead of by slerp.
 SLERP_LINEAR_THRESHOLD = 1e-6
+#: A 3×3 block B whose columns have one length s and square to each other within this (largest entry of
+#: |BᵀB − s²I| / s²) counts as s times a rotation in ``rotation_part``: B / s differs from its nearest
+#: rotation by about half as much.
+ORTHONORMAL_TOLERANCE = 1e-10
 #: Vectors shorter than this are treated as zero-length by ``normalize``.
 NORMALIZE_EPSILON = 1e-12
 #: Largest |determinant| ratio below which a 3×3 block counts as singular in ``affine_inverse``.
@@ -219,8 +223,28 @@ def quat_from_matrix(matrices: np.ndarray) -> np.ndarray:
 
 
 def rotation_part(matrices: np.ndarray) -> np.ndarray:
-    """Nearest proper rotation to the 3×3 block of each matrix (polar decomposition by SVD)."""
+    """Nearest proper rotation to the 3×3 block of each matrix (polar decomposition by SVD). Blocks
+    that are rotations times one scale (within ORTHONORMAL_TOLERANCE) are divided by their scale
+    instead: most are (rigid bones, armatures scaled as a whole), and the SVD of thousands of them was
+    most of a follower's set-up on a long clip."""
     linear = np.asarray(matrices, dtype=np.float64)[..., :3, :3]
+    gram = np.swapaxes(linear, -1, -2) @ linear
+    squared_scale = np.trace(gram, axis1=-2, axis2=-1) / 3.0
+    off = np.abs(gram - squared_scale[..., None, None] * np.eye(3)).max(axis=(-1, -2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        deviation = off / squared_scale
+    scaled = (deviation <= ORTHONORMAL_TOLERANCE) & (np.linalg.det(linear) > 0)
+    if np.any(scaled):
+        rotations = np.empty_like(linear)
+        rotations[scaled] = linear[scaled] / np.sqrt(squared_scale[scaled])[..., None, None]
+        if not np.all(scaled):
+            rotations[~scaled] = _rotation_by_svd(linear[~scaled])
+        return rotations
+    return _rotation_by_svd(linear)
+
+
+def _rotation_by_svd(linear: np.ndarray) -> np.ndarray:
+    """``rotation_part`` of (..., 3, 3) blocks by SVD: U Vᵀ, its last column flipped for a mirror."""
     u, _, vt = np.linalg.svd(linear)
     rotations = u @ vt
     flip = np.linalg.det(rotations) < 0

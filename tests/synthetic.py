@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from app import maths
-from app.model import Material, Mesh, Model, Skeleton
+from app.model import Clip, Material, Mesh, Model, Skeleton, Track
 from app.pose import Pose, pose_from_world
 
 #: Cube corners and faces: 6 faces × 4 corners, each face with its outward normal.
@@ -106,3 +106,17 @@ def wave_pose(model: Model) -> Pose:
     for level in skeleton.levels[1:]:
         world[level] = world[skeleton.parents[level]] @ local[level]
     return pose_from_world(model, world)
+
+
+def repeated_clip(clip: Clip, seconds: float = 60.0, fps: float = 30.0, name: str = "long") -> Clip:
+    """A keyed ``clip``'s keys played over and over, one key every 1/fps s, for ``seconds``: a long
+    clip of real motion (each channel's keys in turn, whatever their own times were)."""
+    count = int(seconds * fps) + 1
+    times = np.arange(count) / fps
+    tracks = []
+    for track in clip.tracks:
+        channels = {channel: (times, keys[1][np.arange(count) % len(keys[1])])
+                    for channel in ("translation", "rotation", "scale")
+                    if (keys := getattr(track, channel)) is not None}
+        tracks.append(Track(track.bone, interpolation=track.interpolation, **channels))
+    return Clip(name, "keyed", tracks=tracks)

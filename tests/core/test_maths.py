@@ -123,3 +123,24 @@ def test_sorted_unique_gives_the_distinct_values_ascending(values):
     result = maths.sorted_unique(values)
     assert result.dtype == values.dtype
     assert result.tolist() == expected
+
+
+def test_rotation_part_keeps_rotations_and_straightens_the_rest():
+    """Rotations come back as they are (to the last bits); a scaled rotation, a sheared one and a
+    mirrored one, mixed in the same array, give their nearest proper rotations (scale divided out by
+    hand; the shear's by a hand-made polar decomposition: R = M (MᵀM)^-1/2); a zero block does not
+    crash."""
+    turn = maths.axis_rotation("Z", 0.3)[:3, :3] @ maths.axis_rotation("X", -1.1)[:3, :3]
+    sheared = turn @ np.array([[1.0, 0.2, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    values, vectors = np.linalg.eigh(sheared.T @ sheared)
+    polar = sheared @ vectors @ np.diag(values ** -0.5) @ vectors.T
+    mirrored = turn @ np.diag([1.0, 1.0, -1.0])
+    matrices = np.stack([turn, 2.5 * turn, sheared, turn, mirrored])
+    result = maths.rotation_part(matrices)
+    np.testing.assert_allclose(result[[0, 3]], [turn, turn], atol=1e-15)
+    np.testing.assert_allclose(result[1], turn, atol=1e-12)
+    np.testing.assert_allclose(result[2], polar, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.det(result), 1.0, atol=1e-12)
+    np.testing.assert_allclose(result[4].T @ result[4], np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(maths.rotation_part(2.5 * turn), turn, atol=1e-12)
+    np.testing.assert_allclose(maths.rotation_part(np.zeros((3, 3))) @ np.zeros(3), 0.0)
