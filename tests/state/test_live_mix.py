@@ -27,9 +27,11 @@ def clip(name, bone0, bone1, seconds=1.0):
 
 
 def angles(state) -> tuple[float, float]:
-    """bone0's and bone1's turn in the world (degrees) in the pose on screen."""
+    """bone0's and bone1's turn in the world (degrees, in (-180, 180]: a half turn is 180 whichever
+    side of it the last bits of the matrix fall) in the pose on screen."""
     world = state.current_pose().world
-    return tuple(math.degrees(math.atan2(world[b, 1, 0], world[b, 0, 0])) for b in (0, 1))
+    turns = (math.degrees(math.atan2(world[b, 1, 0], world[b, 0, 0])) for b in (0, 1))
+    return tuple(turn + 360.0 if turn <= -180.0 + 1e-9 else turn for turn in turns)
 
 
 @pytest.fixture
