@@ -66,5 +66,5 @@ def test_faces_with_materials_outside_the_table(tmp_path, capsys):
     status, found = findings(capsys, path)
     assert (status, found) == (0, [("warning", "walkmesh-material", "wok")])
     main(["check", str(path)])
-    assert capsys.readouterr().out.strip() == ("warning walkmesh-material wok: 1 faces have a surface "
+    assert capsys.readouterr().out.strip() == ("warning walkmesh-material wok: 1 face has a surface "
                                                "material outside 0..22 (face 1 has 23)")

@@ -64,8 +64,8 @@ def test_info_text_says_the_texture_and_whether_it_was_found(tmp_path, capsys):
     model = nwn_model(tmp_path)
     assert main(["info", str(model)]) == 0
     text = capsys.readouterr().out
-    assert "body: 3 vertices, 1 triangles, texture Body_Tex (not found)" in text
-    assert "part_g: 3 vertices, 1 triangles, hidden, texture Body_Tex (not found)" in text
+    assert "body: 3 vertices, 1 triangle, texture Body_Tex (not found)" in text
+    assert "part_g: 3 vertices, 1 triangle, hidden, texture Body_Tex (not found)" in text
     assert "up axis:    Z (from the file)  facing: +Y" in text
     folder = tmp_path / "tex"
     folder.mkdir()

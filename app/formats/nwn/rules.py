@@ -159,7 +159,8 @@ def _walkmeshes(parsed: Parsed, model: Model) -> list[Finding]:
         if outside.size:
             first = int(outside[0])
             findings.append(Finding("warning", "walkmesh-material", walkmesh.name,
-                                    f"{outside.size} faces have a surface material outside "
+                                    f"{outside.size} {'face has' if outside.size == 1 else 'faces have'} "
+                                    f"a surface material outside "
                                     f"0..{MAX_SURFACE_MATERIAL} (face {first} has "
                                     f"{int(walkmesh.materials[first])})"))
     return findings
@@ -211,7 +212,8 @@ def _skins(parsed: Parsed) -> list[Finding]:
         over = np.flatnonzero(influences > MAX_INFLUENCES)
         if over.size:
             findings.append(Finding("error", "skin-influences", node.name,
-                                    f"{over.size} vertices have more than {MAX_INFLUENCES} influences "
+                                    f"{over.size} {'vertex has' if over.size == 1 else 'vertices have'} "
+                                    f"more than {MAX_INFLUENCES} influences "
                                     f"(vertex {over[0]} has {influences[over[0]]})"))
     return findings
 
