@@ -90,12 +90,16 @@ def _emitter_numbers(parsed: Parsed) -> list[Finding]:
                 wanted = "a number from 0 to 2π (6.283)" if key == "spread" else "a number ≥ 0"
                 findings.append(Finding("warning", "emitter-numbers", node.name,
                                         f"{key} {text!r} is not {wanted}"))
-        texture = node.settings.get("texture", "")
-        if texture.lower() != "null" and len(texture) > MAX_RESREF:
-            findings.append(Finding("error", "resref-length", node.name,
-                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
-                                    f"{MAX_RESREF}"))
+        findings += _long_texture(node.name, node.settings.get("texture", ""))
     return findings
+
+
+def _long_texture(node: str, texture: str) -> list[Finding]:
+    """``resref-length`` for a texture name longer than a resref ('null' names none)."""
+    if texture.lower() == "null" or len(texture) <= MAX_RESREF:
+        return []
+    return [Finding("error", "resref-length", node,
+                    f"texture {texture!r} has {len(texture)} characters; a resref holds {MAX_RESREF}")]
 
 
 def _danglies(parsed: Parsed) -> list[Finding]:
@@ -188,11 +192,7 @@ def _names(parsed: Parsed) -> list[Finding]:
                                     f"the {what} name has {len(name)} characters; a resref holds "
                                     f"{MAX_RESREF}"))
     for node in parsed.nodes:
-        texture = (node.geometry or {}).get("texture") or ""
-        if texture.lower() != "null" and len(texture) > MAX_RESREF:
-            findings.append(Finding("error", "resref-length", node.name,
-                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
-                                    f"{MAX_RESREF}"))
+        findings += _long_texture(node.name, (node.geometry or {}).get("texture") or "")
     return findings
 
 
