@@ -11,7 +11,6 @@ import copy
 import ctypes
 import math
 import queue
-import re
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -23,16 +22,12 @@ import numpy as np
 from app.atomic_files import replacing, replacing_all
 from app.model import Clip, Model
 from app.pose import Pose, evaluate, posed_bounds, rest_pose
+from app.render.animation_outputs import FRAME_PATTERN
 from app.render.camera import Camera, camera_for
 from app.scene.draw_settings import DrawSettings
 
-#: Suffix → the kind of animated output.
 #: A run's onion skins: the (pose, offset) pairs drawn around ``clip`` at ``time``.
 Ghosts = Callable[[Clip, float], list]
-VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
-IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp", ".apng": "apng"}
-#: A printf-style frame number in an image sequence's name (``walk_%04d.png``).
-FRAME_PATTERN = re.compile(r"%0?\d*d")
 #: The rate used when a clip's keys give none.
 DEFAULT_FPS = 30.0
 #: Poses sampled over a run to frame the camera on it.
@@ -67,18 +62,6 @@ FRAME_MMAP_THRESHOLD = 256 << 10
 #: A GIF frame's Graphic Control Extension counts its delay in hundredths of a second; browsers show
 #: delays under 20 ms as 100 ms.
 GIF_MIN_DELAY_MS = 20
-
-
-def animation_kind(output: Path) -> str | None:
-    """'mp4', 'webm', 'gif', 'webp' or 'frames' (a PNG name with a ``%d`` pattern); None for a still."""
-    suffix = output.suffix.lower()
-    if suffix in VIDEO_SUFFIXES:
-        return VIDEO_SUFFIXES[suffix]
-    if suffix in IMAGE_SUFFIXES:
-        return IMAGE_SUFFIXES[suffix]
-    if suffix == ".png" and FRAME_PATTERN.search(output.name):
-        return "frames"
-    return None
 
 
 def clip_rate(clip: Clip | None) -> float:
