@@ -168,9 +168,9 @@ def _walkmeshes(parsed: Parsed, model: Model) -> list[Finding]:
         undefined = np.flatnonzero(walkmesh.materials == NOT_DEFINED)
         if undefined.size:
             findings.append(Finding("warning", "walkmesh-undefined", walkmesh.name,
-                                    f"{undefined.size} of {len(walkmesh.materials)} faces are left NotDefined "
-                                    f"(surface material {NOT_DEFINED}; face {int(undefined[0])} first): "
-                                    "give each a material"))
+                                    f"{undefined.size} of {len(walkmesh.materials)} faces are left "
+                                    f"NotDefined (surface material {NOT_DEFINED}; face {int(undefined[0])} "
+                                    "first): give each a material"))
     return findings
 
 
