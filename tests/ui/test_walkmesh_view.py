@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.scene.walkmesh_overlay import MATERIAL_COLORS
+from app.walkmeshes import MATERIAL_COLORS
 from app.ui.view_overlay import LEGEND_MARGIN, LEGEND_SWATCH
 from tests.formats.test_nwn_walkmesh import tile_tree
 from tests.gui_helpers import image_array, needs_display
