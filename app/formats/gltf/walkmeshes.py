@@ -22,7 +22,7 @@ def walkmesh_record(reading: Reading, index: int, node) -> dict | None:
     record = extras.get("walkmesh") if isinstance(extras, dict) else None
     if not isinstance(record, dict) or node.mesh is None:
         return None
-    problem = _record_problem(reading, node, record)
+    problem = _record_problem(reading, index, node, record)
     if problem:
         reading.warnings.append(f"nodes[{index}] ({node.name}): marked as a walkmesh but {problem}; "
                                 "read as a mesh")
@@ -30,18 +30,19 @@ def walkmesh_record(reading: Reading, index: int, node) -> dict | None:
     return record
 
 
-def _record_problem(reading: Reading, node, record: dict) -> str | None:
+def _record_problem(reading: Reading, index: int, node, record: dict) -> str | None:
     materials = record.get("materials")
     if not (isinstance(record.get("kind"), str) and isinstance(record.get("source"), str)
             and isinstance(materials, list)
             and all(isinstance(m, int) and not isinstance(m, bool) and 0 <= m < 2**31 for m in materials)):
         return "its extras lack kind, source or materials (integers from 0)"
-    mesh = reading.item("meshes", node.mesh, "walkmesh node's mesh")
+    mesh = reading.item("meshes", node.mesh, f"nodes[{index}].mesh")
     primitives = mesh.primitives or []
     if len(primitives) != 1 or primitives[0].indices is not None or primitives[0].mode not in (None, 4):
         return "its mesh is not one primitive of unindexed triangles"
     position = attribute_accessors(primitives[0].attributes).get("POSITION")
-    count = reading.item("accessors", position, "walkmesh POSITION").count if position is not None else None
+    where = f"meshes[{node.mesh}].primitives[0].attributes.POSITION"
+    count = reading.item("accessors", position, where).count if position is not None else None
     if count != 3 * len(materials):
         return f"it has {count} corners for {len(materials)} face materials"
     return None
