@@ -14,6 +14,7 @@ import pytest
 
 from app import loading
 from app.cli.main import main
+from app.errors import ReadError
 from app.export.gltf import export_gltf
 from app.walkmeshes import MATERIAL_COLORS
 from tests.export.test_gltf_materials import assert_valid, glb_json
@@ -84,14 +85,31 @@ def test_the_walkmesh_reads_back_as_a_walkmesh_and_convert_check_passes(tile, tm
     np.testing.assert_allclose(walkmesh.vertices, CORNERS @ turn[:3, :3].T, atol=1e-5)
 
 
-def test_a_walkmesh_mark_that_does_not_fit_is_read_as_a_mesh_with_a_warning(tile, tmp_path):
+@pytest.mark.parametrize("damage, reason", [
+    (lambda record: record.update(materials=GRID_MATERIALS[:7]), "it has 24 corners for 7 face materials"),
+    (lambda record: record.update(materials=["Dirt"] * 8), "its extras lack kind, source or materials "
+                                                            "(integers from 0)"),
+    (lambda record: record.pop("kind"), "its extras lack kind, source or materials (integers from 0)"),
+])
+def test_a_walkmesh_mark_that_does_not_fit_is_read_as_a_mesh_with_a_warning(tile, tmp_path, damage, reason):
     out = tmp_path / "tile.gltf"
     export_gltf(tile, out)
     document = json.loads(out.read_text())
     node = next(n for n in document["nodes"] if n.get("extras", {}).get("walkmesh"))
-    node["extras"]["walkmesh"]["materials"] = GRID_MATERIALS[:7]
+    damage(node["extras"]["walkmesh"])
     out.write_text(json.dumps(document))
     again = loading.load([out])
     assert [mesh.name for mesh in again.meshes] == ["floor", "walkmesh"] and not again.walkmeshes
-    expected = "(walkmesh): marked as a walkmesh but it has 24 corners for 7 face materials; read as a mesh"
+    expected = f"(walkmesh): marked as a walkmesh but {reason}; read as a mesh"
     assert any(warning.endswith(expected) for warning in again.warnings)
+
+
+def test_a_walkmesh_mark_on_a_node_whose_mesh_is_missing_is_an_error_naming_it(tile, tmp_path):
+    out = tmp_path / "tile.gltf"
+    export_gltf(tile, out)
+    document = json.loads(out.read_text())
+    index = next(i for i, n in enumerate(document["nodes"]) if n.get("extras", {}).get("walkmesh"))
+    document["nodes"][index]["mesh"] = 99
+    out.write_text(json.dumps(document))
+    with pytest.raises(ReadError, match=rf"nodes\[{index}\]\.mesh"):
+        loading.load([out])
