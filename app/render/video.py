@@ -21,10 +21,11 @@ import numpy as np
 
 from app.atomic_files import replacing, replacing_all
 from app.model import Clip, Model
-from app.pose import Pose, evaluate, posed_bounds, rest_pose
+from app.pose import Pose, evaluate, rest_pose
 from app.render.animation_outputs import FRAME_PATTERN
 from app.render.camera import Camera, camera_for
 from app.scene.draw_settings import DrawSettings
+from app.scene.framed_bounds import framed_bounds
 
 #: A run's onion skins: the (pose, offset) pairs drawn around ``clip`` at ``time``.
 Ghosts = Callable[[Clip, float], list]
@@ -93,8 +94,8 @@ def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tup
     """A camera from ``view`` that frames what ``options`` draw over the whole run."""
     samples = np.linspace(0, len(times) - 1, min(len(times), FRAMING_SAMPLES)).round().astype(int)
     picks = times[np.unique(samples)]
-    corners = [posed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model),
-                            options.bones, options.show_hidden) for t in picks]
+    corners = [framed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model), options)
+               for t in picks]
     low = np.min([c[0] for c in corners], axis=0)
     high = np.max([c[1] for c in corners], axis=0)
     return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],

@@ -43,6 +43,9 @@ EMITTER_VALUES = {
 TILE_RESREF = re.compile(r"[a-z]{3}\d{2}_[a-z]\d{2}_\d{2}", re.IGNORECASE)
 #: Highest surface material id: the last row of the game's surfacemat.2da (app/walkmeshes.py).
 MAX_SURFACE_MATERIAL = len(SURFACE_MATERIALS) - 1
+#: surfacemat.2da's row 0, NotDefined: a face left at it (a material never assigned, or an ASCII face
+#: row without its eighth number) is the usual tile bug (``walkmesh-undefined``).
+NOT_DEFINED = 0
 
 
 #: The emitter numbers checked (``emitter-numbers``): each must be a finite number ≥ 0.
@@ -166,6 +169,12 @@ def _walkmeshes(parsed: Parsed, model: Model) -> list[Finding]:
                                     f"{outside.size} faces have a surface material outside "
                                     f"0..{MAX_SURFACE_MATERIAL} (face {first} has "
                                     f"{int(walkmesh.materials[first])})"))
+        undefined = np.flatnonzero(walkmesh.materials == NOT_DEFINED)
+        if undefined.size:
+            findings.append(Finding("warning", "walkmesh-undefined", walkmesh.name,
+                                    f"{undefined.size} of {len(walkmesh.materials)} faces are left "
+                                    f"NotDefined (surface material {NOT_DEFINED}; face {int(undefined[0])} "
+                                    "first): give each a material"))
     return findings
 
 
