@@ -21,11 +21,54 @@ SURFACE_MATERIALS = (
     ("Sand", True), ("BareBones", True), ("StoneBridge", True),
 )
 
+#: A display colour per surface material id (surfacemat.2da's rows): earthy for ground, blue for
+#: water, red and magenta for what creatures cannot cross.
+MATERIAL_COLORS = (
+    (0.55, 0.55, 0.55),  # NotDefined
+    (0.62, 0.45, 0.25),  # Dirt
+    (0.35, 0.35, 0.40),  # Obscuring
+    (0.30, 0.70, 0.25),  # Grass
+    (0.70, 0.70, 0.65),  # Stone
+    (0.75, 0.55, 0.30),  # Wood
+    (0.25, 0.55, 0.90),  # Water
+    (0.90, 0.20, 0.20),  # Nonwalk
+    (0.85, 0.85, 1.00),  # Transparent
+    (0.70, 0.25, 0.45),  # Carpet
+    (0.55, 0.65, 0.75),  # Metal
+    (0.45, 0.70, 0.85),  # Puddles
+    (0.35, 0.45, 0.25),  # Swamp
+    (0.45, 0.32, 0.20),  # Mud
+    (0.80, 0.60, 0.15),  # Leaves
+    (1.00, 0.40, 0.05),  # Lava
+    (0.10, 0.10, 0.10),  # BottomlessPit
+    (0.10, 0.25, 0.70),  # DeepWater
+    (0.95, 0.85, 0.25),  # Door
+    (0.95, 0.95, 0.98),  # Snow
+    (0.90, 0.80, 0.55),  # Sand
+    (0.85, 0.80, 0.70),  # BareBones
+    (0.60, 0.60, 0.55),  # StoneBridge
+)
+#: The colour of a material id surfacemat.2da lacks.
+UNKNOWN_COLOR = (1.0, 0.0, 1.0)
+assert len(MATERIAL_COLORS) == len(SURFACE_MATERIALS)
+
 
 def material_name(material: int) -> str:
     """surfacemat.2da's label of ``material``, or ``material N`` for a row the table lacks."""
     known = 0 <= material < len(SURFACE_MATERIALS)
     return SURFACE_MATERIALS[material][0] if known else f"material {material}"
+
+
+def material_color(material: int) -> tuple[float, float, float]:
+    """The display colour of ``material`` (View › Walkmesh, the legend, the glTF export)."""
+    return MATERIAL_COLORS[material] if 0 <= material < len(MATERIAL_COLORS) else UNKNOWN_COLOR
+
+
+def material_colors(materials: np.ndarray) -> np.ndarray:
+    """(F, 3) float32 the display colour of each of ``materials`` (F,)."""
+    table = np.array([*MATERIAL_COLORS, UNKNOWN_COLOR], np.float32)
+    known = (materials >= 0) & (materials < len(MATERIAL_COLORS))
+    return table[np.where(known, materials, len(MATERIAL_COLORS))]
 
 
 def walkable(material: int) -> bool:

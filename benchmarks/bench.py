@@ -168,6 +168,7 @@ def _optional(module: str, function: str):
 
 BENCHES = {
     "gpu": _optional("benchmarks.render", "bench_skinned_vs_static"),
+    "morph": _optional("benchmarks.render", "bench_morph_skinned_vs_static"),
     "scrub": _optional("benchmarks.render", "bench_scrub"),
     "pose": bench_pose,
     "render": bench_render_process,
@@ -184,6 +185,7 @@ BENCHES = {
     "floor": _optional("benchmarks.batch", "bench_floor"),
     "fbx_bvh": _optional("benchmarks.fbx_bvh", "run"),
     "clips": _optional("benchmarks.clips", "run"),
+    "autosetup": _optional("benchmarks.autosetup", "run"),
 }
 
 
@@ -204,6 +206,7 @@ class Goal:
 
 GOALS = (
     Goal("skinned_vs_static", "gpu", lambda r: r.get("lbs_ratio"), "<=", 1.3),
+    Goal("morph_skinned_vs_static", "morph", lambda r: r.get("lbs_ratio"), "<=", 1.5),
     Goal("window_fps_vs_offscreen_draw", "window", lambda r: r.get("window_fps_vs_offscreen_draw"),
          ">=", 0.8),
     Goal("window_fps_vs_offscreen_draw_100k", "window", lambda r: r.get("window_fps_vs_offscreen_draw_100k"),
@@ -231,6 +234,7 @@ GOALS = (
     Goal("fbx_vs_glb_load", "fbx_bvh", lambda r: r.get("fbx_vs_glb_load"), "<=", 1.5),
     Goal("bvh_parse_vs_fromstring", "fbx_bvh", lambda r: r.get("bvh_parse_vs_fromstring"), "<=", 1.5),
     Goal("info_8000_clips_vs_one_clip", "clips", lambda r: r.get("info_8000_clips_vs_one_clip"), "<=", 1.5),
+    Goal("autosetup_500_bones_s", "autosetup", lambda r: r.get("autosetup_500_bones_s"), "<=", 2),
 )
 
 

@@ -2,6 +2,8 @@
 
 ``bench_skinned_vs_static`` times frames of a 100k-vertex, 64-bone tube drawn with GPU skinning against
 the same picture drawn from static buffers, offscreen at 1280×720. The goal is a ratio ≤ 1.3.
+``bench_morph_skinned_vs_static`` does the same with 8 morph targets on the tube, weighted and skinned
+each frame (goal ≤ 1.5).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from app import maths
 from app.model import Clip, Mesh, Model, Skeleton, Track
+from app.morph_targets import MorphTargets
 from app.pose import evaluate, pose_from_world
 from app.render.camera import camera_for
 from app.render.offscreen import ImageTargets, OffscreenRenderer
@@ -64,12 +67,13 @@ def bent_pose(model: Model):
 def posed_copy(model: Model, renderer: Renderer) -> Model:
     """``model`` with each mesh's positions and normals replaced by what ``renderer``'s skinning pass
     makes of them in its current pose (read back by transform feedback): drawn unskinned, the copy makes
-    the skinned model's picture from static buffers of the same layout."""
+    the skinned model's picture from static buffers of the same layout (morph targets applied, so
+    dropped)."""
     meshes = []
     for index, mesh in enumerate(model.meshes):
         positions, normals = renderer.skinned_vertices(index, "lbs")
         meshes.append(dataclasses.replace(mesh, positions=positions.astype(np.float64),
-                                          normals=normals.astype(np.float64)))
+                                          normals=normals.astype(np.float64), morphs=None))
     return dataclasses.replace(model, meshes=meshes)
 
 
@@ -89,15 +93,43 @@ def _picture_difference(first: np.ndarray, second: np.ndarray) -> tuple[int, int
     return int(difference.max()), int(np.count_nonzero(difference.max(axis=-1)))
 
 
+def morphed_tube(vertices: int = 100_000, bones: int = 64, targets: int = 8) -> Model:
+    """``skinned_tube`` with ``targets`` morph targets: each bulges its own band of the tube outwards."""
+    model = skinned_tube(vertices, bones)
+    mesh = model.meshes[0]
+    heights = mesh.positions[:, 2] / mesh.positions[:, 2].max()
+    radial = mesh.positions * [1.0, 1.0, 0.0]
+    bands = np.exp(-((heights[None, :] - (np.arange(targets)[:, None] + 0.5) / targets) * targets) ** 2)
+    deltas = 0.5 * bands[:, :, None] * radial[None]
+    morphs = MorphTargets(positions=deltas, defaults=np.zeros(targets))
+    return dataclasses.replace(model, meshes=[dataclasses.replace(mesh, morphs=morphs)])
+
+
 def bench_skinned_vs_static(draws: int = 4, rounds: int = 9, vertices: int = 100_000, bones: int = 64,
                             size: tuple[int, int] = (1280, 720)) -> dict:
     """A frame of the skinned tube against the same picture drawn from static buffers, in one EGL
-    context at ``size``.
+    context at ``size`` (``skinned_against_static``)."""
+    model = skinned_tube(vertices, bones)
+    return skinned_against_static(model, bent_pose(model), draws, rounds, size)
 
-    - skinned (``lbs``, ``dqs``): the pose uploaded (skinning palette → bone texture), then the bind-pose
-      buffers drawn with GPU skinning;
-    - static: a copy of the tube whose buffers hold the posed positions and normals (read back from the
-      skinning pass), drawn unskinned — the same triangles in the same places;
+
+def bench_morph_skinned_vs_static(draws: int = 4, rounds: int = 9, vertices: int = 100_000, bones: int = 64,
+                                  size: tuple[int, int] = (1280, 720)) -> dict:
+    """The tube with 8 morph targets, each at its own weight, skinned in the bent pose, against the same
+    picture from static buffers (``skinned_against_static``; the goal figure is ``lbs_ratio``)."""
+    model = morphed_tube(vertices, bones)
+    pose = dataclasses.replace(bent_pose(model), morph_weights=np.linspace(0.1, 0.8, 8))
+    return skinned_against_static(model, pose, draws, rounds, size)
+
+
+def skinned_against_static(model: Model, pose, draws: int, rounds: int, size: tuple[int, int]) -> dict:
+    """A frame of ``model`` drawn in ``pose`` with GPU skinning (and its morph targets) against the same
+    picture drawn from static buffers, in one EGL context at ``size``.
+
+    - skinned (``lbs``, ``dqs``): the pose uploaded (skinning palette → bone texture, morph weights),
+      then the bind-pose buffers drawn with GPU morphing and skinning;
+    - static: a copy of the model whose buffers hold the posed positions and normals (read back from
+      the skinning pass), drawn unskinned — the same triangles in the same places;
     - bind_static (for comparison only): the skinned tube's own buffers drawn unskinned, i.e. the
       straight bind-pose tube, partly out of view: a different picture, so not the goal's baseline.
 
@@ -106,8 +138,7 @@ def bench_skinned_vs_static(draws: int = 4, rounds: int = 9, vertices: int = 100
     ``lbs_ratio`` is the median of those ratios (wall time), with their range beside it. CPU-time ratios
     (every thread of the process) are printed as a cross-check that is blind to other processes' load.
     """
-    model = skinned_tube(vertices, bones)
-    pose = bent_pose(model)
+    bones = len(model.skeleton)
     with OffscreenRenderer() as offscreen:
         ctx = offscreen.ctx
         skinned = offscreen.renderer

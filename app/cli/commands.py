@@ -1,4 +1,9 @@
-"""The headless sub-commands: info, pose, render, convert, ragdoll (docs/cli.md). No Qt here."""
+"""The headless sub-commands: info, pose, render, convert, ragdoll (docs/cli.md). No Qt here.
+
+Each command imports what only it needs when it runs (the writers, NWN's archives and rules, physics,
+the animated outputs), so that a fresh ``render`` or ``info`` loads no more than its own work
+(tests/cli/test_startup_imports.py).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app import loading
 from app.atomic_files import replacing
-from app.cli.archive_info import archive_info
-from app.cli.check import run_check
 from app.cli.progress import Progress
 from app.cli.shared import (
+    DEFAULT_SIZE,
     EXIT_OK,
     EXIT_UNREADABLE,
     EXIT_USAGE,
@@ -33,8 +36,6 @@ from app.cli.shared import (
     writing,
 )
 from app.errors import InputError
-from app.formats.nwn.archives import is_archive
-from app.export.writers import MODEL_WRITERS, POSE_WRITERS, pose_arrays, writer_for
 from app.model import Clip, Model
 from app.pose import pose_from_world, posed_positions
 from app.cli.clip_choice import chosen_clip_index
@@ -54,7 +55,7 @@ POSITION_TYPES = {"full": np.float32, "half": np.float16}
 
 def run(args: Namespace) -> int:
     handlers = {"info": info, "pose": pose, "render": render, "convert": convert, "ragdoll": ragdoll,
-                "check": run_check}
+                "check": check}
     try:
         return handlers[args.command](args)
     except (InputError, OutputError) as error:
@@ -94,8 +95,18 @@ def _rate(clip: dict) -> str:
     return "" if clip["rate"] is None else f", {clip['rate']:g} fps"
 
 
+def check(args: Namespace) -> int:
+    from app.cli.check import run_check
+
+    return run_check(args)
+
+
 def info(args: Namespace) -> int:
+    from app.formats.nwn.archives import is_archive
+
     if len(args.files) == 1 and is_archive(args.files[0]) and not args.demo:
+        from app.cli.archive_info import archive_info
+
         return archive_info(args)
     model = load_model(args, announce=False)
     facts = describe(model)
@@ -148,6 +159,8 @@ def _walkmesh_lines(walkmeshes: list[dict]) -> list[str]:
 
 
 def pose(args: Namespace) -> int:
+    from app.export.writers import POSE_WRITERS, pose_arrays
+
     output = output_path(args.output)
     write = _writer(output, POSE_WRITERS)
     model = load_model_for(args, [output])
@@ -160,24 +173,33 @@ def pose(args: Namespace) -> int:
 
 def _writer(output: Path, table: dict):
     """The writer for ``-o OUTPUT``'s suffix, else the usage error naming the suffixes."""
+    from app.export.writers import writer_for
+
     try:
         return writer_for(output, table)
     except ValueError as error:
         raise UsageError(f"-o {error}") from None
 
 
-def render(args: Namespace) -> int:
-    from app.cli import render_animation
+def wants_animation(args: Namespace) -> bool:
+    """Whether ``render``'s arguments ask for a sheet or an animation, not a still PNG."""
+    from app.render.animation_outputs import animation_kind
 
+    return bool(args.sheet) or animation_kind(Path(args.output)) is not None
+
+
+def render(args: Namespace) -> int:
     if args.onion < 0 or (args.onion_step is not None and not args.onion_step > 0):
         raise UsageError("--onion takes a count ≥ 0 and --onion-step a time > 0")
-    if render_animation.wants_animation(args):
+    if wants_animation(args):
+        from app.cli import render_animation
+
         return render_animation.render(args)
     output = output_path(args.output)
     if output.suffix.lower() != ".png":
         raise UsageError(f"-o must end in .png, .mp4, .webm, .gif or .webp, or hold a %d frame number; "
                          f"got {output.name!r}")
-    args.size = args.size or render_animation.DEFAULT_SIZE
+    args.size = args.size or DEFAULT_SIZE
     model = load_model_for(args, [output])
     current = pose_at(model, args, default_first_clip=True)
     from app.render.offscreen import NotEnoughMemory, OffscreenRenderer, PictureTooLarge
@@ -209,6 +231,9 @@ def onion_skins(model: Model, args: Namespace) -> list:
 
 
 def convert(args: Namespace) -> int:
+    from app import loading
+    from app.export.writers import MODEL_WRITERS
+
     output = output_path(args.output)
     write = _writer(output, MODEL_WRITERS)
     model = load_model_for(args, [output])
@@ -252,11 +277,16 @@ def _run_npz(output: Path, model: Model, run: Recording, rig: Rig, args: Namespa
 
 
 def _run_gltf(output: Path, model: Model, run: Recording, rig: Rig, args: Namespace) -> list[str]:
+    from app.export.writers import MODEL_WRITERS
+
     return MODEL_WRITERS[output.suffix.lower()](output, model, [run.clip()], args.show_hidden)
 
 
-#: Suffix → how ``ragdoll -o`` writes a run: the contract's arrays, or the run as a glTF clip.
-RUN_WRITERS = {".npz": _run_npz, **{suffix: _run_gltf for suffix in MODEL_WRITERS}}
+def run_writers() -> dict:
+    """Suffix → how ``ragdoll -o`` writes a run: the contract's arrays, or the run as a glTF clip."""
+    from app.export.writers import MODEL_WRITERS
+
+    return {".npz": _run_npz, **{suffix: _run_gltf for suffix in MODEL_WRITERS}}
 
 
 def ragdoll(args: Namespace) -> int:
@@ -267,7 +297,7 @@ def ragdoll(args: Namespace) -> int:
     if args.release is not None and not args.follow and args.strength is None:
         raise UsageError("--release needs motors to release: give --follow or --strength")
     output = output_path(args.output)
-    write = _writer(output, RUN_WRITERS)
+    write = _writer(output, run_writers())
     if args.seconds * args.output_fps > MAX_RAGDOLL_FRAMES:
         frames = args.seconds * args.output_fps
         raise UsageError(f"--seconds {args.seconds:g} at --fps {args.output_fps:g} records {frames:.0f} "

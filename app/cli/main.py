@@ -6,7 +6,6 @@ Sub-commands never import Qt, so they run without a display and start fast.
 from __future__ import annotations
 
 import argparse
-import difflib
 import gc
 import math
 import re
@@ -204,24 +203,13 @@ def _add_render_options(render: argparse.ArgumentParser, default_size: tuple[int
                         help="swing danglymeshes as the clip plays up to each frame (NWN)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="boneyard", formatter_class=argparse.RawDescriptionHelpFormatter,
-                    usage=f"{WINDOW_USAGE}\n       boneyard COMMAND ... (boneyard COMMAND --help)",
-                    description="Viewer and ragdoll sandbox for legacy skinned meshes and skeletal "
-                    "animation.",
-                    epilog="The desktop app: boneyard FILE ... opens the files in the window (no FILE: the "
-                    "built-in demo);\n--screenshot OUT.png saves the whole window after the first full frame "
-                    "and quits,\n--size WxH sets the window size for it. MODEL OPTIONS are those every "
-                    "command takes\n(--fps, which for ragdoll is the output rate instead; "
-                    "--conjugate-quaternions, --up, --texture, --texture-dir, --show-hidden; "
-                    "boneyard info --help).")
-    parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="boneyard")
-
+def _info_parser(commands) -> None:
     info = commands.add_parser("info", help="what is in the files")
     _add_files(info)
     info.add_argument("--json", action="store_true", help="machine-readable output")
 
+
+def _pose_parser(commands) -> None:
     pose = commands.add_parser("pose", help="write the posed bones and vertices at one instant")
     _add_files(pose)
     _add_instant(pose)
@@ -229,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     pose.add_argument("-o", "--output", required=True,
                       help="OUT.npz, OUT.json, OUT.obj, or OUT.glb/.gltf (static mesh)")
 
+
+def _render_parser(commands) -> None:
     render = commands.add_parser("render", help="render a PNG, a video, an animated image or a contact "
                                  "sheet without a window")
     _add_files(render)
@@ -252,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--onion-step", type=TIME, metavar="S",
                         help="seconds between onion skins (default one frame of the clip's rate)")
 
+
+def _convert_parser(commands) -> None:
     convert = commands.add_parser("convert", help="write glTF 2.0 (.glb or .gltf)")
     _add_files(convert)
     convert.add_argument("-o", "--output", required=True, help="OUT.glb or OUT.gltf")
@@ -262,6 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="re-read the written file and print the worst vertex error over every "
                          "clip's frames")
 
+
+def _ragdoll_parser(commands) -> None:
     ragdoll = commands.add_parser("ragdoll", help="simulate the ragdoll and write the run (.npz or .glb)")
     _add_files(ragdoll, load_fps=False)
     _add_instant(ragdoll)
@@ -293,14 +287,44 @@ def build_parser() -> argparse.ArgumentParser:
                          help="run the profile through the standard trial and print a JSON report "
                          "(exit 1 when it fails)")
 
+
+def _check_parser(commands) -> None:
     check = commands.add_parser("check", help="hold a model to its format's engine rules "
                                 "(Neverwinter Nights)")
     _add_files(check)
     check.add_argument("--json", action="store_true", help="machine-readable output")
 
+
+def _batch_parser(commands) -> None:
     from app.cli.batch.arguments import add_batch_parser
 
     add_batch_parser(commands, _add_load_options, _add_render_options, _add_instant, TIMEOUT)
+
+
+#: Each command's sub-parser, in the order ``boneyard --help`` lists them.
+COMMAND_PARSERS = {"info": _info_parser, "pose": _pose_parser, "render": _render_parser,
+                   "convert": _convert_parser, "ragdoll": _ragdoll_parser, "check": _check_parser,
+                   "batch": _batch_parser}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone (what a run of that command parses: its
+    arguments and messages are the same, and the other commands' set-up is not paid for)."""
+    parser = Parser(prog="boneyard", formatter_class=argparse.RawDescriptionHelpFormatter,
+                    usage=f"{WINDOW_USAGE}\n       boneyard COMMAND ... (boneyard COMMAND --help)",
+                    description="Viewer and ragdoll sandbox for legacy skinned meshes and skeletal "
+                    "animation.",
+                    epilog="The desktop app: boneyard FILE ... opens the files in the window (no FILE: the "
+                    "built-in demo);\n--screenshot OUT.png saves the whole window after the first full frame "
+                    "and quits,\n--size WxH sets the window size for it. MODEL OPTIONS are those every "
+                    "command takes\n(--fps, which for ragdoll is the output rate instead; "
+                    "--conjugate-quaternions, --up, --texture, --texture-dir, --show-hidden; "
+                    "boneyard info --help).")
+    parser.add_argument("--version", action="version", version=f"boneyard {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="boneyard")
+    for name, add in COMMAND_PARSERS.items():
+        if command is None or name == command:
+            add(commands)
     return parser
 
 
@@ -341,6 +365,8 @@ def unknown_command(word: str) -> str | None:
     with no folder and no extension is taken for a mistyped command."""
     if Path(word).exists() or any(mark in word for mark in "/.\\"):
         return None
+    import difflib
+
     near = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
     if near:
         return f"boneyard: error: unknown command {word!r}; did you mean {near[0]!r}?"
@@ -353,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     app_parser = build_app_parser()
     first = first_word(app_parser, argv)
     if first in SUBCOMMANDS or (argv and argv[0] in ("-h", "--help")):
-        args = build_parser().parse_args(argv)
+        # A command given first parses with its own sub-parser alone; anything before it (--help) with all.
+        args = build_parser(first if argv[0] == first else None).parse_args(argv)
         if args.command == "batch" and args.batch_command == "merge":
             from app.cli.batch.merge import run_merge
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.cli.progress import Progress
 from app.cli.shared import (
+    DEFAULT_SIZE,
     EXIT_OK,
     OutputError,
     UsageError,
@@ -23,27 +24,22 @@ from app.animation.dangly_swing import DanglySwing
 from app.model import Clip, Model
 from app.pose import Pose
 from app.render import sheet, video
+from app.render.animation_outputs import VIDEO_SUFFIXES, animation_kind
 from app.render.sheet import MAX_SHEET_FRAMES, MAX_SIDE
 from app.cli.clip_choice import chosen_clip_index
 from app.cli.wording import counted
 
-#: The size of a sheet's frames when --size is not given, and of a still or animation.
+#: The size of a sheet's frames when --size is not given.
 SHEET_CELL = (320, 240)
-DEFAULT_SIZE = (1280, 720)
-
-
-def wants_animation(args: Namespace) -> bool:
-    """Whether ``render``'s arguments ask for a sheet or an animation, not a still PNG."""
-    return bool(args.sheet) or video.animation_kind(Path(args.output)) is not None
 
 
 def render(args: Namespace) -> int:
     """``render --sheet`` or ``render -o OUT.mp4|.webm|.gif|.webp|OUT_%04d.png``."""
     output = output_path(args.output)
-    kind = video.animation_kind(output)
+    kind = animation_kind(output)
     if args.sheet:
         _check_sheet_request(output, kind, args)
-    elif kind in video.VIDEO_SUFFIXES.values() and args.transparent:
+    elif kind in VIDEO_SUFFIXES.values() and args.transparent:
         raise UsageError(f"--transparent: a {kind.upper()} video has no transparency (use .webp or .gif)")
     first = video.sequence_name(output, 0) if kind == "frames" else output
     model = load_model_for(args, [first])
@@ -122,7 +118,7 @@ def _animation(model: Model, args: Namespace, output: Path, kind: str, offscreen
     except ValueError as error:
         raise UsageError(str(error)) from None
     size = args.size or DEFAULT_SIZE
-    if kind in video.VIDEO_SUFFIXES.values():
+    if kind in VIDEO_SUFFIXES.values():
         size = video.even_size(size)
     offscreen.check_fits(size, frames_held=video.ENCODER_FRAMES_HELD)
     frames = video.render_frames(offscreen, model, clip, times, size, options, args.view, args.turntable,

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from app import formats, loading
 from app.animation.dangly_swing import swung_at
-from app.animation.root_motion import in_place_model, root_travels
 from app.atomic_files import same_file, special_kind
 from app.cli.clip_options import mixed_model
 from app.model import Clip, Model
@@ -27,6 +26,8 @@ from app.cli.clip_choice import chosen_clip_index
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
 
+#: The size of a still or an animation when --size is not given.
+DEFAULT_SIZE = (1280, 720)
 #: ``--time`` may overshoot the clip's ends by this much (seconds) for rounding.
 TIME_SLACK = 1e-6
 
@@ -124,7 +125,11 @@ def load_model(args: Namespace, announce: bool = True) -> Model:
         model = mixed_model(model, args, options)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return in_place_model(model) if getattr(args, "in_place", False) else model
+    if not getattr(args, "in_place", False):
+        return model
+    from app.animation.root_motion import in_place_model
+
+    return in_place_model(model)
 
 
 def load_model_for(args: Namespace, outputs: list[Path]) -> Model:
@@ -173,6 +178,8 @@ def selected_instant(model: Model, args: Namespace) -> tuple[Clip, float]:
 
 
 def describe(model: Model) -> dict:
+    from app.animation.root_motion import root_travels
+
     skeleton = model.skeleton
     return {
         "files": model.files,

@@ -22,6 +22,8 @@ Layout of a written file (nodes in this order):
   skinned, else under the up root). Meshes binding the same way share a skin: its joints are the
   bones (then the anchor), its inverse bind matrices ``C_b @`` the mesh's own skin's (else
   ``Skeleton.bind_inverse``).
+- One node per walkmesh (an NWN model's), under the up root, unskinned, unlit, coloured by surface
+  material, ``extras.walkmesh`` marking it (gltf_walkmeshes.py).
 
 Uvs are written as they are: the project's uv convention is glTF's (origin at the image's top-left);
 vertex colours as COLOR_0 (float RGBA, linear, as glTF's).
@@ -53,6 +55,7 @@ import pygltflib as gl
 from app import maths
 from app.atomic_files import replacing_all
 from app.export.gltf_materials import MaterialWriter
+from app.export.gltf_walkmeshes import add_walkmeshes
 from app.export.gltf_morphs import (base_positions, default_weights, frame_targets, frame_weights,
                                     frame_count, keyed_weights, own_targets, target_names)
 from app.export.motion_plan import MotionPlan, plan_motion
@@ -171,6 +174,7 @@ def export_gltf(model: Model, path: str | Path, clips: list | None = None, pose:
     materials = MaterialWriter(gltf, blob, path.parent, warnings)
     mesh_nodes = _add_meshes(gltf, blob, model, layout, plan, _written_rest(model, plan, animated),
                              morph_frames, materials, show_hidden, warnings)
+    add_walkmeshes(gltf, blob.add, model, layout.roots, materials.uses)
     for index, clip in enumerate(selected):
         _add_animation(gltf, blob, model, clip, plan.sampled.get(index), layout, mesh_nodes, morph_frames,
                        pose, warnings)

@@ -249,7 +249,7 @@ class OffscreenRenderer:
 
     def _framing(self, model: Model, size: tuple[int, int], options: DrawSettings, view: str) -> Camera:
         """The camera from ``view`` that frames what ``options`` draw of the shown pose."""
-        low, high = self.renderer.bounds(options.bones, options.show_hidden)
+        low, high = self.renderer.bounds(options)
         return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],
                           forward=model.forward)
 

@@ -28,7 +28,7 @@ import numpy as np
 from app import maths
 from app.model import Mesh, Model
 from app.morph_targets import weight_slices
-from app.pose import (Pose, palette_offset, pose_morph_weights, posed_bounds, rest_extent, rest_pose,
+from app.pose import (Pose, palette_offset, pose_morph_weights, rest_extent, rest_pose,
                       skinning_palette)
 from app.render.bones import BoneShapes, BoneTexture
 from app.render.camera import Camera
@@ -42,6 +42,7 @@ from app.render.walkmesh_layer import WalkmeshLayer
 from app.render.shaders import load_program, set_uniform
 from app.scene.draw_settings import DrawSettings
 from app.scene.emitter_shapes import EMITTER_COLOR, emitter_lines
+from app.scene.framed_bounds import framed_bounds
 
 #: Point radius for point clouds, as a fraction of the model's extent.
 POINT_RADIUS = 0.004
@@ -84,7 +85,7 @@ class Renderer:
         self.bone_texture = BoneTexture(ctx)
         #: The model's extent, worked out once per model (it scales points, normals and the grid).
         self.extent = 1.0
-        self._bounds: dict[bool, tuple[np.ndarray, np.ndarray]] | None = None
+        self._bounds: dict[tuple[bool, ...], tuple[np.ndarray, np.ndarray]] | None = None
         self.pick_target = PickTarget(ctx)
         self.capture_target = CaptureTarget(ctx)
         self.textures = TextureCache(ctx)
@@ -162,14 +163,16 @@ class Renderer:
         self.textures.warnings.clear()
         return warnings
 
-    def bounds(self, skeleton: bool = False, show_hidden: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Posed bounds (min (3,), max (3,)) of what is drawn in the current pose (the skeleton too
-        when it is shown, hidden meshes when they are), computed once per pose."""
+    def bounds(self, options: DrawSettings | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Posed bounds (min (3,), max (3,)) of what ``options`` draw in the current pose (the
+        skeleton, hidden meshes, walkmeshes and emitter shapes when they are shown; the meshes alone
+        by default), computed once per pose."""
+        options = options or DrawSettings()
         if self._bounds is None:
             self._bounds = {}
-        key = (skeleton, show_hidden)
+        key = (options.bones, options.show_hidden, options.walkmesh, options.emitters)
         if key not in self._bounds:
-            self._bounds[key] = posed_bounds(self.model, self.pose, skeleton, show_hidden)
+            self._bounds[key] = framed_bounds(self.model, self.pose, options)
         return self._bounds[key]
 
     # --- drawing --------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ class Renderer:
         if options.normals:
             self._draw_normals(options)
         if options.bounds:
-            self.bounds_box.draw(*self.bounds(options.bones, options.show_hidden))
+            self.bounds_box.draw(*self.bounds(options))
         if options.grid:
             self.grid.draw(camera)
         if meshes:

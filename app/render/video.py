@@ -11,7 +11,6 @@ import copy
 import ctypes
 import math
 import queue
-import re
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -22,17 +21,14 @@ import numpy as np
 
 from app.atomic_files import replacing, replacing_all
 from app.model import Clip, Model
-from app.pose import Pose, evaluate, posed_bounds, rest_pose
+from app.pose import Pose, evaluate, rest_pose
+from app.render.animation_outputs import FRAME_PATTERN
 from app.render.camera import Camera, camera_for
 from app.scene.draw_settings import DrawSettings
+from app.scene.framed_bounds import framed_bounds
 
-#: Suffix → the kind of animated output.
 #: A run's onion skins: the (pose, offset) pairs drawn around ``clip`` at ``time``.
 Ghosts = Callable[[Clip, float], list]
-VIDEO_SUFFIXES = {".mp4": "mp4", ".webm": "webm"}
-IMAGE_SUFFIXES = {".gif": "gif", ".webp": "webp", ".apng": "apng"}
-#: A printf-style frame number in an image sequence's name (``walk_%04d.png``).
-FRAME_PATTERN = re.compile(r"%0?\d*d")
 #: The rate used when a clip's keys give none.
 DEFAULT_FPS = 30.0
 #: Poses sampled over a run to frame the camera on it.
@@ -69,18 +65,6 @@ FRAME_MMAP_THRESHOLD = 256 << 10
 GIF_MIN_DELAY_MS = 20
 
 
-def animation_kind(output: Path) -> str | None:
-    """'mp4', 'webm', 'gif', 'webp' or 'frames' (a PNG name with a ``%d`` pattern); None for a still."""
-    suffix = output.suffix.lower()
-    if suffix in VIDEO_SUFFIXES:
-        return VIDEO_SUFFIXES[suffix]
-    if suffix in IMAGE_SUFFIXES:
-        return IMAGE_SUFFIXES[suffix]
-    if suffix == ".png" and FRAME_PATTERN.search(output.name):
-        return "frames"
-    return None
-
-
 def clip_rate(clip: Clip | None) -> float:
     """A clip's own frame rate: the spacing of its stored keys when they are evenly spaced and at
     least 10 a second, else DEFAULT_FPS."""
@@ -110,8 +94,8 @@ def framing_camera(model: Model, clip: Clip | None, times: np.ndarray, size: tup
     """A camera from ``view`` that frames what ``options`` draw over the whole run."""
     samples = np.linspace(0, len(times) - 1, min(len(times), FRAMING_SAMPLES)).round().astype(int)
     picks = times[np.unique(samples)]
-    corners = [posed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model),
-                            options.bones, options.show_hidden) for t in picks]
+    corners = [framed_bounds(model, evaluate(model, clip, float(t)) if clip else rest_pose(model), options)
+               for t in picks]
     low = np.min([c[0] for c in corners], axis=0)
     high = np.max([c[1] for c in corners], axis=0)
     return camera_for(low, high, up_axis=model.up_axis, view=view, aspect=size[0] / size[1],

@@ -11,45 +11,11 @@ import numpy as np
 
 from app.derived import derived
 from app.model import Model
-from app.walkmeshes import SURFACE_MATERIALS, Walkmesh, material_name, walkable
+from app.walkmeshes import (Walkmesh, material_color, material_colors, material_name, walkable)
 
-#: A display colour per surface material id (surfacemat.2da's rows): earthy for ground, blue for
-#: water, red and magenta for what creatures cannot cross.
-MATERIAL_COLORS = (
-    (0.55, 0.55, 0.55),  # NotDefined
-    (0.62, 0.45, 0.25),  # Dirt
-    (0.35, 0.35, 0.40),  # Obscuring
-    (0.30, 0.70, 0.25),  # Grass
-    (0.70, 0.70, 0.65),  # Stone
-    (0.75, 0.55, 0.30),  # Wood
-    (0.25, 0.55, 0.90),  # Water
-    (0.90, 0.20, 0.20),  # Nonwalk
-    (0.85, 0.85, 1.00),  # Transparent
-    (0.70, 0.25, 0.45),  # Carpet
-    (0.55, 0.65, 0.75),  # Metal
-    (0.45, 0.70, 0.85),  # Puddles
-    (0.35, 0.45, 0.25),  # Swamp
-    (0.45, 0.32, 0.20),  # Mud
-    (0.80, 0.60, 0.15),  # Leaves
-    (1.00, 0.40, 0.05),  # Lava
-    (0.10, 0.10, 0.10),  # BottomlessPit
-    (0.10, 0.25, 0.70),  # DeepWater
-    (0.95, 0.85, 0.25),  # Door
-    (0.95, 0.95, 0.98),  # Snow
-    (0.90, 0.80, 0.55),  # Sand
-    (0.85, 0.80, 0.70),  # BareBones
-    (0.60, 0.60, 0.55),  # StoneBridge
-)
-#: The colour of a material id surfacemat.2da lacks.
-UNKNOWN_COLOR = (1.0, 0.0, 1.0)
 #: Opacity of the walkmesh's faces and of its edges.
 FACE_ALPHA = 0.55
 EDGE_ALPHA = 0.35
-assert len(MATERIAL_COLORS) == len(SURFACE_MATERIALS)
-
-
-def material_color(material: int) -> tuple[float, float, float]:
-    return MATERIAL_COLORS[material] if 0 <= material < len(MATERIAL_COLORS) else UNKNOWN_COLOR
 
 
 @dataclass(frozen=True)
@@ -83,9 +49,7 @@ def model_legend(model: Model) -> list[LegendEntry]:
 
 def face_colors(materials: np.ndarray, alpha: float) -> np.ndarray:
     """(F, 4) the display colour of each face's material, with ``alpha``."""
-    table = np.array([*MATERIAL_COLORS, UNKNOWN_COLOR], np.float32)
-    index = np.where((materials >= 0) & (materials < len(MATERIAL_COLORS)), materials, len(MATERIAL_COLORS))
-    return np.column_stack([table[index], np.full(len(materials), alpha, np.float32)])
+    return np.column_stack([material_colors(materials), np.full(len(materials), alpha, np.float32)])
 
 
 def walkmesh_triangles(walkmeshes: Sequence[Walkmesh]) -> tuple[np.ndarray, np.ndarray]:

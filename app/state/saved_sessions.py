@@ -1,7 +1,8 @@
 """The user's work on a model kept between runs of the window (UserWork's memory on disk): the clips
 added (bone map, Keep as Clip, a baked run), the meshes shown or hidden, the selected bone and the
 live mix, one file per model in the user's data folder (``sessions/``), named after the model's first
-file and a hash of all its files' full paths. File › Open Recent after a restart puts the work back.
+file and a hash of all its files' full paths (a model inside an archive: the archive's path and the
+resref, ``file_key``). File › Open Recent after a restart puts the work back.
 
 A session is an ``.npz`` (numpy's zip of arrays, read without pickles) holding ``session.json`` (the
 names, events, choices and mix, as UTF-8 bytes) and each clip's frame times and world matrices (and
@@ -28,6 +29,7 @@ import numpy as np
 
 from app.atomic_files import replacing
 from app.errors import InputError, regular_size
+from app.formats.nwn.archives import split_member
 from app.json_text import JsonError, loads
 from app.model import Clip, Model
 from app.morph_targets import WeightChannel
@@ -64,11 +66,24 @@ class SavedWork:
         return not (self.clips or self.mesh_choices or self.selected is not None or self.mix)
 
 
+def file_key(path: str) -> tuple[str, str]:
+    """What names the file ``path`` across runs, and a word for the session's file name: its real path
+    and stem; for a model inside an archive (``ARCHIVE:RESREF``, ``ARCHIVE/RESREF.mdl``), the archive's
+    real path and the resref in lower case (the archive's lookup ignores case), whichever way it
+    was named. The reader reads such a model from a scratch copy, whose path changes every run."""
+    member = split_member(path)
+    if member is None:
+        return os.path.realpath(path), Path(path).stem
+    archive, resref = member
+    return f"{os.path.realpath(archive)}:{resref.lower()}", resref.lower()
+
+
 def session_path(folder: Path, files: list[str] | tuple[str, ...]) -> Path:
     """Where the session of the model read from ``files`` is kept in ``folder``."""
-    real = [os.path.realpath(path) for path in files]
-    digest = hashlib.sha256("\n".join(real).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    word = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(files[0]).stem)[:40] if files else "model"
+    keys = [file_key(str(path)) for path in files]
+    joined = "\n".join(key for key, _ in keys)
+    digest = hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    word = re.sub(r"[^A-Za-z0-9_.-]+", "_", keys[0][1])[:40] if keys else "model"
     return folder / f"{word}-{digest}.npz"
 
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.animation.root_motion import in_place_model
 from app.model import Model
 from app.render import sheet, video
+from app.render.animation_outputs import VIDEO_SUFFIXES
 from app.render.offscreen import (
     TILE_BYTES_PER_PIXEL,
     ImageTargets,
@@ -260,4 +261,4 @@ def check_limits(renderer: ViewRenderer, model: Model, choice: AnimationChoice) 
 
 def _frame_size(choice: AnimationChoice) -> tuple[int, int]:
     """The frames' size: the chosen one, made even for a video."""
-    return video.even_size(choice.size) if choice.kind in video.VIDEO_SUFFIXES.values() else choice.size
+    return video.even_size(choice.size) if choice.kind in VIDEO_SUFFIXES.values() else choice.size

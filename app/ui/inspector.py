@@ -1,6 +1,6 @@
 """The inspector under the outliner's tree: the clip on screen with its root's travel and speed, and
 everything known about the selected bone or helper — bind and current world matrices, head and tail,
-skin influence, and the data only its file format has."""
+skin influence, and the data only its file format has — or walkmesh (its faces per surface material)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from app import formats
 from app.animation.root_motion import root_travel
 from app.model import Clip, Model
 from app.pose import Pose
+from app.scene.walkmesh_overlay import legend
 
 #: Narrowest matrix cell ('-0.0000'), so that matrices of small numbers line up with each other.
 MATRIX_CELL_WIDTH = 7
@@ -20,6 +21,9 @@ MATRIX_CELL_WIDTH = 7
 LISTED_CHILDREN = 4
 #: Extras keys with a nicer label than their spelled-out name.
 EXTRA_LABELS = {"box": "Box size", "mirror": "Mirror bone"}
+#: What each kind of walkmesh is (app/walkmeshes.py), as the Inspector names it.
+WALKMESH_KINDS = {"aabb": "the model's AABB node (a tile's walkmesh)", "wok": "a tile's .wok file",
+                  "pwk": "a placeable's .pwk file", "dwk": "a door's .dwk file"}
 #: Symbols of the length units formats state (Model.unit); other models' lengths are their own units.
 UNIT_SYMBOLS = {"metre": "m"}
 
@@ -172,7 +176,14 @@ class Inspector(QWidget):
         self.settings_title.setStyleSheet("font-weight: bold")
         self.helper_page.form.addRow(self.settings_title)
         self.settings_start = self.helper_page.form.rowCount()
-        for page in (self.empty, self.bone_page, self.helper_page):
+        self.walkmesh_page = _Page([("name", "Walkmesh", False), ("kind", "Kind", False),
+                                    ("source", "From", False), ("size", "Size", False)])
+        self.materials_title = QLabel("Faces per surface material")
+        self.materials_title.setContentsMargins(0, 8, 0, 0)
+        self.materials_title.setStyleSheet("font-weight: bold")
+        self.walkmesh_page.form.addRow(self.materials_title)
+        self.materials_start = self.walkmesh_page.form.rowCount()
+        for page in (self.empty, self.bone_page, self.helper_page, self.walkmesh_page):
             self.pages.addWidget(page)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -243,6 +254,22 @@ class Inspector(QWidget):
         self.shown = ("helper", index)
         self.pages.setCurrentWidget(self.helper_page)
         self._show_current()
+
+    def show_walkmesh(self, index: int) -> None:
+        """Show the model's ``index``-th walkmesh: where it comes from and its faces per material
+        (as the legend of View › Walkmesh counts them)."""
+        walkmesh = self.model.walkmeshes[index]
+        labels = self.walkmesh_page.labels
+        labels["name"].setText(walkmesh.name)
+        labels["kind"].setText(WALKMESH_KINDS.get(walkmesh.kind, walkmesh.kind))
+        labels["source"].setText(walkmesh.source)
+        labels["size"].setText(f"{len(walkmesh.vertices)} vertices · {len(walkmesh.faces)} faces")
+        materials = {entry.name + ("" if entry.walkable else " (not walkable)"): str(entry.faces)
+                     for entry in legend([walkmesh])}
+        self._fill_rows(self.walkmesh_page, self.materials_start, materials)
+        self.materials_title.setVisible(bool(materials))
+        self.shown = None  # nothing on the page follows the pose
+        self.pages.setCurrentWidget(self.walkmesh_page)
 
     def set_pose(self, pose: Pose) -> None:
         """Keep ``pose``; refresh only the current-matrix text, and only when someone can see it

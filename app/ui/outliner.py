@@ -1,5 +1,6 @@
 """The outliner dock: the skeleton as a tree (bones nested by parent, helpers under the bone they
-follow) and the meshes (each with a visibility check box and a context menu), with a name filter, and
+follow), the meshes (each with a visibility check box and a context menu) and the walkmeshes (each
+with its faces per surface material), with a name filter, and
 below it the inspector for the selected row. Attached to a ViewerState it shows the state's model,
 selected bone, meshes and pose, and sends it the bone the user selects and the meshes shown or hidden;
 which mesh should get a texture it reports to the window, which asks for the image."""
@@ -17,8 +18,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHBoxLayout, QHea
 
 from app.model import Helper, Mesh, Model
 from app.pose import Pose
+from app.scene.walkmesh_overlay import legend
 from app.state.viewer import ViewerState
 from app.ui.inspector import Inspector
+from app.walkmeshes import Walkmesh
 
 #: Tree depth opened when a model is bound: a whole humanoid, while huge rigs stay browsable.
 OPEN_DEPTH = 6
@@ -26,7 +29,7 @@ OPEN_DEPTH = 6
 NAME, TYPE, INFO = range(3)
 #: The Name column is never narrower than this (pixels), however narrow the dock.
 MIN_NAME_WIDTH = 80
-#: Item data role holding ``(kind, index)``, kind one of 'bone', 'helper', 'mesh'.
+#: Item data role holding ``(kind, index)``, kind one of 'bone', 'helper', 'mesh', 'walkmesh'.
 ROW_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -54,6 +57,13 @@ def mesh_info(mesh: Mesh) -> str:
         name = PurePath(material.texture.replace("\\", "/")).name
         parts.append(name if material.image is not None else f"{name} (missing)")
     return " · ".join(parts)
+
+
+def walkmesh_info(walkmesh: Walkmesh) -> str:
+    """'pwk · 8 faces · Dirt 1, Nonwalk 2 (not walkable)': its kind, faces and faces per material."""
+    materials = ", ".join(f"{entry.name} {entry.faces}{'' if entry.walkable else ' (not walkable)'}"
+                          for entry in legend([walkmesh]))
+    return " · ".join([walkmesh.kind, _plural(len(walkmesh.faces), "face"), materials])
 
 
 def _row(name: str, kind: str, info: str, key: tuple[str, int] | None) -> QTreeWidgetItem:
@@ -90,6 +100,7 @@ class OutlinerDock(QDockWidget):
         self.bone_items: list[QTreeWidgetItem] = []
         self.helper_items: list[QTreeWidgetItem] = []
         self.mesh_items: list[QTreeWidgetItem] = []
+        self.walkmesh_items: list[QTreeWidgetItem] = []
         self.groups: list[QTreeWidgetItem] = []
         browser = QWidget()
         layout = QVBoxLayout(browser)
@@ -170,6 +181,13 @@ class OutlinerDock(QDockWidget):
         mesh_group = _row("Meshes", "", _plural(len(model.meshes), "mesh", "meshes"), None)
         mesh_group.addChildren(self.mesh_items)
         self.groups = [skeleton_group, mesh_group]
+        self.walkmesh_items = [_row(walkmesh.name, "walkmesh", walkmesh_info(walkmesh), ("walkmesh", index))
+                               for index, walkmesh in enumerate(model.walkmeshes)]
+        if self.walkmesh_items:
+            faces = sum(len(walkmesh.faces) for walkmesh in model.walkmeshes)
+            walkmesh_group = _row("Walkmeshes", "", _plural(faces, "face"), None)
+            walkmesh_group.addChildren(self.walkmesh_items)
+            self.groups.append(walkmesh_group)
         self.inspector.bind(model)
         with QSignalBlocker(self.tree), QSignalBlocker(self.filter):
             self.filter.clear()
@@ -247,9 +265,13 @@ class OutlinerDock(QDockWidget):
         return items[0].data(NAME, ROW_ROLE) if items else None
 
     def select_bone(self, bone: int | None) -> None:
-        """Select and inspect ``bone`` (None: clear the selection) without emitting ``bone_selected``."""
+        """Select and inspect ``bone`` (None: clear a bone's selection; a helper, mesh or walkmesh row
+        chosen stays, with its page) without emitting ``bone_selected``."""
         if bone is not None and not 0 <= bone < len(self.bone_items):
             raise ValueError(f"bone {bone} outside 0..{len(self.bone_items) - 1}")
+        chosen = self.selected()
+        if bone is None and chosen is not None and chosen[0] != "bone":
+            return  # a helper, mesh or walkmesh row is chosen (the state was told: no bone): it stays
         with QSignalBlocker(self.tree):
             if bone is None:
                 self.tree.clearSelection()
@@ -271,6 +293,8 @@ class OutlinerDock(QDockWidget):
         bone = selected[1] if selected and selected[0] == "bone" else None
         if selected and selected[0] == "helper":
             self.inspector.show_helper(selected[1])
+        elif selected and selected[0] == "walkmesh":
+            self.inspector.show_walkmesh(selected[1])
         else:
             self.inspector.show_bone(bone)
         self.bone_selected.emit(bone)
@@ -285,12 +309,16 @@ class OutlinerDock(QDockWidget):
         bones = self._visible_bones(needle)
         helpers = [needle in helper.name.lower() for helper in self.model.helpers]
         meshes = [needle in item.text(NAME).lower() for item in self.mesh_items]
+        walkmeshes = [needle in item.text(NAME).lower() for item in self.walkmesh_items]
         self.tree.setUpdatesEnabled(False)
-        rows = zip(self.bone_items + self.helper_items + self.mesh_items, bones + helpers + meshes)
+        rows = zip(self.bone_items + self.helper_items + self.mesh_items + self.walkmesh_items,
+                   bones + helpers + meshes + walkmeshes)
         for item, visible in rows:
             item.setHidden(not visible)
         self.groups[0].setHidden(not (any(bones) or any(helpers)))
         self.groups[1].setHidden(not any(meshes))
+        if self.walkmesh_items:
+            self.groups[2].setHidden(not any(walkmeshes))
         if needle:
             self.tree.expandAll()
         self.tree.setUpdatesEnabled(True)

@@ -21,13 +21,14 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.animation.root_motion import over_ground, pose_centre
 from app.model import Model
-from app.pose import Pose, posed_bounds
+from app.pose import Pose
 from app.render.camera import Camera, camera_for, project
 from app.render.gizmos import Gizmos
 from app.render.offscreen import ImageTargets
 from app.render.picking import nearest_segment
 from app.render.renderer import Renderer
 from app.scene.draw_settings import DrawSettings
+from app.scene.framed_bounds import framed_bounds
 from app.scene.gizmo_scene import GizmoScene
 from app.scene.view_marks import ViewMarks
 from app.ui.view_overlay import ViewOverlay
@@ -189,10 +190,9 @@ class Viewport(QWidget):
     def frame_all(self) -> None:
         """Fit the model and every ragdoll copy in the view."""
         if self.renderer is not None and self.model is not None and self.renderer.model is not None:
-            drawn = (self.options.bones, self.options.show_hidden)
-            low, high = self.renderer.bounds(*drawn)
+            low, high = self.renderer.bounds(self.options)
             for pose in self.copy_poses:
-                copy_low, copy_high = posed_bounds(self.model, pose, *drawn)
+                copy_low, copy_high = framed_bounds(self.model, pose, self.options)
                 low, high = np.minimum(low, copy_low), np.maximum(high, copy_high)
             self.camera.frame(low, high, aspect=self._aspect())
         self.update()
@@ -245,8 +245,7 @@ class Viewport(QWidget):
             self._pending_model = False
             if self._framing_pose is not None:
                 orthographic = self.camera.orthographic
-                self.camera = camera_for(*posed_bounds(self.model, self._framing_pose, self.options.bones,
-                                                         self.options.show_hidden),
+                self.camera = camera_for(*framed_bounds(self.model, self._framing_pose, self.options),
                                          up_axis=self.model.up_axis, view="iso", aspect=self._aspect(),
                                          forward=self.model.forward)
                 self.camera.orthographic = orthographic

@@ -16,7 +16,7 @@ from tests.formats.test_gltf_sets import animation_file, model_file
 from tests.formats.test_nwn_mdl import model_tree, save, walk_animation
 from tests.formats.test_nwn_sets import lender_tree
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
-from tests.writers.nwn_writer import write_mdl
+from tests.writers.nwn_writer import WNode, write_mdl
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +114,33 @@ def test_links_followed_once_loops_and_the_output_folder(tmp_path, demo_model):
     found = find_files([library, library / "lgw" / "demo.lgw"], skip=library / "out")
     # a folder's files come before its subfolders, in name order: the link at the top is reached first
     assert [f.relative for f in found] == ["copy.lgw"]
+
+
+def test_walkmesh_files_go_with_their_model_in_either_form(tmp_path):
+    """A compiled .pwk (four zero bytes: it sniffs as an MDL), an ASCII .wok and a door's numbered
+    .dwk files are their model's, not models of their own; one named after no model is an orphan."""
+    from tests.formats.test_nwn_walkmesh import BOX, placeable_tree
+    from tests.writers.nwn_walkmesh_writer import WalkNode, write_ascii_walkmesh
+
+    square = [[0, 1, 2], [0, 2, 3]]
+    for name in ("plc_well", "tcn01_a01_01", "door_a"):
+        (tmp_path / f"{name}.mdl").write_bytes(write_ascii_mdl(name, placeable_tree(name)))
+    well = WNode("plc_well", children=[WNode("w", 0x021, vertices=BOX, faces=square)])
+    compiled = write_mdl("plc_well", well)
+    assert compiled[:4] == b"\0\0\0\0"
+    (tmp_path / "PLC_WELL.pwk").write_bytes(compiled)
+    ascii_walkmesh = write_ascii_walkmesh("x", [WalkNode("aabb", "wg", BOX, square, [3, 4])])
+    for name in ("tcn01_a01_01.wok", "door_a.dwk", "door_a0.dwk", "door_a2.dwk", "lost.wok"):
+        (tmp_path / name).write_bytes(ascii_walkmesh)
+    (tmp_path / "lost.pwk").write_bytes(compiled)
+    groups = {group.relative: group for group in group_files(find_files([tmp_path]))}
+    assert sorted(groups) == ["door_a.mdl", "lost.pwk", "lost.wok", "plc_well.mdl", "tcn01_a01_01.mdl"]
+    walkmeshes = {name: sorted(found.path.name for found in group.walkmeshes)
+                  for name, group in groups.items()}
+    assert walkmeshes["plc_well.mdl"] == ["PLC_WELL.pwk"]
+    assert walkmeshes["tcn01_a01_01.mdl"] == ["tcn01_a01_01.wok"]
+    assert walkmeshes["door_a.mdl"] == ["door_a.dwk", "door_a0.dwk", "door_a2.dwk"]
+    assert [groups[name].paths for name in ("plc_well.mdl", "door_a.mdl")] == [
+        [str(tmp_path / "plc_well.mdl")], [str(tmp_path / "door_a.mdl")]]
+    assert groups["lost.wok"].error == groups["lost.pwk"].error == (
+        "no model file for this walkmesh in its folder (expected lost.mdl)")

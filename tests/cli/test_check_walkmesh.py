@@ -68,3 +68,25 @@ def test_faces_with_materials_outside_the_table(tmp_path, capsys):
     main(["check", str(path)])
     assert capsys.readouterr().out.strip() == ("warning walkmesh-material wok: 1 face has a surface "
                                                "material outside 0..22 (face 1 has 23)")
+
+
+def test_faces_left_not_defined(tmp_path, capsys):
+    """Material 0 (NotDefined) on two of three faces: one warning naming the walkmesh, the count and
+    the first such face; the check still passes (exit 0)."""
+    path = tmp_path / "tcn01_a01_04.mdl"
+    faces = [[0, 1, 2], [0, 2, 3], [1, 2, 3]]
+    path.write_bytes(write_ascii_mdl("tcn01_a01_04", floor_tree("tcn01_a01_04", faces, [4, 0, 0])))
+    status, found = findings(capsys, path)
+    assert (status, found) == (0, [("warning", "walkmesh-undefined", "wok")])
+    main(["check", str(path)])
+    assert capsys.readouterr().out.strip() == ("warning walkmesh-undefined wok: 2 of 3 faces are left "
+                                               "NotDefined (surface material 0; face 1 first): give each "
+                                               "a material")
+
+
+def test_a_wok_beside_the_tile_with_not_defined_faces(tmp_path, capsys):
+    path = tmp_path / "tcn01_a01_05.mdl"
+    path.write_bytes(write_ascii_mdl("tcn01_a01_05", floor_tree("tcn01_a01_05")))
+    (tmp_path / "tcn01_a01_05.wok").write_bytes(write_ascii_walkmesh(
+        "tcn01_a01_05", [WalkNode("aabb", "wg", SQUARE, FACES, [0, 3])]))
+    assert findings(capsys, path) == (0, [("warning", "walkmesh-undefined", "wg")])

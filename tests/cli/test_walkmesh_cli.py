@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from app.cli.main import main
-from app.scene.walkmesh_overlay import MATERIAL_COLORS
+from app.walkmeshes import MATERIAL_COLORS
 from tests.formats.test_nwn_walkmesh import BOX, GRID_MATERIALS, placeable_tree, tile_tree
 from tests.writers.nwn_ascii_writer import write_ascii_mdl
 from tests.writers.nwn_walkmesh_writer import WalkNode, write_ascii_walkmesh

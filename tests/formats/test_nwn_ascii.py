@@ -153,9 +153,11 @@ def test_every_node_kind(tmp_path):
                      "emit01": "emitter", "ref01": "reference"}
     assert [mesh.name for mesh in model.meshes] == ["mesh01", "dangle01", "anim01", "skin01"]
     hidden = next(w for w in model.warnings if w.startswith("nodes not drawn"))
-    for name in ("walk01", "light01", "emit01", "ref01"):
+    for name in ("walk01", "light01", "ref01"):
         assert name in hidden
-    assert "anim01" not in hidden and "dangle01" not in hidden
+    # The emitter is a helper, drawn with View › Emitters: not listed as a node not drawn.
+    assert "anim01" not in hidden and "dangle01" not in hidden and "emit01" not in hidden
+    assert [helper.name for helper in model.helpers] == ["emit01"]
     assert ("danglymesh 'dangle01': period (none), tightness (none), displacement (none) (expected positive "
             "numbers); drawn without sway") in model.warnings
     assert model.meshes[1].dangly is None

@@ -127,3 +127,14 @@ def test_a_constraint_table_past_the_file_names_its_offset(tmp_path):
         loading.load([path])
     message = str(caught.value)
     assert "bad.mdl" in message and "constraints" in message and "byte" in message
+
+
+@pytest.mark.parametrize("form", WRITERS)
+def test_an_emitter_is_not_listed_among_the_nodes_not_drawn(tmp_path, form):
+    """Shown as a helper (View › Emitters), an emitter is no longer in the "nodes not drawn" warning; a
+    light beside it still is."""
+    root = tree()
+    root.children.append(WNode("lamp", 0x003))
+    model = load(tmp_path, form, root)
+    (hidden,) = [warning for warning in model.warnings if warning.startswith("nodes not drawn")]
+    assert hidden == "nodes not drawn: lamp (light)"

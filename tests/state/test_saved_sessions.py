@@ -150,3 +150,38 @@ def test_a_changed_skeleton_keeps_the_choices_but_not_the_clips(tmp_path):
     assert [clip.name for clip in state.model.clips] == ["walk"]
     assert [mesh.visible for mesh in state.model.meshes] == [True, False]
     assert state.selected_bone == 0  # "arm", by name
+
+
+def _archive_with_a_placeable(folder):
+    """``pack.hak`` holding ``plc_a``: a root node and one mesh node (two bones, one mesh)."""
+    from tests.formats.test_nwn_walkmesh import placeable_tree
+    from tests.nwn_archive_bytes import erf_bytes
+    from tests.writers.nwn_ascii_writer import write_ascii_mdl
+
+    archive = folder / "pack.hak"
+    archive.write_bytes(erf_bytes([("plc_a", "mdl", write_ascii_mdl("plc_a", placeable_tree("plc_a")))]))
+    return archive
+
+
+def test_the_work_on_a_model_inside_an_archive_comes_back_however_it_is_named(tmp_path):
+    """The reader reads an archive's model from a scratch copy that changes every run: its session is
+    kept by the archive's path and the resref, so the work comes back after a restart when the model
+    is named either way (``ARCHIVE:RESREF`` or ``ARCHIVE/RESREF.mdl``, the resref in any case)."""
+    from app import loading
+
+    archive = _archive_with_a_placeable(tmp_path)
+    sessions = tmp_path / "sessions"
+    state = new_state(sessions)
+    state.set_model(loading.load([f"{archive}:plc_a"]))
+    state.set_mesh_visible(0, False)
+    state.select_bone(1)
+    state.keep_session()  # the window closes
+    (kept,) = sessions.glob("*.npz")
+    assert kept.name.startswith("plc_a-")
+    for name in (f"{archive}:plc_a", f"{archive}:PLC_A", f"{archive}/plc_a.mdl"):
+        again = new_state(sessions)  # a restart
+        again.set_model(loading.load([name]))
+        assert [mesh.visible for mesh in again.model.meshes] == [False], name
+        assert again.selected_bone == 1 and again.messages == []
+    assert saved_sessions.session_path(sessions, [f"{archive}:plc_a"]) == kept
+    assert saved_sessions.session_path(sessions, [str(tmp_path / "plc_a.mdl")]) != kept

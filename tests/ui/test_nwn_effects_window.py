@@ -55,6 +55,7 @@ def test_emitter_settings_shape_and_dangly_motion(window, qtbot, tmp_path):
     assert rows["Update"] == "Fountain" and rows["Blend"] == "Lighten"
     assert rows["Spread"] == "0.8" and rows["Xsize"] == "60.0"
     assert not inspector.settings_title.isHidden()
+    assert inspector.pages.currentWidget() is inspector.helper_page  # not cleared by "no bone selected"
 
     plain = view_image(window, qtbot)
     window.menus.display_actions["emitters"].trigger()

@@ -115,3 +115,26 @@ def test_the_work_and_a_live_mix_come_back_after_a_restart(qtbot, tmp_path):
     assert (second.playback.chosen.name, mix.mode, mix.add_weight) == ("walk", "add", 0.4)
     assert second.model.clips[mix.second].name == "idle" and second.playback.mix is not None
     assert second.timeline.mix_action.isChecked()
+
+
+def test_the_work_on_a_model_inside_an_archive_comes_back_through_open_recent(qtbot, tmp_path):
+    """A model opened as ``ARCHIVE:RESREF`` (read from a scratch copy) with its mesh hidden and a bone
+    selected; after a restart Open Recent lists it and opening it brings both back."""
+    from tests.gui_helpers import show_demo_window
+    from tests.state.test_saved_sessions import _archive_with_a_placeable
+
+    member = f"{_archive_with_a_placeable(tmp_path)}:plc_a"
+    first = show_demo_window(qtbot)
+    open_and_wait(first, qtbot, [member])
+    first.outliner.mesh_items[0].setCheckState(0, Qt.CheckState.Unchecked)
+    first.state.select_bone(1)
+    first.close()
+
+    second = show_demo_window(qtbot)
+    second.menus.fill_recent_menu()
+    entry = next(action for action in second.menus.recent_menu.actions() if "plc_a" in action.text())
+    with qtbot.waitSignal(second.model_changed, timeout=LOAD_TIMEOUT_MS):
+        entry.trigger()
+    assert list(second.model.files) == [member]
+    assert second.outliner.mesh_items[0].checkState(0) == Qt.CheckState.Unchecked
+    assert second.state.selected_bone == 1

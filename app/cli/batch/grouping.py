@@ -5,8 +5,9 @@ bones files, a ``.bnf`` its ``.anm``/``.prm``, a glTF with meshes the animation-
 FBX with meshes the FBX files without (a BVH take is a model of its own), each companion going
 to the model file of its kind whose name shares the longest start with its own. An NWN model that
 is another NWN model's supermodel is read with that model (the reader finds it beside), not as a
-model of its own. A companion with no model file of its kind beside it is an orphan,
-reported as an error.
+model of its own; nor is a walkmesh file (``.wok``, ``.pwk``, ``.dwk``, in any of its forms, a
+compiled one sniffing as an MDL), which goes with the NWN model named like it (its reader finds it
+beside). A companion with no model file of its kind beside it is an orphan, reported as an error.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ COMPANION_ROLES = {("bonespro", "animation"), ("obj", "faces"), ("c3de", "bones"
                    ("bnf", "parameters"), ("gltf", "animation"), ("fbx", "animation")}
 #: Formats whose files group together (an OBJ's faces belong to a BonesPro structure).
 FAMILIES = {"obj": "bonespro", "nwn_ascii": "nwn", "nwn_mdl": "nwn"}
+#: Suffixes of NWN walkmesh files: a tile's, a placeable's, a door's (docs/formats/walkmesh.md).
+WALKMESH_SUFFIXES = (".wok", ".pwk", ".dwk")
 _SETSUPERMODEL = re.compile(rb"^\s*setsupermodel\s+\S+\s+(\S+)", re.MULTILINE | re.IGNORECASE)
 
 
@@ -58,11 +61,14 @@ class Found:
 
 @dataclass
 class Group:
-    """One model: its main file first; ``error`` says why it cannot be read (an orphan)."""
+    """One model: its main file first; ``error`` says why it cannot be read (an orphan).
+    ``walkmeshes``: the walkmesh files that are the model's, read by its reader from beside it (not
+    given to it as files)."""
 
     main: Found
     companions: list[Found] = field(default_factory=list)
     error: str | None = None
+    walkmeshes: list[Found] = field(default_factory=list)
 
     @property
     def paths(self) -> list[str]:
@@ -184,11 +190,15 @@ def group_files(files: list[Found]) -> list[Group]:
     its own, whose error the worker reports, when it was given by name or has a model file's extension;
     other files (textures, glTF buffers, notes) are left out."""
     folders: dict[Path, list[_Sniffed]] = {}
+    walkmeshes: dict[Path, list[Found]] = {}
     groups: list[Group] = []
     extensions = {suffix for fmt in registry.formats.values() for suffix in fmt.extensions}
     for found in files:
         if found.path == found.root and is_archive(found.path):
             groups += _archive_groups(found)
+            continue
+        if found.path.suffix.lower() in WALKMESH_SUFFIXES:
+            walkmeshes.setdefault(found.path.parent, []).append(found)
             continue
         sniffed = _sniff(found)
         if sniffed is None:
@@ -196,9 +206,37 @@ def group_files(files: list[Found]) -> list[Group]:
                 groups.append(Group(found))
         else:
             folders.setdefault(found.path.parent, []).append(sniffed)
-    for members in folders.values():
-        groups += _group_folder(members)
+    for folder, members in folders.items():
+        folder_groups = _group_folder(members)
+        groups += folder_groups
+        groups += _attach_walkmeshes(walkmeshes.pop(folder, []), folder_groups)
+    for orphans in walkmeshes.values():
+        groups += _attach_walkmeshes(orphans, [])
     return sorted(groups, key=lambda g: (str(g.main.root), g.relative))
+
+
+def walkmesh_owner_names(path: Path) -> list[str]:
+    """The model names (lower case) a walkmesh file may belong to, the likeliest first: its own stem,
+    and for a door's ``RESREF0.dwk`` … ``RESREF2.dwk`` the stem without the digit."""
+    stem = path.stem.lower()
+    numbered = path.suffix.lower() == ".dwk" and stem[-1:] in ("0", "1", "2") and len(stem) > 1
+    return [stem, stem[:-1]] if numbered else [stem]
+
+
+def _attach_walkmeshes(walkmeshes: list[Found], groups: list[Group]) -> list[Group]:
+    """Give each walkmesh file to the NWN model of its folder named like it; those with none are
+    orphans, returned as models with their error."""
+    by_name = {group.main.path.stem.lower(): group for group in groups
+               if group.error is None and group.main.path.suffix.lower() == ".mdl"}
+    orphans = []
+    for found in walkmeshes:
+        owner = next((by_name[name] for name in walkmesh_owner_names(found.path) if name in by_name), None)
+        if owner is None:
+            orphans.append(Group(found, error="no model file for this walkmesh in its folder (expected "
+                                              f"{walkmesh_owner_names(found.path)[-1]}.mdl)"))
+        else:
+            owner.walkmeshes.append(found)
+    return orphans
 
 
 def _archive_groups(found: Found) -> list[Group]:

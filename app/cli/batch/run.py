@@ -252,7 +252,8 @@ def find_collision(plan: Plan) -> str | None:
     if plan.report is None:
         return None
     models = KnownFiles({Path(path): f"an input of model {shown(group.relative)}"
-                     for group in plan.groups for path in group.paths})
+                     for group in plan.groups
+                     for path in [*group.paths, *(found.path for found in group.walkmeshes)]})
     ours = KnownFiles({plan.index: "the batch's index page",
                    **{output: f"the output of model {shown(group.relative)}"
                       for group, output in zip(plan.groups, plan.outputs)}})

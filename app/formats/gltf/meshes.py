@@ -36,17 +36,19 @@ DRACO_WEIGHT_NOISE = 1e-2
 INFLUENCE_SET = re.compile(r"(?:JOINTS|WEIGHTS)_(\d+)")
 
 
-def read_meshes(reading: Reading, bind: np.ndarray, node_bones: np.ndarray, skins: list[MeshSkin]
+def read_meshes(reading: Reading, bind: np.ndarray, node_bones: np.ndarray, skins: list[MeshSkin],
+                skipped: frozenset[int] = frozenset()
                 ) -> tuple[list[Mesh], list[tuple[int, int, np.ndarray, np.ndarray]]]:
     """Every primitive of every node's mesh, in node order, joints as bone indices.
 
     ``bind``: (N, 4, 4) node bind matrices (rigid meshes are placed by them); ``node_bones``: (N,)
-    each node's bone index (−1: not a bone); ``skins``: each glTF skin as a MeshSkin. Returns the
+    each node's bone index (−1: not a bone); ``skins``: each glTF skin as a MeshSkin; ``skipped``: nodes
+    whose meshes are read otherwise (walkmeshes). Returns the
     meshes and, per mesh with morph targets, (node, mesh index).
     """
     meshes, morphs = [], []
     for index, node in enumerate(reading.gltf.nodes or []):
-        if node.mesh is None:
+        if node.mesh is None or index in skipped:
             continue
         where = f"nodes[{index}].mesh"
         source = reading.item("meshes", node.mesh, where)

@@ -81,8 +81,9 @@ def read_skins(reading: Reading) -> list[tuple[np.ndarray, np.ndarray]]:
     return result
 
 
-def kept_nodes(reading: Reading, parents: np.ndarray) -> np.ndarray:
-    """(N,) bool: which nodes become bones (see the module docstring); ``parents`` per node."""
+def kept_nodes(reading: Reading, parents: np.ndarray, walkmeshes: frozenset[int] = frozenset()) -> np.ndarray:
+    """(N,) bool: which nodes become bones (see the module docstring); ``parents`` per node;
+    ``walkmeshes``: the nodes marked as Boneyard's walkmeshes, left out unless a bone must be there."""
     nodes = reading.gltf.nodes or []
     keep = np.ones(len(nodes), bool)
     has_children = np.zeros(len(nodes), bool)
@@ -103,7 +104,8 @@ def kept_nodes(reading: Reading, parents: np.ndarray) -> np.ndarray:
             reading.item("nodes", target.node, f"animations[{index}].channels[{position}].target.node")
             needed.add(target.node)
     for index, node in enumerate(nodes):
-        if is_helper(reading, index, node, has_children, needed):
+        if is_helper(reading, index, node, has_children, needed) or (
+                index in walkmeshes and not has_children[index] and index not in needed):
             keep[index] = False
             continue
         if node.mesh is None or node.skin is None or node.camera is not None \

@@ -21,6 +21,7 @@ from app.formats.animation_sets import model_with_lent_clips
 from app.formats.gltf.animations import read_clips
 from app.formats.gltf.container import GLB_MAGIC, load_document, read_container
 from app.formats.gltf.meshes import read_meshes
+from app.formats.gltf.walkmeshes import read_walkmesh, walkmesh_record
 from app.formats.gltf.nodes import (bind_frames, kept_nodes, node_frames, read_skins, unique_names,
                                     usable_bind_frames)
 from app.formats.gltf.reading import Reading
@@ -57,7 +58,10 @@ def read(path: str | Path) -> Model:
 
 def _build(reading: Reading, path: Path) -> Model:
     node_names, node_parents, node_local, node_world = node_frames(reading)
-    keep = kept_nodes(reading, node_parents)
+    marked = {index: record for index, node in enumerate(reading.gltf.nodes or [])
+              if (record := walkmesh_record(reading, index, node)) is not None}
+    keep = kept_nodes(reading, node_parents, frozenset(marked))
+    walkmesh_nodes = frozenset(index for index in marked if not keep[index])
     # The nodes left out that carry no mesh are cameras and lights: helpers.
     helper_nodes = [node for node in np.flatnonzero(~keep) if reading.gltf.nodes[node].mesh is None]
     bone_nodes = np.flatnonzero(keep)
@@ -70,7 +74,9 @@ def _build(reading: Reading, path: Path) -> Model:
     node_bind = bind_frames(node_world, skins)
     mesh_skins = [MeshSkin(joints=node_bones[joints], inverse_bind=inverse) for joints, inverse in skins]
     names = unique_names([node_names[node] for node in bone_nodes], bone_nodes)
-    meshes, morphs = read_meshes(reading, node_bind, node_bones, mesh_skins)
+    meshes, morphs = read_meshes(reading, node_bind, node_bones, mesh_skins, walkmesh_nodes)
+    walkmeshes = [read_walkmesh(reading, index, reading.gltf.nodes[index], marked[index], node_bind[index])
+                  for index in sorted(walkmesh_nodes)]
     bind = usable_bind_frames(reading, node_bind[bone_nodes], bone_nodes, names)
     # Tails are found at rest by the load stage (DeriveTailsAtRest); until then they are the heads.
     skeleton = Skeleton(names=names, parents=parents, bind_world=bind, heads=bind[:, :3, 3],
@@ -81,7 +87,7 @@ def _build(reading: Reading, path: Path) -> Model:
     clips = read_clips(reading, meshes, morphs, node_bones)
     return Model(name=path.stem, skeleton=skeleton, meshes=meshes, clips=clips, helpers=helpers,
                  format="gltf", files=[str(path)], up_axis="Y", forward="+Z", warnings=reading.warnings,
-                 pending=[DeriveTailsAtRest(path=path)])
+                 pending=[DeriveTailsAtRest(path=path)], walkmeshes=walkmeshes)
 
 
 def _load(files: list[SniffedFile], options: LoadOptions) -> Model:

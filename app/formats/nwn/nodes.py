@@ -41,8 +41,9 @@ POSITION, ORIENTATION, SCALE = 8, 20, 36
 ALPHA = 128
 #: Node kinds that are not drawn as meshes (walk meshes).
 UNDRAWN_KINDS = {"aabb"}
-#: Node kinds listed in the "nodes not drawn" warning.
-HIDDEN_KINDS = {"light", "emitter", "reference", "aabb"}
+#: Node kinds listed in the "nodes not drawn" warning. Emitters are not among them: each is a helper
+#: with its cone and birth plane, drawn by View › Emitters and ``render --emitters``.
+HIDDEN_KINDS = {"light", "reference", "aabb"}
 
 
 @dataclass

@@ -43,6 +43,9 @@ EMITTER_VALUES = {
 TILE_RESREF = re.compile(r"[a-z]{3}\d{2}_[a-z]\d{2}_\d{2}", re.IGNORECASE)
 #: Highest surface material id: the last row of the game's surfacemat.2da (app/walkmeshes.py).
 MAX_SURFACE_MATERIAL = len(SURFACE_MATERIALS) - 1
+#: surfacemat.2da's row 0, NotDefined: a face left at it (a material never assigned, or an ASCII face
+#: row without its eighth number) is the usual tile bug (``walkmesh-undefined``).
+NOT_DEFINED = 0
 
 
 #: The emitter numbers checked (``emitter-numbers``): each must be a finite number ≥ 0.
@@ -90,12 +93,16 @@ def _emitter_numbers(parsed: Parsed) -> list[Finding]:
                 wanted = "a number from 0 to 2π (6.283)" if key == "spread" else "a number ≥ 0"
                 findings.append(Finding("warning", "emitter-numbers", node.name,
                                         f"{key} {text!r} is not {wanted}"))
-        texture = node.settings.get("texture", "")
-        if texture.lower() != "null" and len(texture) > MAX_RESREF:
-            findings.append(Finding("error", "resref-length", node.name,
-                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
-                                    f"{MAX_RESREF}"))
+        findings += _long_texture(node.name, node.settings.get("texture", ""))
     return findings
+
+
+def _long_texture(node: str, texture: str) -> list[Finding]:
+    """``resref-length`` for a texture name longer than a resref ('null' names none)."""
+    if texture.lower() == "null" or len(texture) <= MAX_RESREF:
+        return []
+    return [Finding("error", "resref-length", node,
+                    f"texture {texture!r} has {len(texture)} characters; a resref holds {MAX_RESREF}")]
 
 
 def _danglies(parsed: Parsed) -> list[Finding]:
@@ -163,6 +170,12 @@ def _walkmeshes(parsed: Parsed, model: Model) -> list[Finding]:
                                     f"a surface material outside "
                                     f"0..{MAX_SURFACE_MATERIAL} (face {first} has "
                                     f"{int(walkmesh.materials[first])})"))
+        undefined = np.flatnonzero(walkmesh.materials == NOT_DEFINED)
+        if undefined.size:
+            findings.append(Finding("warning", "walkmesh-undefined", walkmesh.name,
+                                    f"{undefined.size} of {len(walkmesh.materials)} faces are left "
+                                    f"NotDefined (surface material {NOT_DEFINED}; face {int(undefined[0])} "
+                                    "first): give each a material"))
     return findings
 
 
@@ -189,11 +202,7 @@ def _names(parsed: Parsed) -> list[Finding]:
                                     f"the {what} name has {len(name)} characters; a resref holds "
                                     f"{MAX_RESREF}"))
     for node in parsed.nodes:
-        texture = (node.geometry or {}).get("texture") or ""
-        if texture.lower() != "null" and len(texture) > MAX_RESREF:
-            findings.append(Finding("error", "resref-length", node.name,
-                                    f"texture {texture!r} has {len(texture)} characters; a resref holds "
-                                    f"{MAX_RESREF}"))
+        findings += _long_texture(node.name, (node.geometry or {}).get("texture") or "")
     return findings
 
 
