@@ -100,17 +100,17 @@ def test_skip_existing_does_only_what_is_missing(library, tmp_path):
             "--report", str(report)]
     assert exit_status(args) == 0
     first = read_report(report)
-    # two PATHs: each model's name and output start with its PATH's folder name
-    assert first["bnf/demo.bnf"]["output"] == str(out / "bnf" / "demo.json")
-    assert first["lgw/demo.lgw"]["output"] == str(out / "lgw" / "demo.json")
-    (out / "bnf" / "demo.json").unlink()
-    lgw_written = (out / "lgw" / "demo.json").stat().st_mtime_ns
+    # both are demo.*: the first in PATH order takes demo.json, the other keeps its whole name
+    assert first["demo.bnf"]["output"] == str(out / "demo.json")
+    assert first["demo.lgw"]["output"] == str(out / "demo.lgw.json")
+    (out / "demo.json").unlink()
+    lgw_written = (out / "demo.lgw.json").stat().st_mtime_ns
     assert exit_status(args + ["--skip-existing"]) == 0
     second = read_report(report)
-    assert set(second) == set(first) == {"lgw/demo.lgw", "bnf/demo.bnf"}
-    assert (out / "bnf" / "demo.json").exists()
-    assert second["lgw/demo.lgw"] == first["lgw/demo.lgw"]  # kept from the earlier report, not done again
-    assert (out / "lgw" / "demo.json").stat().st_mtime_ns == lgw_written
+    assert set(second) == set(first) == {"demo.lgw", "demo.bnf"}
+    assert (out / "demo.json").exists()
+    assert second["demo.lgw"] == first["demo.lgw"]  # kept from the earlier report, not done again
+    assert (out / "demo.lgw.json").stat().st_mtime_ns == lgw_written
 
 
 class _Rows(HTMLParser):
@@ -143,17 +143,17 @@ def test_batch_render_thumbnails_and_index_page(library, tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("batch render: 5 models, 2 ok, 3 failed")
-    for thumbnail in (out / "c3de" / "demo.png", out / "lgw" / "demo.png"):
+    for thumbnail in (out / "demo.png", out / "demo.lgw.png"):
         image = Image.open(thumbnail)
         assert image.size == (512, 512)
     page = _Rows()
     page.feed((out / "index.html").read_text())
     assert page.scripts == []  # nothing from the network
     names = {row[0] for row in page.rows[1:]}
-    assert names == {"c3de/demo.c3d", "lgw/demo.lgw", "bad/corrupt.mdl", "bad/pipe.glb", "bad/orphan.anm"}
-    assert sorted(page.images) == ["c3de/demo.png", "lgw/demo.png"]
+    assert names == {"demo.c3d", "demo.lgw", "corrupt.mdl", "pipe.glb", "orphan.anm"}
+    assert sorted(page.images) == ["demo.lgw.png", "demo.png"]
     statuses = {row[0]: row[1] for row in page.rows[1:]}
-    assert statuses["c3de/demo.c3d"] == "ok" and statuses["bad/pipe.glb"] == "error"
+    assert statuses["demo.c3d"] == "ok" and statuses["pipe.glb"] == "error"
 
 
 def test_unwritable_outdir_is_exit_3_before_any_work(library, tmp_path, capsys):

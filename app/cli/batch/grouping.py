@@ -16,13 +16,12 @@ import os
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import json_text
 from app.atomic_files import special_kind
 from app.cli.batch.names import shown
-from app.cli.batch.root_labels import root_labels
 from app.errors import InputError
 from app.formats import registry
 from app.formats.nwn.archives import is_archive, open_archive
@@ -39,19 +38,13 @@ _SETSUPERMODEL = re.compile(rb"^\s*setsupermodel\s+\S+\s+(\S+)", re.MULTILINE | 
 
 @dataclass
 class Found:
-    """A file found under ``root`` (the PATH given), as the path to open and its name below root,
-    after the root's ``label`` when the batch's PATHs lie in several folders (root_labels.py)."""
+    """A file found under ``root`` (the PATH given), as the path to open and its name below root."""
 
     path: Path
     root: Path
-    label: str = ""
 
     @property
     def relative(self) -> str:
-        return f"{self.label}/{self._below_root}" if self.label else self._below_root
-
-    @property
-    def _below_root(self) -> str:
         if self.root.is_dir():
             return self.path.relative_to(self.root).as_posix()
         if self.path.parent == self.root:  # a resource of an archive given as a PATH
@@ -105,14 +98,12 @@ def find_files(paths: list[str | Path], skip: Path | None = None,
     seen_dirs: set[tuple[int, int]] = set()
     skip_key = _key(skip) if skip is not None else None
     system = _system_devices()
-    labels = root_labels(paths)
     found: list[Found] = []
     for given in paths:
         root = Path(given)
-        label = labels[root]
         if not root.is_dir():
             if _first_visit(root, seen_files):
-                found.append(Found(root, root, label))
+                found.append(Found(root, root))
             continue
         if _system_folder(os.path.realpath(root)):
             warn(f"{shown(root)} is a system folder; not searched")
@@ -127,7 +118,7 @@ def find_files(paths: list[str | Path], skip: Path | None = None,
             for name in sorted(files):
                 path = Path(folder) / name
                 if _first_visit(path, seen_files):
-                    found.append(Found(path, root, label))
+                    found.append(Found(path, root))
     return found
 
 
@@ -248,7 +239,7 @@ def _archive_groups(found: Found) -> list[Group]:
         where = "" if error.offset is None else f"at byte {error.offset}: "
         return [Group(found, error=where + error.message)]
     names = dict.fromkeys(entry.name for entry in archive.entries if entry.type == "mdl")
-    return [Group(replace(found, path=found.path / f"{name}.mdl")) for name in names]
+    return [Group(Found(found.path / f"{name}.mdl", found.root)) for name in names]
 
 
 def _sniff(found: Found) -> _Sniffed | None:
