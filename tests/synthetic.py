@@ -120,3 +120,22 @@ def repeated_clip(clip: Clip, seconds: float = 60.0, fps: float = 30.0, name: st
                     if (keys := getattr(track, channel)) is not None}
         tracks.append(Track(track.bone, interpolation=track.interpolation, **channels))
     return Clip(name, "keyed", tracks=tracks)
+
+
+def skinned_chain(count: int, length: float = 0.1) -> Model:
+    """``count`` bones in a row along +X, each moving four vertices of its own around its middle."""
+    bind = np.tile(np.eye(4), (count, 1, 1))
+    bind[:, 0, 3] = np.arange(count) * length
+    heads = bind[:, :3, 3].copy()
+    skeleton = Skeleton(names=[f"seg{i}" for i in range(count)], parents=np.arange(count) - 1,
+                        bind_world=bind, heads=heads, tails=heads + [length, 0, 0],
+                        derived_tails=np.zeros(count, bool))
+    ring = np.array([[-0.015, 0.02, 0.02], [-0.005, -0.02, 0.02],
+                     [0.005, -0.02, -0.02], [0.015, 0.02, -0.02]])
+    positions = (heads[:, None] + [length / 2, 0, 0] + ring).reshape(-1, 3)
+    owners = np.repeat(np.arange(count), 4)
+    quads = np.arange(count)[:, None] * 4
+    triangles = np.concatenate([quads + [0, 1, 2], quads + [0, 2, 3]])
+    mesh = Mesh("tube", positions=positions.astype(np.float32), joints=np.stack([owners, owners], axis=1),
+                weights=np.tile(np.float32([1, 0]), (len(owners), 1)), triangles=triangles)
+    return Model(f"chain{count}", skeleton, meshes=[mesh])
