@@ -362,3 +362,13 @@ donemodel quad
     card = model.meshes[0]
     assert card.uvs is not None
     np.testing.assert_allclose(card.uvs, [[0, 1], [1, 1], [1, 0], [0, 0]], atol=1e-6)
+
+
+def test_an_animation_named_twice_is_kept_under_a_new_name_with_a_warning(tmp_path):
+    """Two animations called ``walk`` in one file: both play, the second as ``walk (2)``, and a warning
+    names the file and the name it is shown under."""
+    path = save(tmp_path, "c_test.mdl", write_ascii_mdl("c_test", model_tree(), [walk_animation(),
+                                                                                  walk_animation()]))
+    model = loading.load([path])
+    assert [clip.name for clip in model.clips] == ["walk", "walk (2)"]
+    assert "animation 'walk' appears twice in c_test.mdl; the second is shown as 'walk (2)'" in model.warnings

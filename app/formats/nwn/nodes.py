@@ -374,23 +374,25 @@ def _clips(parsed: Parsed, lenders: list[Parsed], chain: list[Parsed], bones: di
             animated(clip, animation, source)
         taken.add(name.lower())
 
-    for animation in parsed.animations:
+    def add_renamed(animation, source: Parsed, renamed: str) -> None:
+        """Add ``animation`` under a name no clip has yet; when that is not its own, the warning
+        ``renamed`` followed by the name it is shown as."""
         name = unique_name(animation.name, taken, numbers)
         if name != animation.name:
-            warnings.append(f"animation {animation.name!r} appears twice in {parsed.path.name}; "
-                            f"the second is shown as {name!r}")
-        add(animation, parsed, name)
+            warnings.append(f"{renamed}{name!r}")
+        add(animation, source, name)
+
+    for animation in parsed.animations:
+        add_renamed(animation, parsed, f"animation {animation.name!r} appears twice in {parsed.path.name}; "
+                                       "the second is shown as ")
     for lender in lenders:
         for animation in lender.animations:
             if animation.name.lower() in own:
                 warnings.append(f"animation {animation.name!r} of {lender.path.name}: the model has its own; "
                                 "the model's is played")
                 continue
-            name = unique_name(animation.name, taken, numbers)
-            if name != animation.name:
-                warnings.append(f"animation {animation.name!r} of {lender.path.name} is also in another "
-                                f"file; shown as {name!r}")
-            add(animation, lender, name)
+            add_renamed(animation, lender, f"animation {animation.name!r} of {lender.path.name} is also in "
+                                           "another file; shown as ")
     for link in chain:
         for animation in link.animations:
             if animation.name.lower() not in taken:
