@@ -94,18 +94,24 @@ def humanoid(up_axis: str = "Z", with_mesh: bool = True) -> Model:
     return Model(name="humanoid", skeleton=skeleton, meshes=meshes, up_axis=up_axis)
 
 
-def wave_pose(model: Model) -> Pose:
-    """The figure with its right arm raised and its left knee bent (world matrices composed)."""
+def world_with_turns(model: Model, turns: dict[str, tuple[str, float]]) -> np.ndarray:
+    """(B, 4, 4) the bind pose with each named bone turned about an axis of its own frame by an angle
+    (radians), its children carried along."""
     skeleton = model.skeleton
     local = skeleton.bind_local.copy()
-    turns = {"arm.R": ("Z", 1.1), "forearm.R": ("X", 0.9), "shin.L": ("X", -0.8), "chest": ("Y", 0.25)}
     for name, (axis, angle) in turns.items():
         bone = skeleton.index(name)
         local[bone] = local[bone] @ maths.axis_rotation(axis, angle)
     world = local.copy()
     for level in skeleton.levels[1:]:
         world[level] = world[skeleton.parents[level]] @ local[level]
-    return pose_from_world(model, world)
+    return world
+
+
+def wave_pose(model: Model) -> Pose:
+    """The figure with its right arm raised and its left knee bent (world matrices composed)."""
+    turns = {"arm.R": ("Z", 1.1), "forearm.R": ("X", 0.9), "shin.L": ("X", -0.8), "chest": ("Y", 0.25)}
+    return pose_from_world(model, world_with_turns(model, turns))
 
 
 def repeated_clip(clip: Clip, seconds: float = 60.0, fps: float = 30.0, name: str = "long") -> Clip:

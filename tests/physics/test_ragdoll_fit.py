@@ -17,20 +17,7 @@ from app.physics.drawn_model import armature_transform, as_drawn
 from app.physics.trial import check_profile
 from app.pose import posed_positions, rest_pose
 from tests import synthetic
-
-
-def world_with_turns(model: Model, turns: dict[str, tuple[str, float]]) -> np.ndarray:
-    """(B, 4, 4) the bind pose with each named bone turned about an axis of its own frame by an angle
-    (radians), its children carried along."""
-    skeleton = model.skeleton
-    local = skeleton.bind_local.copy()
-    for name, (axis, angle) in turns.items():
-        bone = skeleton.index(name)
-        local[bone] = local[bone] @ maths.axis_rotation(axis, angle)
-    world = local.copy()
-    for level in skeleton.levels[1:]:
-        world[level] = world[skeleton.parents[level]] @ local[level]
-    return world
+from tests.synthetic import world_with_turns
 
 
 def with_rest(model: Model, world: np.ndarray) -> Model:

@@ -279,7 +279,7 @@ def arm_through_the_body(up_axis: str = "Z"):
     """synthetic.humanoid with a 2 s clip at 30 frames a second that swings its left arm down and in
     by up to 110°, through the hips and the chest, and back (as an NWN orcus's cwalk folds its wings
     into each other)."""
-    from tests.physics.test_ragdoll_fit import world_with_turns
+    from tests.synthetic import world_with_turns
 
     model = synthetic.humanoid(up_axis)
     times = np.arange(61) / 30.0
